@@ -1,0 +1,60 @@
+"""Names and payloads of the driver activities: the contract between workflows and activities.
+
+Workflows call activities by these names so they never import the Azure-side implementation.
+"""
+
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict
+
+from models.inventory import Inventory
+from models.spec import MachineSpec
+
+
+class ActivityName(StrEnum):
+    GET_MACHINE_STATUS = "get_machine_status"  # MachineSpec -> Inventory; NotFound when nothing exists
+    ENSURE_NIC = "ensure_nic"  # MachineSpec -> str (the NIC's ARM id)
+    ENSURE_VM = "ensure_vm"  # EnsureVmInput -> Inventory
+    DELETE_VM = "delete_vm"  # DeleteVmInput -> None
+    DELETE_NIC = "delete_nic"  # DeleteResourceInput -> None
+    DELETE_DISK = "delete_disk"  # DeleteResourceInput -> None
+    POWER_OFF = "power_off"  # MachineRef -> None
+    LIST_MACHINES = "list_machines"  # ListMachinesInput -> list[MachineSummary]
+
+
+class _Io(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+
+class MachineRef(_Io):
+    resource_group: str
+    name: str
+
+
+class EnsureVmInput(_Io):
+    spec: MachineSpec
+    nic_id: str
+
+
+class DeleteVmInput(_Io):
+    machine: MachineRef
+    force: bool = False
+
+
+class DeleteResourceInput(_Io):
+    """Delete one NIC or disk by name; refused (NotOwned) unless it carries the machine's ownership tag."""
+
+    machine: MachineRef
+    name: str
+
+
+class ListMachinesInput(_Io):
+    resource_group: str = ""  # "" = every resource group of the subscription
+    pool: str = ""
+
+
+class MachineSummary(_Io):
+    name: str
+    resource_group: str
+    pool: str = ""
+    inventory: Inventory

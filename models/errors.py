@@ -1,0 +1,21 @@
+"""The ApplicationError `type`s activities raise (DESIGN.md "Error classification"); workflows branch on them."""
+
+from enum import StrEnum
+
+
+class ErrorType(StrEnum):
+    NOT_FOUND = "NotFound"
+    NIC_RESERVED = "NicReserved"
+    CONFLICT = "Conflict"
+    THROTTLED = "Throttled"
+    TRANSIENT = "Transient"
+    CAPACITY_EXHAUSTED = "CapacityExhausted"
+    INVALID_SPEC = "InvalidSpec"
+    AUTH_FAILED = "AuthFailed"
+    # A resource with our deterministic name exists but does not carry our ownership tag.
+    NOT_OWNED = "NotOwned"
+
+
+NON_RETRYABLE: frozenset[str] = frozenset(
+    {ErrorType.INVALID_SPEC, ErrorType.AUTH_FAILED, ErrorType.NOT_FOUND, ErrorType.NOT_OWNED}
+)

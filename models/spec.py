@@ -1,0 +1,192 @@
+"""MachineSpec: what an operator asks for. Validation errors name the field (pydantic's `loc`)."""
+
+import re
+from datetime import timedelta
+from enum import StrEnum
+from typing import Self
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from models.durations import Duration
+from models.naming import MACHINE_TAG, POOL_TAG, data_disk_name, nic_name, os_disk_name
+
+# A subset of Azure's Linux VM name rules that is also a valid Kubernetes node name.
+_VM_NAME = re.compile(r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?$")
+_RESOURCE_GROUP = re.compile(r"^[-\w.()]*[-\w()]$")
+_SUBNET_ID = re.compile(
+    r"^/subscriptions/[^/]+/resourceGroups/[^/]+/providers/Microsoft\.Network/virtualNetworks/[^/]+/subnets/[^/]+$",
+    re.IGNORECASE,
+)
+_MAX_AZURE_NAME = 80  # NIC and managed disk names
+DISK_SKUS = ("Standard_LRS", "StandardSSD_LRS", "Premium_LRS", "PremiumV2_LRS", "UltraSSD_LRS",
+             "StandardSSD_ZRS", "Premium_ZRS")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True, frozen=True)
+
+
+class ImageReference(_Strict):
+    """A marketplace image (publisher/offer/sku/version) or an image resource id, exactly one of them."""
+
+    publisher: str = ""
+    offer: str = ""
+    sku: str = ""
+    version: str = "latest"
+    id: str = ""
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> Self:
+        marketplace = [self.publisher, self.offer, self.sku]
+        if self.id and any(marketplace):
+            raise ValueError("give either an image id or publisher/offer/sku, not both")
+        if not self.id and not all(marketplace):
+            raise ValueError("give an image id, or all of publisher, offer and sku")
+        return self
+
+
+class OsDisk(_Strict):
+    size_gb: int = Field(30, ge=1, le=4095)
+    sku: str = "StandardSSD_LRS"
+
+    @field_validator("sku")
+    @classmethod
+    def _known_sku(cls, value: str) -> str:
+        if value not in DISK_SKUS:
+            raise ValueError(f"unknown disk sku {value!r}; one of {', '.join(DISK_SKUS)}")
+        return value
+
+
+class DataDisk(OsDisk):
+    name: str = Field("", pattern=r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?$|^$", max_length=30)
+    lun: int = Field(ge=0, le=63)
+    size_gb: int = Field(ge=1, le=32767)
+
+
+class Priority(StrEnum):
+    REGULAR = "Regular"
+    SPOT = "Spot"
+
+
+class SpotSettings(_Strict):
+    eviction_policy: str = Field("Delete", pattern="^(Delete|Deallocate)$")
+    # -1: pay up to the on-demand price, never evicted for price.
+    max_price: float = -1
+
+    @field_validator("max_price")
+    @classmethod
+    def _price(cls, value: float) -> float:
+        if value != -1 and value <= 0:
+            raise ValueError("max_price is -1 (on-demand cap) or a positive price")
+        return value
+
+
+class Timeouts(_Strict):
+    """MCM's defaults. Each accepts "20m", "2h", seconds or ISO 8601."""
+
+    creation: Duration = timedelta(minutes=20)
+    health: Duration = timedelta(minutes=10)
+    drain: Duration = timedelta(hours=2)
+    # How often a Running machine re-reads its VM. Sparse on purpose: ARM allows ~25 reads/s a subscription.
+    health_check_interval: Duration = timedelta(minutes=10)
+
+    @model_validator(mode="after")
+    def _positive(self) -> Self:
+        for field in ("creation", "health", "drain", "health_check_interval"):
+            if getattr(self, field) <= timedelta(0):
+                raise ValueError(f"{field} must be positive")
+        return self
+
+
+class MachineSpec(_Strict):
+    name: str = Field(min_length=1, max_length=64)
+    resource_group: str = Field(min_length=1, max_length=90)
+    location: str = Field(min_length=1, pattern=r"^[a-z0-9]+$")
+    vm_size: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_]+$")
+    image: ImageReference
+    subnet_id: str
+    admin_username: str = Field("azureuser", pattern=r"^[a-z_][a-z0-9_-]{0,31}$")
+    ssh_public_key: str = Field(min_length=1)
+    os_disk: OsDisk = OsDisk()
+    data_disks: list[DataDisk] = []
+    zone: str = Field("", pattern=r"^([1-3])?$")
+    tags: dict[str, str] = {}
+    pool: str = Field("", max_length=63)
+    priority: Priority = Priority.REGULAR
+    spot: SpotSettings | None = None
+    accelerated_networking: bool = False
+    timeouts: Timeouts = Timeouts()
+
+    @field_validator("name")
+    @classmethod
+    def _vm_name(cls, value: str) -> str:
+        if not _VM_NAME.match(value):
+            raise ValueError("lower-case letters, digits and '-', starting and ending with a letter or digit")
+        return value
+
+    @field_validator("resource_group")
+    @classmethod
+    def _rg_name(cls, value: str) -> str:
+        if not _RESOURCE_GROUP.match(value):
+            raise ValueError("letters, digits, '-', '_', '.', '(' and ')', not ending in '.'")
+        return value
+
+    @field_validator("subnet_id")
+    @classmethod
+    def _subnet(cls, value: str) -> str:
+        if not _SUBNET_ID.match(value):
+            raise ValueError(
+                "an ARM subnet id: /subscriptions/<id>/resourceGroups/<rg>/providers/"
+                "Microsoft.Network/virtualNetworks/<vnet>/subnets/<subnet>"
+            )
+        return value
+
+    @field_validator("ssh_public_key")
+    @classmethod
+    def _ssh_key(cls, value: str) -> str:
+        if not value.startswith(("ssh-", "ecdsa-", "sk-")):
+            raise ValueError("an OpenSSH public key (ssh-rsa ..., ssh-ed25519 ...)")
+        return value
+
+    @field_validator("tags")
+    @classmethod
+    def _tags(cls, value: dict[str, str]) -> dict[str, str]:
+        if len(value) > 45:
+            raise ValueError("at most 45 tags (Azure allows 50; azmc keeps some for itself)")
+        for key, tag_value in value.items():
+            if key.lower().startswith("azmc-"):
+                raise ValueError(f"tag {key!r}: the azmc- prefix is reserved for azmc's ownership tags")
+            if not key or len(key) > 512 or len(tag_value) > 256:
+                raise ValueError(f"tag {key!r}: keys are 1-512 characters, values at most 256")
+        return value
+
+    @field_validator("data_disks")
+    @classmethod
+    def _unique_luns(cls, disks: list[DataDisk]) -> list[DataDisk]:
+        luns = [d.lun for d in disks]
+        duplicates = sorted({lun for lun in luns if luns.count(lun) > 1})
+        if duplicates:
+            raise ValueError(f"duplicate lun {duplicates[0]}: every data disk needs its own lun")
+        return disks
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Self:
+        if self.spot is not None and self.priority != Priority.SPOT:
+            raise ValueError("spot settings given but priority is not Spot")
+        for name in self.all_disk_names() + [nic_name(self.name)]:
+            if len(name) > _MAX_AZURE_NAME:
+                raise ValueError(f"derived Azure name {name!r} is longer than {_MAX_AZURE_NAME} characters")
+        return self
+
+    def all_disk_names(self) -> list[str]:
+        """OS disk first, then data disks by lun."""
+        data = sorted(self.data_disks, key=lambda d: d.lun)
+        return [os_disk_name(self.name)] + [data_disk_name(self.name, d.lun, d.name) for d in data]
+
+    def ownership_tags(self) -> dict[str, str]:
+        """The user's tags plus ours; set on every resource we create."""
+        tags = dict(self.tags)
+        tags[MACHINE_TAG] = self.name
+        if self.pool:
+            tags[POOL_TAG] = self.pool
+        return tags

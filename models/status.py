@@ -1,0 +1,59 @@
+"""MachineStatus, the `status` query's answer, with MCM's phase and stage names."""
+
+from datetime import datetime
+from enum import StrEnum
+
+from pydantic import BaseModel
+
+from models.inventory import Inventory
+
+
+class Phase(StrEnum):
+    PENDING = "Pending"
+    CREATING = "Creating"
+    RUNNING = "Running"
+    UNKNOWN = "Unknown"
+    CRASH_LOOP_BACK_OFF = "CrashLoopBackOff"
+    FAILED = "Failed"
+    TERMINATING = "Terminating"
+    DELETED = "Deleted"
+
+
+class Stage(StrEnum):
+    VALIDATE = "Validate"
+    CREATE = "Create"
+    COMPENSATE = "Compensate"
+    HEALTH_CHECK = "HealthCheck"
+    INITIATE_DRAIN = "InitiateDrain"
+    INITIATE_VM_DELETION = "InitiateVMDeletion"
+    INITIATE_NIC_DELETION = "InitiateNICDeletion"
+    INITIATE_DISK_DELETION = "InitiateDiskDeletion"
+    VERIFY_DELETION = "VerifyDeletion"
+
+
+class OperationState(StrEnum):
+    PROCESSING = "Processing"
+    SUCCESSFUL = "Successful"
+    FAILED = "Failed"
+
+
+class LastOperation(BaseModel):
+    stage: Stage
+    state: OperationState
+    description: str = ""
+    updated_at: datetime
+
+
+class MachineStatus(BaseModel):
+    name: str
+    resource_group: str
+    pool: str = ""
+    phase: Phase = Phase.PENDING
+    last_operation: LastOperation | None = None
+    inventory: Inventory = Inventory()
+    # Creation attempts so far (1 on the first try).
+    attempts: int = 0
+    # The last 20 operations, oldest first.
+    recent_operations: list[LastOperation] = []
+    last_error: str = ""
+    next_retry_at: datetime | None = None
