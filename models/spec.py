@@ -173,7 +173,7 @@ class MachineSpec(_Strict):
     def _consistent(self) -> Self:
         if self.spot is not None and self.priority != Priority.SPOT:
             raise ValueError("spot settings given but priority is not Spot")
-        for name in self.all_disk_names() + [nic_name(self.name)]:
+        for name in [*self.all_disk_names(), nic_name(self.name)]:
             if len(name) > _MAX_AZURE_NAME:
                 raise ValueError(f"derived Azure name {name!r} is longer than {_MAX_AZURE_NAME} characters")
         return self

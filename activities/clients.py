@@ -1,0 +1,92 @@
+"""The ONE place that builds the async azure-mgmt clients, shared by every activity of a worker."""
+
+import logging
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from azure.core.credentials import AccessToken
+from azure.core.credentials_async import AsyncTokenCredential
+from azure.core.pipeline import PipelineRequest
+from azure.core.pipeline.policies import SansIOHTTPPolicy
+from azure.mgmt.compute.aio import ComputeManagementClient
+from azure.mgmt.network.aio import NetworkManagementClient
+from azure.mgmt.resourcegraph.aio import ResourceGraphClient
+
+from activities.config import AzureConfig
+from activities.request_count import RequestCounter, RequestCountingPolicy
+
+# The SDK's http logging already redacts headers outside its allow-list (Authorization included);
+# keep its per-request INFO lines out of worker logs unless someone turns them on deliberately.
+logging.getLogger("azure.core.pipeline.policies.http_logging_policy").setLevel(logging.WARNING)
+
+
+class StaticTokenCredential(AsyncTokenCredential):
+    """A fixed bearer token for the emulator. Its repr never shows the token."""
+
+    def __init__(self, token: str) -> None:
+        self._token = token
+
+    async def get_token(self, *scopes: str, **kwargs: Any) -> AccessToken:
+        return AccessToken(self._token, int(time.time()) + 3600)
+
+    async def close(self) -> None:
+        return None
+
+    def __repr__(self) -> str:
+        return "StaticTokenCredential(<redacted>)"
+
+
+class AllowLoopbackHttpPolicy(SansIOHTTPPolicy):  # type: ignore[type-arg]
+    """Lets the bearer policy send to a plain-http loopback emulator (config validated loopback-only)."""
+
+    def on_request(self, request: PipelineRequest) -> None:  # type: ignore[type-arg]
+        request.context.options["enforce_https"] = False
+
+
+@dataclass
+class AzureClients:
+    compute: ComputeManagementClient
+    network: NetworkManagementClient
+    graph: ResourceGraphClient
+    credential: AsyncTokenCredential
+    counter: RequestCounter
+    subscription_id: str
+
+    async def close(self) -> None:
+        await self.compute.close()
+        await self.network.close()
+        await self.graph.close()
+        await self.credential.close()
+
+
+def _credential(config: AzureConfig) -> AsyncTokenCredential:
+    if config.emulator_token is not None:
+        return StaticTokenCredential(config.emulator_token)
+    from azure.identity.aio import DefaultAzureCredential  # imported lazily: heavy, unused with the emulator
+
+    return DefaultAzureCredential()
+
+
+def build_clients(config: AzureConfig) -> AzureClients:
+    """Build one client per service; call `close()` on worker shutdown."""
+    counter = RequestCounter()
+    credential = _credential(config)
+    per_call = [AllowLoopbackHttpPolicy()] if config.plain_http else []
+    common: dict[str, Any] = {
+        "per_call_policies": per_call,
+        "per_retry_policies": [RequestCountingPolicy(counter)],
+        "retry_total": config.retry_total,
+        "polling_interval": config.polling_interval_s,
+        "read_timeout": config.request_timeout_s,
+        "connection_timeout": min(config.request_timeout_s, 20.0),
+        "logging_enable": False,  # never dump request headers/bodies (bearer token) to logs
+    }
+    if config.endpoint is not None:
+        common["base_url"] = config.endpoint.rstrip("/")
+        # The emulator accepts any scope; real sovereign clouds derive theirs from the endpoint.
+        common["credential_scopes"] = [common["base_url"] + "/.default"]
+    compute = ComputeManagementClient(credential, config.subscription_id, **common)
+    network = NetworkManagementClient(credential, config.subscription_id, **common)
+    graph = ResourceGraphClient(credential, **common)
+    return AzureClients(compute, network, graph, credential, counter, config.subscription_id)

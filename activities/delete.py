@@ -1,0 +1,68 @@
+"""Deletes that are done when the resource is gone: 404/204 is success, and only our own resources go."""
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from azure.core.exceptions import ResourceNotFoundError
+from azure.core.polling import AsyncLROPoller
+
+from activities.arm import classified, get_or_none, is_owned, log, resume_operation, wait_heartbeating
+from activities.clients import AzureClients
+from activities.errors import not_owned
+from models.activity_io import DeleteResourceInput, DeleteVmInput
+
+Getter = Callable[[], Awaitable[Any]]
+Starter = Callable[..., Awaitable[AsyncLROPoller[None]]]
+
+
+async def _delete_owned(kind: str, name: str, machine: str, get: Getter, begin: Starter) -> None:
+    action = f"delete {kind} {name}"
+    async with classified(action):
+        # A previous attempt started the delete: keep polling it instead of checking and re-sending.
+        resumed, _ = await resume_operation(machine, lambda token: begin(continuation_token=token))
+        if resumed:
+            log(machine, "%s %s deleted (resumed operation)", kind, name)
+            return
+        existing = await get_or_none(get())
+        if existing is None:
+            log(machine, "%s %s does not exist; nothing to delete", kind, name)
+            return
+        if not is_owned(existing.tags, machine):
+            raise not_owned(kind, name, machine)
+        log(machine, "deleting %s %s", kind, name)
+        try:
+            await wait_heartbeating(await begin())
+        except ResourceNotFoundError:
+            pass  # deleted by someone else meanwhile: the goal is reached
+    log(machine, "%s %s deleted", kind, name)
+
+
+async def delete_vm(clients: AzureClients, inp: DeleteVmInput) -> None:
+    rg, name = inp.machine.resource_group, inp.machine.name
+    vms = clients.compute.virtual_machines
+
+    def begin(**kwargs: Any) -> Awaitable[AsyncLROPoller[None]]:
+        # The NIC and disks go with the VM: they were created with deleteOption Delete.
+        return vms.begin_delete(rg, name, force_deletion=True if inp.force else None, **kwargs)
+
+    await _delete_owned("VM", name, name, lambda: vms.get(rg, name), begin)
+
+
+async def delete_nic(clients: AzureClients, inp: DeleteResourceInput) -> None:
+    rg = inp.machine.resource_group
+    nics = clients.network.network_interfaces
+    await _delete_owned(
+        "NIC", inp.name, inp.machine.name,
+        lambda: nics.get(rg, inp.name),
+        lambda **kwargs: nics.begin_delete(rg, inp.name, **kwargs),
+    )
+
+
+async def delete_disk(clients: AzureClients, inp: DeleteResourceInput) -> None:
+    rg = inp.machine.resource_group
+    disks = clients.compute.disks
+    await _delete_owned(
+        "disk", inp.name, inp.machine.name,
+        lambda: disks.get(rg, inp.name),
+        lambda **kwargs: disks.begin_delete(rg, inp.name, **kwargs),
+    )

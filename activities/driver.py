@@ -1,0 +1,88 @@
+"""AzureDriver: the worker's Azure side. One shared client set; every activity registered by ActivityName."""
+
+from collections.abc import Callable
+from typing import Any
+
+from temporalio import activity
+
+from activities import delete, inventory_list, nic, power, status, vm
+from activities.clients import AzureClients, build_clients
+from activities.config import AzureConfig
+from models.activity_io import (
+    ActivityName,
+    DeleteResourceInput,
+    DeleteVmInput,
+    EnsureVmInput,
+    ListMachinesInput,
+    MachineRef,
+    MachineSummary,
+)
+from models.inventory import Inventory
+from models.spec import MachineSpec
+
+
+class AzureDriver:
+    def __init__(self, clients: AzureClients) -> None:
+        self._clients = clients
+
+    @classmethod
+    async def open(cls, config: AzureConfig) -> "AzureDriver":
+        return cls(build_clients(config))
+
+    async def close(self) -> None:
+        await self._clients.close()
+
+    def request_counts(self) -> dict[str, int]:
+        """ARM requests sent so far, by `<resourceType>.<verb>` (LRO polls as `operations.poll`)."""
+        return self._clients.counter.snapshot()
+
+    def reset_request_counts(self) -> None:
+        self._clients.counter.reset()
+
+    def activities(self) -> list[Callable[..., Any]]:
+        return [
+            self.get_machine_status,
+            self.ensure_nic,
+            self.ensure_vm,
+            self.delete_vm,
+            self.delete_nic,
+            self.delete_disk,
+            self.power_off,
+            self.list_machines,
+        ]
+
+    @activity.defn(name=ActivityName.GET_MACHINE_STATUS.value)
+    async def get_machine_status(self, spec: MachineSpec) -> Inventory:
+        """Every resource of the machine; ApplicationError NotFound only when nothing exists."""
+        return await status.machine_status(self._clients, spec)
+
+    @activity.defn(name=ActivityName.ENSURE_NIC.value)
+    async def ensure_nic(self, spec: MachineSpec) -> str:
+        """The NIC's ARM id; NotOwned when a NIC of that name is someone else's."""
+        return await nic.ensure_nic(self._clients, spec)
+
+    @activity.defn(name=ActivityName.ENSURE_VM.value)
+    async def ensure_vm(self, inp: EnsureVmInput) -> Inventory:
+        """Create or adopt the VM; heartbeats its operation's continuation token while it runs."""
+        return await vm.ensure_vm(self._clients, inp)
+
+    @activity.defn(name=ActivityName.DELETE_VM.value)
+    async def delete_vm(self, inp: DeleteVmInput) -> None:
+        """Delete the VM (its NIC and disks go with it); a missing VM is success."""
+        await delete.delete_vm(self._clients, inp)
+
+    @activity.defn(name=ActivityName.DELETE_NIC.value)
+    async def delete_nic(self, inp: DeleteResourceInput) -> None:
+        await delete.delete_nic(self._clients, inp)
+
+    @activity.defn(name=ActivityName.DELETE_DISK.value)
+    async def delete_disk(self, inp: DeleteResourceInput) -> None:
+        await delete.delete_disk(self._clients, inp)
+
+    @activity.defn(name=ActivityName.POWER_OFF.value)
+    async def power_off(self, machine: MachineRef) -> None:
+        await power.power_off(self._clients, machine)
+
+    @activity.defn(name=ActivityName.LIST_MACHINES.value)
+    async def list_machines(self, inp: ListMachinesInput) -> list[MachineSummary]:
+        return await inventory_list.list_machines(self._clients, inp)

@@ -1,0 +1,152 @@
+"""The ONE mapping from Azure SDK exceptions to Temporal ApplicationErrors (DESIGN.md "Error classification").
+
+Workflows branch on `ApplicationError.type` (models.errors.ErrorType); retryability and the delay before
+the next attempt are decided here, so retry policies in workflows stay simple.
+"""
+
+import asyncio
+import json
+import re
+from datetime import timedelta
+from typing import Any
+
+from azure.core.exceptions import (
+    ClientAuthenticationError,
+    HttpResponseError,
+    ServiceRequestError,
+    ServiceResponseError,
+)
+from temporalio.exceptions import ApplicationError
+
+from models.errors import NON_RETRYABLE, ErrorType
+
+NIC_RESERVED_DEFAULT = timedelta(seconds=180)
+CAPACITY_DELAY = timedelta(minutes=10)  # MCM's back-off for allocation failures
+THROTTLED_DEFAULT = timedelta(seconds=30)
+
+_CONFLICT_CODES = {"nicinuse", "anotheroperationinprogress", "retryableerror", "conflict",
+                   "operationpreempted", "resourcebusy"}
+_CAPACITY_CODES = {
+    "allocationfailed", "zonalallocationfailed", "skunotavailable", "overconstrainedallocationrequest",
+    "overconstrainedzonalallocationrequest", "quotaexceeded", "operationnotallowed",
+    "allocationfailedquotaexceeded", "sparecapacityexhausted",
+}
+_AUTH_CODES = {"authorizationfailed", "authenticationfailed", "invalidauthenticationtoken",
+               "invalidauthenticationtokentenant", "expiredauthenticationtoken", "linkedauthorizationfailed"}
+_NOT_FOUND_CODES = {"resourcenotfound", "notfound", "resourcegroupnotfound", "parentresourcenotfound"}
+_RESERVED_SECONDS = re.compile(r"for (\d+(?:\.\d+)?) seconds", re.IGNORECASE)
+
+
+def error(kind: ErrorType, message: str, *, delay: timedelta | None = None, code: str = "",
+          status: int | None = None) -> ApplicationError:
+    """An ApplicationError of our taxonomy; retryability comes from models.errors.NON_RETRYABLE."""
+    return ApplicationError(
+        message,
+        {"code": code, "status": status},
+        type=kind.value,
+        non_retryable=kind in NON_RETRYABLE,
+        next_retry_delay=delay,
+    )
+
+
+def azure_error_code(exc: HttpResponseError) -> str:
+    """ARM's error code: from the SDK-parsed `error` object, else from the raw JSON body."""
+    parsed = getattr(exc, "error", None)
+    if parsed is not None and getattr(parsed, "code", None):
+        return str(parsed.code)
+    response = getattr(exc, "response", None)
+    if response is None:
+        return ""
+    try:
+        body = json.loads(response.text())
+    except (ValueError, TypeError, AttributeError):
+        return ""
+    if isinstance(body, dict) and isinstance(body.get("error"), dict):
+        return str(body["error"].get("code") or "")
+    return ""
+
+
+def azure_error_message(exc: HttpResponseError) -> str:
+    parsed = getattr(exc, "error", None)
+    if parsed is not None and getattr(parsed, "message", None):
+        return str(parsed.message)
+    return str(exc.message or exc)
+
+
+def retry_after(exc: HttpResponseError) -> timedelta | None:
+    """The server's requested wait: `retry-after-ms`, else `Retry-After` in seconds."""
+    response = getattr(exc, "response", None)
+    headers = getattr(response, "headers", None) or {}
+    for header, scale in (("retry-after-ms", 0.001), ("x-ms-retry-after-ms", 0.001), ("Retry-After", 1.0)):
+        value = headers.get(header)
+        if value is None:
+            continue
+        try:
+            return timedelta(seconds=max(float(value) * scale, 0.0))
+        except ValueError:
+            continue  # an HTTP date: rare for ARM; fall back to our default
+    return None
+
+
+def nic_reservation_delay(message: str) -> timedelta:
+    """Azure says "... reserved for another Virtual Machine for 180 seconds ..."; wait exactly that long."""
+    match = _RESERVED_SECONDS.search(message or "")
+    return timedelta(seconds=float(match.group(1))) if match else NIC_RESERVED_DEFAULT
+
+
+def classify(exc: BaseException, action: str = "") -> ApplicationError | None:
+    """Translate an Azure/transport exception; None when it is not one we recognise (let it propagate)."""
+    prefix = f"{action}: " if action else ""
+    if isinstance(exc, ApplicationError):
+        return exc
+    if isinstance(exc, ClientAuthenticationError) and exc.status_code in (None, 401, 403):
+        return error(ErrorType.AUTH_FAILED, f"{prefix}authentication failed: {exc.message}",
+                     status=exc.status_code)
+    if isinstance(exc, HttpResponseError) and not isinstance(exc, (ServiceRequestError, ServiceResponseError)):
+        return _classify_http(exc, prefix)
+    if isinstance(exc, (ServiceRequestError, ServiceResponseError, TimeoutError, asyncio.TimeoutError,
+                        ConnectionError)):
+        return error(ErrorType.TRANSIENT, f"{prefix}connection problem: {exc}")
+    return None
+
+
+def _classify_http(exc: HttpResponseError, prefix: str) -> ApplicationError:
+    return classify_code(
+        azure_error_code(exc), azure_error_message(exc), status=exc.status_code, wait=retry_after(exc),
+        prefix=prefix,
+    )
+
+
+def classify_code(code: str, message: str, *, status: int | None = None, wait: timedelta | None = None,
+                  prefix: str = "") -> ApplicationError:
+    """The table itself, on ARM's error code and HTTP status (None for a failed operation or VM)."""
+    lowered = code.lower()
+    text = f"{prefix}{code or status}: {message}"
+    kwargs: dict[str, Any] = {"code": code, "status": status}
+    if lowered == "nicreservedforanothervm":
+        return error(ErrorType.NIC_RESERVED, text, delay=nic_reservation_delay(message), **kwargs)
+    if lowered in _CAPACITY_CODES:
+        return error(ErrorType.CAPACITY_EXHAUSTED, text, delay=CAPACITY_DELAY, **kwargs)
+    if lowered in _CONFLICT_CODES or status == 409:
+        return error(ErrorType.CONFLICT, text, delay=wait, **kwargs)
+    if status == 429:
+        return error(ErrorType.THROTTLED, text, delay=wait or THROTTLED_DEFAULT, **kwargs)
+    if status in (401, 403) or lowered in _AUTH_CODES:
+        return error(ErrorType.AUTH_FAILED, text, **kwargs)
+    if status == 404 or lowered in _NOT_FOUND_CODES:
+        return error(ErrorType.NOT_FOUND, text, **kwargs)
+    if status is not None and (status >= 500 or status == 408):
+        return error(ErrorType.TRANSIENT, text, delay=wait, **kwargs)
+    if status is not None and 400 <= status < 500:
+        return error(ErrorType.INVALID_SPEC, text, **kwargs)
+    # A failed long-running operation (the poll answered 200 with an error object) or a Failed VM.
+    if lowered.startswith("invalid") or lowered in ("badrequest", "propertychangenotallowed"):
+        return error(ErrorType.INVALID_SPEC, text, **kwargs)
+    return error(ErrorType.TRANSIENT, text, **kwargs)
+
+
+def not_owned(kind: str, name: str, machine: str) -> ApplicationError:
+    return error(
+        ErrorType.NOT_OWNED,
+        f"{kind} {name} exists but is not tagged azmc-machine={machine}; azmc will not touch it",
+    )

@@ -1,0 +1,68 @@
+"""Resource Graph queries by ownership tag. The graph lags ARM: callers confirm skip decisions by GET."""
+
+from typing import Any
+
+from azure.mgmt.resourcegraph.models import QueryRequest, QueryRequestOptions
+
+from activities.arm import classified
+from activities.clients import AzureClients
+from models.naming import MACHINE_TAG, POOL_TAG
+
+NIC_TYPE = "microsoft.network/networkinterfaces"
+DISK_TYPE = "microsoft.compute/disks"
+VM_TYPE = "microsoft.compute/virtualmachines"
+MACHINE_TYPES = (VM_TYPE, NIC_TYPE, DISK_TYPE)
+PAGE_SIZE = 1000  # Resource Graph's maximum $top
+
+
+def kql_string(value: str) -> str:
+    """A KQL single-quoted string literal."""
+    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def _types_clause() -> str:
+    return "type in~ (" + ", ".join(kql_string(t) for t in MACHINE_TYPES) + ")"
+
+
+def machine_query(resource_group: str, machine: str) -> str:
+    """Exactly one machine's resources: `==` on the tag value, so vm1 never matches vm10's resources."""
+    return (
+        "Resources"
+        f" | where resourceGroup =~ {kql_string(resource_group)}"
+        f" and tags[{kql_string(MACHINE_TAG)}] == {kql_string(machine)}"
+        f" and {_types_clause()}"
+        " | project id, name, type, resourceGroup, tags, properties"
+    )
+
+
+def fleet_query(resource_group: str = "", pool: str = "") -> str:
+    """Every azmc-owned VM/NIC/disk, optionally narrowed to a resource group and/or a pool."""
+    where = [f"isnotempty(tags[{kql_string(MACHINE_TAG)}])", _types_clause()]
+    if resource_group:
+        where.insert(0, f"resourceGroup =~ {kql_string(resource_group)}")
+    if pool:
+        where.append(f"tags[{kql_string(POOL_TAG)}] == {kql_string(pool)}")
+    return (
+        "Resources"
+        f" | where {' and '.join(where)}"
+        " | project id, name, type, resourceGroup, tags, properties"
+        " | order by id asc"
+    )
+
+
+async def query_all(clients: AzureClients, query: str, action: str) -> list[dict[str, Any]]:
+    """Run a query in this subscription, following `$skipToken` pages to the end."""
+    rows: list[dict[str, Any]] = []
+    skip_token: str | None = None
+    while True:
+        request = QueryRequest(
+            query=query,
+            subscriptions=[clients.subscription_id],
+            options=QueryRequestOptions(top=PAGE_SIZE, skip_token=skip_token, result_format="objectArray"),
+        )
+        async with classified(action):
+            response = await clients.graph.resources(request)
+        rows.extend(response.data or [])
+        skip_token = response.skip_token
+        if not skip_token:
+            return rows

@@ -1,0 +1,56 @@
+"""ensure_nic: the machine's NIC `<vm>-nic`, created once, reused while it is ours and matches the spec."""
+
+from azure.mgmt.network import models as nm
+
+from activities.arm import classified, get_or_none, is_owned, log, wait_heartbeating
+from activities.clients import AzureClients
+from activities.errors import not_owned
+from models.naming import nic_name
+from models.spec import MachineSpec
+
+
+def build_nic(spec: MachineSpec) -> nm.NetworkInterface:
+    return nm.NetworkInterface(
+        location=spec.location,
+        tags=spec.ownership_tags(),
+        enable_accelerated_networking=spec.accelerated_networking,
+        ip_configurations=[
+            nm.NetworkInterfaceIPConfiguration(
+                name="ipconfig1",
+                subnet=nm.Subnet(id=spec.subnet_id),
+                private_ip_allocation_method="Dynamic",
+                primary=True,
+            )
+        ],
+    )
+
+
+def _matches(nic: nm.NetworkInterface, spec: MachineSpec) -> bool:
+    """Reusable without a PUT: provisioned, same subnet, same accelerated networking, our tags."""
+    configs = nic.ip_configurations or []
+    subnets = {(c.subnet.id or "").lower() for c in configs if c.subnet}
+    return (
+        nic.provisioning_state == "Succeeded"
+        and subnets == {spec.subnet_id.lower()}
+        and bool(nic.enable_accelerated_networking) == spec.accelerated_networking
+        and (nic.tags or {}) == spec.ownership_tags()
+    )
+
+
+async def ensure_nic(clients: AzureClients, spec: MachineSpec) -> str:
+    name = nic_name(spec.name)
+    rg = spec.resource_group
+    async with classified(f"get NIC {name}"):
+        existing = await get_or_none(clients.network.network_interfaces.get(rg, name))
+    if existing is not None:
+        if not is_owned(existing.tags, spec.name):
+            raise not_owned("NIC", name, spec.name)
+        if _matches(existing, spec):
+            log(spec.name, "NIC %s already exists; reusing it", name)
+            return str(existing.id)
+        log(spec.name, "NIC %s exists but differs from the spec; updating it", name)
+    async with classified(f"create NIC {name}"):
+        poller = await clients.network.network_interfaces.begin_create_or_update(rg, name, build_nic(spec))
+        nic = await wait_heartbeating(poller)
+    log(spec.name, "NIC %s ready", name)
+    return str(nic.id)

@@ -1,0 +1,115 @@
+"""What exists for a machine. NotFound only when no VM, no NIC and no disk of it exists.
+
+Request budget: a machine whose VM exists costs ONE request (GET VM with instanceView lists its NICs
+and disks). Only when the VM is absent do we look further: one Resource Graph query by ownership tag
+(finds leftovers under names an older spec used) plus direct GETs of the deterministic NIC and disk
+names, because the graph lags ARM and "absent" must never be concluded from the graph alone.
+"""
+
+import asyncio
+from typing import Any
+
+from azure.mgmt.compute import models as cm
+from azure.mgmt.compute.models import InstanceViewTypes
+
+from activities.arm import classified, get_or_none, is_owned, log, resource_name
+from activities.clients import AzureClients
+from activities.errors import error, not_owned
+from activities.graph import DISK_TYPE, NIC_TYPE, machine_query, query_all
+from models.errors import ErrorType
+from models.inventory import Inventory, VmState
+from models.naming import nic_name, provider_id
+from models.spec import MachineSpec
+
+
+def vm_state(vm: cm.VirtualMachine) -> VmState:
+    """provisioningState from the model; power state from instanceView's `PowerState/<x>` status."""
+    power = ""
+    view = vm.instance_view
+    for status in (view.statuses if view and view.statuses else []):
+        if status.code and status.code.startswith("PowerState/"):
+            power = status.code.split("/", 1)[1]
+    return VmState(provisioning_state=vm.provisioning_state or "", power_state=power)
+
+
+def vm_inventory(vm: cm.VirtualMachine) -> Inventory:
+    """The VM's own view: it names every NIC and disk attached to it."""
+    nics = [resource_name(ref.id) for ref in (vm.network_profile.network_interfaces or [])
+            if ref.id] if vm.network_profile else []
+    disks: list[str] = []
+    storage = vm.storage_profile
+    if storage is not None:
+        attached = ([storage.os_disk] if storage.os_disk else []) + list(storage.data_disks or [])
+        for disk in attached:
+            managed_id = disk.managed_disk.id if disk.managed_disk else None
+            name = resource_name(managed_id) if managed_id else disk.name
+            if name:
+                disks.append(name)
+    return Inventory(
+        provider_id=provider_id(vm.id or ""),
+        node_name=vm.name or "",
+        vm_state=vm_state(vm),
+        nic_names=nics,
+        disk_names=disks,
+    )
+
+
+async def get_vm(clients: AzureClients, resource_group: str, name: str) -> cm.VirtualMachine | None:
+    async with classified(f"get VM {name}"):
+        return await get_or_none(clients.compute.virtual_machines.get(
+            resource_group, name, expand=InstanceViewTypes.INSTANCE_VIEW))
+
+
+async def machine_status(clients: AzureClients, spec: MachineSpec) -> Inventory:
+    vm = await get_vm(clients, spec.resource_group, spec.name)
+    if vm is not None:
+        if not is_owned(vm.tags, spec.name):
+            raise not_owned("VM", spec.name, spec.name)
+        inventory = vm_inventory(vm)
+        log(spec.name, "status: %s", inventory.summary())
+        return inventory
+    inventory = await _leftovers(clients, spec)
+    if inventory.is_empty:
+        log(spec.name, "status: nothing exists")
+        raise error(ErrorType.NOT_FOUND, f"machine {spec.name}: no VM, NIC or disk exists")
+    log(spec.name, "status: %s", inventory.summary())
+    return inventory
+
+
+async def _leftovers(clients: AzureClients, spec: MachineSpec) -> Inventory:
+    """No VM: the tag query and direct GETs of every deterministic name, concurrently."""
+    rg = spec.resource_group
+    nic = nic_name(spec.name)
+    disk_names = spec.all_disk_names()
+    async with classified(f"find leftovers of {spec.name}"):
+        rows, nic_body, *disk_bodies = await asyncio.gather(
+            query_all(clients, machine_query(rg, spec.name), f"query resources of {spec.name}"),
+            get_or_none(clients.network.network_interfaces.get(rg, nic)),
+            *(get_or_none(clients.compute.disks.get(rg, d)) for d in disk_names),
+        )
+    nics = _owned_names(spec.name, [(nic, nic_body)])
+    disks = _owned_names(spec.name, list(zip(disk_names, disk_bodies, strict=True)))
+    # The graph only adds names we cannot derive from the current spec; ours were just read directly.
+    derived = {nic.lower(), *(d.lower() for d in disk_names)}
+    for row in rows:
+        name = str(row.get("name", ""))
+        if name.lower() in derived or not is_owned(row.get("tags"), spec.name):
+            continue
+        kind = str(row.get("type", "")).lower()
+        if kind == NIC_TYPE:
+            nics.append(name)
+        elif kind == DISK_TYPE:
+            disks.append(name)
+    return Inventory(nic_names=nics, disk_names=disks)
+
+
+def _owned_names(machine: str, found: list[tuple[str, Any]]) -> list[str]:
+    names = []
+    for name, body in found:
+        if body is None:
+            continue
+        if is_owned(body.tags, machine):
+            names.append(name)
+        else:
+            log(machine, "ignoring %s: it exists but is not tagged as ours", name)
+    return names

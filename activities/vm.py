@@ -1,0 +1,56 @@
+"""ensure_vm: create the VM once (or adopt ours), resuming a previous attempt's operation when there is one."""
+
+from typing import Any
+
+from azure.mgmt.compute import models as cm
+
+from activities.arm import classified, is_owned, log, resume_operation, wait_heartbeating
+from activities.clients import AzureClients
+from activities.errors import classify_code, not_owned
+from activities.status import get_vm, vm_inventory
+from activities.vm_body import build_vm
+from models.activity_io import EnsureVmInput
+from models.inventory import Inventory
+
+
+def failed_vm_error(vm: cm.VirtualMachine) -> Exception:
+    """A VM that ended Failed: classify the reason its instanceView gives (e.g. AllocationFailed)."""
+    code, message = "VMProvisioningFailed", f"VM {vm.name} is in provisioningState Failed"
+    view = vm.instance_view
+    for status in (view.statuses if view and view.statuses else []):
+        if status.code and status.code.lower().startswith("provisioningstate/failed"):
+            code = status.code.split("/")[-1] or code
+            message = status.message or status.display_status or message
+    return classify_code(code, message, prefix=f"VM {vm.name}: ")
+
+
+async def ensure_vm(clients: AzureClients, inp: EnsureVmInput) -> Inventory:
+    spec = inp.spec
+    vms = clients.compute.virtual_machines
+
+    def resume(token: str) -> Any:
+        return vms.begin_create_or_update(spec.resource_group, spec.name, build_vm(spec, inp.nic_id),
+                                          continuation_token=token)
+
+    async with classified(f"create VM {spec.name}"):
+        _, vm = await resume_operation(spec.name, resume)
+    if vm is None:
+        vm = await get_vm(clients, spec.resource_group, spec.name)
+        if vm is not None and not is_owned(vm.tags, spec.name):
+            raise not_owned("VM", spec.name, spec.name)
+        if vm is not None and vm.provisioning_state == "Succeeded":
+            log(spec.name, "VM already exists; adopting it")
+            return vm_inventory(vm)
+        if vm is not None and vm.provisioning_state == "Failed":
+            raise failed_vm_error(vm)
+        log(spec.name, "creating VM (%s in %s)", spec.vm_size, spec.location)
+        async with classified(f"create VM {spec.name}"):
+            poller = await clients.compute.virtual_machines.begin_create_or_update(
+                spec.resource_group, spec.name, build_vm(spec, inp.nic_id)
+            )
+            vm = await wait_heartbeating(poller)
+    if vm.provisioning_state == "Failed":
+        raise failed_vm_error(vm)
+    inventory = vm_inventory(vm)
+    log(spec.name, "VM ready: %s", inventory.summary())
+    return inventory

@@ -1,0 +1,73 @@
+"""Build the VM PUT body from a MachineSpec with the SDK's model classes (ARM camelCase, `properties` nesting)."""
+
+from azure.mgmt.compute import models as cm
+
+from models.naming import data_disk_name, os_disk_name
+from models.spec import MachineSpec, Priority
+
+
+def _image(spec: MachineSpec) -> cm.ImageReference:
+    if spec.image.id:
+        return cm.ImageReference(id=spec.image.id)
+    return cm.ImageReference(
+        publisher=spec.image.publisher, offer=spec.image.offer, sku=spec.image.sku, version=spec.image.version
+    )
+
+
+def _storage(spec: MachineSpec) -> cm.StorageProfile:
+    # deleteOption Delete on every disk: deleting the VM removes them in the same ARM operation.
+    os_disk = cm.OSDisk(
+        name=os_disk_name(spec.name),
+        create_option=cm.DiskCreateOptionTypes.FROM_IMAGE,
+        caching=cm.CachingTypes.READ_WRITE,
+        disk_size_gb=spec.os_disk.size_gb,
+        managed_disk=cm.ManagedDiskParameters(storage_account_type=spec.os_disk.sku),
+        delete_option=cm.DiskDeleteOptionTypes.DELETE,
+    )
+    data_disks = [
+        cm.DataDisk(
+            name=data_disk_name(spec.name, disk.lun, disk.name),
+            lun=disk.lun,
+            create_option=cm.DiskCreateOptionTypes.EMPTY,
+            disk_size_gb=disk.size_gb,
+            managed_disk=cm.ManagedDiskParameters(storage_account_type=disk.sku),
+            delete_option=cm.DiskDeleteOptionTypes.DELETE,
+        )
+        for disk in sorted(spec.data_disks, key=lambda d: d.lun)
+    ]
+    return cm.StorageProfile(image_reference=_image(spec), os_disk=os_disk, data_disks=data_disks)
+
+
+def _os_profile(spec: MachineSpec) -> cm.OSProfile:
+    key_path = f"/home/{spec.admin_username}/.ssh/authorized_keys"
+    return cm.OSProfile(
+        computer_name=spec.name,
+        admin_username=spec.admin_username,
+        linux_configuration=cm.LinuxConfiguration(
+            disable_password_authentication=True,
+            ssh=cm.SshConfiguration(public_keys=[cm.SshPublicKey(path=key_path, key_data=spec.ssh_public_key)]),
+        ),
+    )
+
+
+def build_vm(spec: MachineSpec, nic_id: str) -> cm.VirtualMachine:
+    vm = cm.VirtualMachine(
+        location=spec.location,
+        tags=spec.ownership_tags(),
+        hardware_profile=cm.HardwareProfile(vm_size=spec.vm_size),
+        storage_profile=_storage(spec),
+        os_profile=_os_profile(spec),
+        network_profile=cm.NetworkProfile(
+            network_interfaces=[
+                cm.NetworkInterfaceReference(id=nic_id, primary=True, delete_option=cm.DeleteOptions.DELETE)
+            ]
+        ),
+    )
+    if spec.zone:
+        vm.zones = [spec.zone]
+    if spec.priority == Priority.SPOT:
+        spot = spec.spot
+        vm.priority = cm.VirtualMachinePriorityTypes.SPOT
+        vm.eviction_policy = spot.eviction_policy if spot else "Delete"
+        vm.billing_profile = cm.BillingProfile(max_price=spot.max_price if spot else -1)
+    return vm

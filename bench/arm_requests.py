@@ -1,0 +1,152 @@
+"""ARM requests for one clean machine lifecycle, counted by the emulator, next to the goal and MCM.
+
+Run: `.venv/bin/python -m bench.arm_requests`. Starts its own emulator (time scale 0) on a free
+loopback port, runs the driver activities in the order the workflow uses them, and prints the count
+per operation (operation-status polls excluded; the SDK's final GET after a PUT included).
+"""
+
+import asyncio
+import json
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections import Counter
+from typing import Any
+
+from temporalio.exceptions import ApplicationError
+from temporalio.testing import ActivityEnvironment
+
+from activities.config import AzureConfig
+from activities.driver import AzureDriver
+from emulator.seed import SEED_LOCATION, SEED_RESOURCE_GROUP, SEED_SUBSCRIPTION, seed_subnet_id
+from models.activity_io import DeleteVmInput, EnsureVmInput, MachineRef
+from models.errors import ErrorType
+from models.spec import MachineSpec
+
+GOAL = 7
+MCM = 13  # GET VM, image, agreement, subnet, NIC; PUT NIC, PUT VM, GET VM; HEAD rg, GET VM, DELETE VM, 2 final GETs
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def control(url: str, path: str, method: str = "GET") -> Any:
+    request = urllib.request.Request(url + path, method=method, data=b"{}" if method == "POST" else None,
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return json.loads(response.read() or b"null")
+
+
+def start_emulator() -> tuple[subprocess.Popen[bytes], str]:
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "emulator", "--host", "127.0.0.1", "--port", str(port), "--time-scale", "0",
+         "--seed", "--latency-profile", "instant"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            control(url, "/_emulator/health")
+            return process, url
+        except OSError:
+            time.sleep(0.1)
+    process.kill()
+    raise RuntimeError("the emulator did not start within 30 s")
+
+
+def counted(snapshot: dict[str, Any]) -> Counter[str]:
+    """The emulator's per-operation counts without long-running-operation status polls."""
+    return Counter({op: int(n) for op, n in snapshot["by_operation"].items()
+                    if not op.startswith("operations.")})
+
+
+def bench_spec() -> MachineSpec:
+    return MachineSpec(
+        name="bench-vm1", resource_group=SEED_RESOURCE_GROUP, location=SEED_LOCATION,
+        vm_size="Standard_D2s_v5",
+        image={"publisher": "Canonical", "offer": "ubuntu-24_04-lts", "sku": "server"},
+        subnet_id=seed_subnet_id(), ssh_public_key="ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIbench bench@azmc",
+        data_disks=[{"lun": 0, "size_gb": 32}],
+    )
+
+
+async def expect_not_found(env: ActivityEnvironment, driver: AzureDriver, spec: MachineSpec) -> None:
+    try:
+        await env.run(driver.get_machine_status, spec)
+    except ApplicationError as err:
+        if err.type == ErrorType.NOT_FOUND:
+            return
+        raise
+    raise RuntimeError("expected NotFound")
+
+
+async def lifecycle(url: str) -> list[tuple[str, Counter[str]]]:
+    spec = bench_spec()
+    machine = MachineRef(resource_group=spec.resource_group, name=spec.name)
+    driver = await AzureDriver.open(AzureConfig(subscription_id=SEED_SUBSCRIPTION, endpoint=url,
+                                                emulator_token="bench-token"))
+    env = ActivityEnvironment()
+    steps: list[tuple[str, Any]] = [
+        ("create: get_machine_status (NotFound)", lambda: expect_not_found(env, driver, spec)),
+        ("create: ensure_nic", lambda: env.run(driver.ensure_nic, spec)),
+        ("create: ensure_vm", lambda: env.run(driver.ensure_vm, EnsureVmInput(spec=spec, nic_id=nic_id[0]))),
+        ("health: get_machine_status", lambda: env.run(driver.get_machine_status, spec)),
+        ("delete: get_machine_status", lambda: env.run(driver.get_machine_status, spec)),
+        ("delete: delete_vm (cascade)", lambda: env.run(driver.delete_vm, DeleteVmInput(machine=machine))),
+        ("delete: verify (NotFound)", lambda: expect_not_found(env, driver, spec)),
+    ]
+    nic_id = [""]
+    results = []
+    control(url, "/_emulator/reset", "POST")
+    try:
+        for label, step in steps:
+            before = counted(control(url, "/_emulator/requests"))
+            value = await step()
+            if label == "create: ensure_nic":
+                nic_id[0] = value
+            after = counted(control(url, "/_emulator/requests"))
+            results.append((label, after - before))
+        leftovers = [r for r in control(url, "/_emulator/resources")
+                     if "bench-vm1" in json.dumps(r)]
+        if leftovers:
+            raise RuntimeError(f"lifecycle left resources behind: {leftovers}")
+        # Cross-check: the driver's own count (every request it sent) agrees with the emulator's.
+        ours = Counter({op: n for op, n in driver.request_counts().items() if op != "operations.poll"})
+        theirs = sum((c for _, c in results), Counter())
+        if ours != theirs:
+            raise RuntimeError(f"driver counted {dict(ours)}, emulator counted {dict(theirs)}")
+    finally:
+        await driver.close()
+    return results
+
+
+def report(results: list[tuple[str, Counter[str]]]) -> None:
+    total = sum(sum(c.values()) for _, c in results)
+    print("ARM requests for create + status + delete of one machine with one data disk")
+    print("(emulator's count; operation-status polls excluded, final GETs after PUT included)\n")
+    for label, counts in results:
+        detail = ", ".join(f"{op} {n}" for op, n in sorted(counts.items()))
+        print(f"  {label:42s} {sum(counts.values()):3d}   {detail}")
+    print(f"\n  azmc total: {total}")
+    print(f"  goal:       {GOAL}   (azmc / goal = {total / GOAL:.2f})")
+    print(f"  MCM Azure:  {MCM}   (azmc / MCM  = {total / MCM:.2f})")
+
+
+def main() -> None:
+    process, url = start_emulator()
+    try:
+        report(asyncio.run(lifecycle(url)))
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,94 @@
+"""How many simple GETs per second the emulator serves (goal: 500/s on 2 cores).
+
+Run: `.venv/bin/python -m bench.emulator_rate [--requests N] [--concurrency C]`. Starts the emulator as a
+subprocess on a free loopback port, fires concurrent GETs of one NIC with aiohttp, prints the rate and
+its ratio to the goal. The load generator shares the machine with the server, so the figure is a floor.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import aiohttp
+
+GOAL_PER_S = 500.0
+ROOT = Path(__file__).resolve().parents[1]
+SUBSCRIPTION = "00000000-0000-0000-0000-000000000000"
+VNET = (f"/subscriptions/{SUBSCRIPTION}/resourceGroups/azmc-demo/providers/Microsoft.Network/"
+        "virtualNetworks/azmc-vnet")
+HEADERS = {"Authorization": "Bearer bench"}
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _start_emulator(port: int) -> subprocess.Popen[bytes]:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "emulator", "--host", "127.0.0.1", "--port", str(port), "--time-scale", "0",
+         "--seed"], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/_emulator/health", timeout=1).close()
+            return process
+        except OSError:
+            time.sleep(0.05)
+    process.kill()
+    raise RuntimeError("emulator did not start")
+
+
+async def _fire(base: str, total: int, concurrency: int) -> tuple[float, int]:
+    url = f"{base}{VNET}?api-version=2024-05-01"
+    remaining = total
+    failures = 0
+
+    async def worker(session: aiohttp.ClientSession) -> None:
+        nonlocal remaining, failures
+        while remaining > 0:
+            remaining -= 1
+            async with session.get(url, headers=HEADERS) as response:
+                await response.read()
+                if response.status != 200:
+                    failures += 1
+
+    connector = aiohttp.TCPConnector(limit=concurrency)
+    async with aiohttp.ClientSession(connector=connector) as session:
+        for _ in range(50):  # warm up connections and code paths
+            async with session.get(url, headers=HEADERS) as response:
+                await response.read()
+        started = time.perf_counter()
+        await asyncio.gather(*(worker(session) for _ in range(concurrency)))
+        elapsed = time.perf_counter() - started
+    return elapsed, failures
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--requests", type=int, default=5000)
+    parser.add_argument("--concurrency", type=int, default=32)
+    args = parser.parse_args()
+    port = _free_port()
+    process = _start_emulator(port)
+    try:
+        elapsed, failures = asyncio.run(_fire(f"http://127.0.0.1:{port}", args.requests, args.concurrency))
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+    rate = args.requests / elapsed
+    print(f"emulator GET rate: {rate:.0f} requests/s ({args.requests} requests, concurrency {args.concurrency}, "
+          f"{elapsed:.2f} s, {failures} non-200)")
+    print(f"ratio to goal ({GOAL_PER_S:.0f}/s): {rate / GOAL_PER_S:.2f}x")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,120 @@
+"""The aiohttp application: auth, request counting, throttling and request-stage faults around ARM routes."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from pathlib import Path
+
+from aiohttp import web
+
+from emulator.backends.registry import Backends
+from emulator.errors import ArmError
+from emulator.faults import load_file
+from emulator.handlers import (
+    control,
+    disks,
+    network_interfaces,
+    operations,
+    resource_graph,
+    resource_groups,
+    virtual_machines,
+    virtual_networks,
+)
+from emulator.handlers.responses import error_response
+from emulator.handlers.routing import Call, Router, read_body
+from emulator.seeding import seed
+from emulator.settings import EmulatorConfig
+from emulator.state import EmulatorState
+
+log = logging.getLogger(__name__)
+ROUTER = web.AppKey("router", Router)
+
+
+def build_router() -> Router:
+    return Router([
+        *operations.routes(),
+        *resource_groups.routes(),
+        *virtual_networks.routes(),
+        *network_interfaces.routes(),
+        *disks.routes(),
+        *virtual_machines.routes(),
+        *resource_graph.routes(),
+    ])
+
+
+def _authorized(request: web.Request) -> bool:
+    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+    return scheme.lower() == "bearer" and bool(token.strip())
+
+
+async def dispatch(request: web.Request) -> web.StreamResponse:
+    backends = request.app[control.BACKENDS]
+    state = backends.state
+    headers = {"x-ms-request-id": str(uuid.uuid4()),
+               "x-ms-correlation-request-id": request.headers.get("x-ms-client-request-id", str(uuid.uuid4()))}
+    if not _authorized(request):
+        return error_response(ArmError(401, "AuthenticationFailed",
+                                       "Authentication failed. The 'Authorization' header is missing or "
+                                       "is not a Bearer token."), headers)
+    matched = request.app[ROUTER].match(request.method, request.path)
+    if matched is None:
+        if request.app[ROUTER].path_known(request.path):
+            return error_response(ArmError(405, "MethodNotAllowed",
+                                           f"The method '{request.method}' is not supported here."), headers)
+        return error_response(ArmError(404, "NotFound", f"No emulated ARM route for '{request.path}'."), headers)
+    route, params = matched
+    state.request_counts[route.operation] += 1
+
+    subscription = params.get("sub")
+    if subscription:
+        kind, remaining, retry_after = state.throttler.take(subscription, request.method,
+                                                            enforce=state.settings.throttling)
+        headers[f"x-ms-ratelimit-remaining-subscription-{kind}"] = str(remaining)
+        if retry_after is not None:
+            headers["Retry-After"] = str(int(retry_after))
+            return error_response(ArmError(
+                429, "SubscriptionRequestsThrottled",
+                f"Number of '{kind}' requests for subscription '{subscription}' actor '' exceeded. Please try "
+                f"again after '{int(retry_after)}' seconds after additional tokens are available.",
+            ), headers)
+
+    fault = state.faults.take(route.operation, params.get("name", ""), "request")
+    if fault is not None:
+        if fault.delay_s > 0:
+            await asyncio.sleep(fault.delay_s)
+        if fault.fails:
+            return error_response(fault.error(), headers)
+
+    try:
+        call = Call(request, params, backends, await read_body(request))
+        response = await route.handler(call)
+    except ArmError as error:
+        return error_response(error, headers)
+    response.headers.update(headers)
+    return response
+
+
+def build_app(config: EmulatorConfig) -> web.Application:
+    app = web.Application(client_max_size=8 * 1024 * 1024)
+    state = EmulatorState(config)
+    backends = Backends.create(state)
+    app[control.BACKENDS] = backends
+    app[ROUTER] = build_router()
+    if config.faults_file is not None:
+        for raw in load_file(Path(config.faults_file)):
+            state.faults.add_raw(raw)
+    control.add_routes(app)
+    app.router.add_route("*", "/{tail:.*}", dispatch)
+
+    async def on_startup(_: web.Application) -> None:
+        if config.seed:
+            seed(backends)
+
+    async def on_cleanup(_: web.Application) -> None:
+        await state.operations.cancel_all()
+
+    app.on_startup.append(on_startup)
+    app.on_cleanup.append(on_cleanup)
+    return app

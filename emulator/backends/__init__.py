@@ -1,0 +1,1 @@
+"""Per resource type: state changes and Azure's rules, independent of HTTP."""

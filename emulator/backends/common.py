@@ -1,0 +1,65 @@
+"""Rules every resource type shares: group must exist, 404 shapes, one operation at a time."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from emulator import errors
+from emulator.arm_ids import Scope
+from emulator.faults import Fault
+from emulator.state import EmulatorState
+from emulator.store import Resource
+
+GROUP_TYPE = "Microsoft.Resources/resourceGroups"
+
+
+def group_id(subscription: str, resource_group: str) -> str:
+    return f"/subscriptions/{subscription}/resourceGroups/{resource_group}"
+
+
+def require_group(state: EmulatorState, scope: Scope) -> Scope:
+    """The group must exist; returns the scope with the group's stored casing (Azure keeps it)."""
+    group = state.store.get(group_id(scope.subscription, scope.resource_group))
+    if group is None:
+        raise errors.resource_group_not_found(scope.resource_group)
+    return Scope(scope.subscription, group.name)
+
+
+def get_existing(state: EmulatorState, scope: Scope, provider_type: str, name: str) -> Resource:
+    scope = require_group(state, scope)
+    resource = state.store.get(scope.resource_id(provider_type, name))
+    if resource is None:
+        raise errors.resource_not_found(provider_type, name, scope.resource_group)
+    return resource
+
+
+def ensure_idle(state: EmulatorState, resource_id: str) -> None:
+    running = state.operations.running_on(resource_id)
+    if running is not None:
+        raise errors.another_operation_in_progress(resource_id, running.path())
+
+
+def operation_fault(state: EmulatorState, operation: str, name: str) -> Fault | None:
+    return state.faults.take(operation, name, "operation")
+
+
+def etag() -> str:
+    return f'W/"{uuid.uuid4()}"'
+
+
+def base_body(resource_id: str, name: str, type_name: str, request: dict[str, Any]) -> dict[str, Any]:
+    """Top-level fields ARM echoes from a PUT body."""
+    body: dict[str, Any] = {"id": resource_id, "name": name, "type": type_name}
+    for top in ("location", "tags", "zones", "sku", "plan", "identity", "extendedLocation", "kind"):
+        if top in request and request[top] is not None:
+            body[top] = request[top]
+    return body
+
+
+def require_location(request: dict[str, Any]) -> str:
+    location = request.get("location")
+    if not location:
+        raise errors.invalid("The 'location' property is required for this definition.",
+                             code="LocationRequired")
+    return str(location)

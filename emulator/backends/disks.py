@@ -1,0 +1,170 @@
+"""Managed disks: `managedBy`/`diskState` follow VM attachment; attached disks cannot be deleted."""
+
+from __future__ import annotations
+
+import copy
+import uuid
+from typing import Any
+
+from emulator import errors
+from emulator.arm_ids import Scope
+from emulator.backends.common import (
+    base_body,
+    ensure_idle,
+    get_existing,
+    operation_fault,
+    require_group,
+    require_location,
+)
+from emulator.backends.outcome import Outcome
+from emulator.latency import duration
+from emulator.state import EmulatorState
+from emulator.store import Resource
+
+DISK_TYPE = "Microsoft.Compute/disks"
+_TIER_SIZES = [(4, 1), (8, 2), (16, 3), (32, 4), (64, 6), (128, 10), (256, 15), (512, 20), (1024, 30),
+               (2048, 40), (4096, 50), (8192, 60), (16384, 70), (32767, 80)]
+_TIERS = {"Premium_LRS": "P", "Premium_ZRS": "P", "StandardSSD_LRS": "E", "StandardSSD_ZRS": "E"}
+
+
+def _sku(name: str) -> dict[str, str]:
+    tier = "Premium" if name.startswith("Premium") else "Standard"
+    return {"name": name, "tier": tier}
+
+
+class DisksBackend:
+    def __init__(self, state: EmulatorState) -> None:
+        self.state = state
+
+    def put(self, scope: Scope, name: str, request: dict[str, Any]) -> Outcome:
+        scope = require_group(self.state, scope)
+        rid = scope.resource_id(DISK_TYPE, name)
+        ensure_idle(self.state, rid)
+        existing = self.state.store.get(rid)
+        props = request.get("properties") or {}
+        creation = props.get("creationData") or {}
+        if existing is None and not creation.get("createOption"):
+            raise errors.invalid("Required parameter 'creationData.createOption' is missing (null).",
+                                 target="disk.creationData.createOption")
+        size = props.get("diskSizeGB")
+        if existing is None and creation.get("createOption") == "Empty" and not size:
+            raise errors.invalid("Required parameter 'diskSizeGB' is missing (null).", target="diskSizeGB")
+        if existing is not None:
+            disk = existing
+            for top in ("tags", "sku"):
+                if top in request:
+                    disk.body[top] = request[top]
+            if size:
+                self._size(disk, int(size))
+            disk.properties["provisioningState"] = "Updating"
+            self.state.store.changed(disk)
+        else:
+            disk = self.create(scope, name, require_location(request),
+                               sku=(request.get("sku") or {}).get("name", "Standard_LRS"),
+                               size_gb=int(size or 30), create_option=creation["createOption"],
+                               request=request, state="Updating")
+
+        async def work() -> None:
+            disk.properties["provisioningState"] = "Succeeded"
+            self.state.store.changed(disk)
+
+        def failed(_: errors.ArmError) -> None:
+            disk.properties["provisioningState"] = "Failed"
+            self.state.store.changed(disk)
+
+        op = self._start(disk, "disks.put", work, failed)
+        return Outcome(202 if existing is None else 200, disk.body, op)
+
+    def get(self, scope: Scope, name: str) -> dict[str, Any]:
+        return get_existing(self.state, scope, DISK_TYPE, name).body
+
+    def list(self, subscription: str, resource_group: str | None) -> list[dict[str, Any]]:
+        if resource_group is not None:
+            require_group(self.state, Scope(subscription, resource_group))
+        return [d.body for d in self.state.store.of_type(DISK_TYPE, subscription, resource_group)]
+
+    def delete(self, scope: Scope, name: str) -> Outcome:
+        scope = require_group(self.state, scope)
+        disk = self.state.store.get(scope.resource_id(DISK_TYPE, name))
+        if disk is None:
+            return Outcome(204)
+        ensure_idle(self.state, disk.id)
+        if disk.body.get("managedBy"):
+            raise errors.ArmError(
+                409,
+                "OperationNotAllowed",
+                f"Disk {disk.name} is attached to VM {disk.body['managedBy']}.",
+            )
+
+        async def work() -> None:
+            self.state.store.delete(disk.id)
+
+        return Outcome(202, None, self._start(disk, "disks.delete", work, None))
+
+    # ---- used by the VM backend
+
+    def create(self, scope: Scope, name: str, location: str, *, sku: str, size_gb: int, create_option: str,
+               request: dict[str, Any] | None = None, state: str = "Succeeded",
+               os_type: str | None = None, zones: list[str] | None = None) -> Resource:
+        rid = scope.resource_id(DISK_TYPE, name)
+        body = base_body(rid, name, DISK_TYPE, request or {})
+        body["location"] = location
+        body["sku"] = _sku(sku)
+        if zones:
+            body["zones"] = zones
+        requested = copy.deepcopy((request or {}).get("properties") or {})
+        for read_only in ("diskState", "LastOwnershipUpdateTime", "provisioningState", "uniqueId"):
+            requested.pop(read_only, None)
+        creation = dict(requested.get("creationData") or {})
+        creation["createOption"] = create_option
+        body["properties"] = {
+            **requested,
+            "creationData": creation,
+            "provisioningState": state,
+            "diskState": "Unattached",
+            "timeCreated": self.state.clock.utc_iso(),
+            "uniqueId": str(uuid.uuid4()),
+            "encryption": requested.get("encryption") or {"type": "EncryptionAtRestWithPlatformKey"},
+            "networkAccessPolicy": requested.get("networkAccessPolicy", "AllowAll"),
+            "publicNetworkAccess": requested.get("publicNetworkAccess", "Enabled"),
+            "diskIOPSReadWrite": requested.get("diskIOPSReadWrite", 500),
+            "diskMBpsReadWrite": requested.get("diskMBpsReadWrite", 60),
+        }
+        if os_type:
+            body["properties"]["osType"] = os_type
+        disk = Resource(DISK_TYPE, scope.subscription, scope.resource_group, body)
+        self._size(disk, size_gb)
+        return self.state.store.put(disk)
+
+    def attach(self, disk: Resource, vm_id: str) -> None:
+        disk.body["managedBy"] = vm_id
+        disk.properties["diskState"] = "Attached"
+        disk.properties["LastOwnershipUpdateTime"] = self.state.clock.utc_iso()
+        self.state.store.changed(disk)
+
+    def detach(self, disk: Resource) -> None:
+        disk.body.pop("managedBy", None)
+        disk.properties["diskState"] = "Unattached"
+        disk.properties["LastOwnershipUpdateTime"] = self.state.clock.utc_iso()
+        self.state.store.changed(disk)
+
+    def _size(self, disk: Resource, size_gb: int) -> None:
+        disk.properties["diskSizeGB"] = size_gb
+        disk.properties["diskSizeBytes"] = size_gb * 1024**3
+        letter = _TIERS.get(disk.body["sku"]["name"])
+        if letter:
+            tier = next((t for gb, t in _TIER_SIZES if size_gb <= gb), _TIER_SIZES[-1][1])
+            disk.properties["tier"] = f"{letter}{tier}"
+
+    def _start(self, disk: Resource, op_name: str, work: Any, failed: Any) -> Any:
+        return self.state.operations.start(
+            name=op_name,
+            namespace="Microsoft.Compute",
+            subscription=disk.subscription,
+            location=disk.body.get("location", "global"),
+            locks=[disk.id],
+            azure_seconds=duration(self.state.settings.latency_profile, op_name),
+            work=work,
+            on_failure=failed,
+            fault=operation_fault(self.state, op_name, disk.name),
+        )

@@ -1,0 +1,32 @@
+"""All backends over one shared state."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from emulator.backends.disks import DisksBackend
+from emulator.backends.network_interfaces import NetworkInterfacesBackend
+from emulator.backends.resource_groups import ResourceGroupsBackend
+from emulator.backends.virtual_machines import VirtualMachinesBackend
+from emulator.backends.virtual_networks import VirtualNetworksBackend
+from emulator.backends.vm_lifecycle import VmLifecycleBackend
+from emulator.state import EmulatorState
+
+
+@dataclass
+class Backends:
+    state: EmulatorState
+    groups: ResourceGroupsBackend
+    vnets: VirtualNetworksBackend
+    nics: NetworkInterfacesBackend
+    disks: DisksBackend
+    vms: VirtualMachinesBackend
+    vm_lifecycle: VmLifecycleBackend
+
+    @classmethod
+    def create(cls, state: EmulatorState) -> Backends:
+        nics = NetworkInterfacesBackend(state)
+        disks = DisksBackend(state)
+        vms = VirtualMachinesBackend(state, nics, disks)
+        return cls(state, ResourceGroupsBackend(state), VirtualNetworksBackend(state), nics, disks, vms,
+                   VmLifecycleBackend(state, vms))

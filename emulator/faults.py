@@ -1,0 +1,110 @@
+"""Fault injection rules (`POST /_emulator/faults`, `--faults FILE`)."""
+
+from __future__ import annotations
+
+import fnmatch
+import itertools
+import json
+import random
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from emulator.errors import ArmError
+
+_DEFAULT_CODES = {400: "BadRequest", 401: "AuthenticationFailed", 403: "AuthorizationFailed",
+                  404: "ResourceNotFound", 409: "Conflict", 429: "TooManyRequests",
+                  500: "InternalServerError", 503: "ServiceUnavailable"}
+
+
+class FaultRule(BaseModel):
+    """Matches `<resourceType>.<verb>` (glob) and a resource name (glob).
+
+    `status` 0 with a `delay_s` only slows the request/operation down. `delay_s` is wall seconds
+    (not time-scaled): it is an explicit test knob, not a built-in Azure delay.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    operation: str
+    name: str = "*"
+    status: int = Field(500, ge=0, le=599)
+    code: str = ""
+    message: str = ""
+    times: int = Field(1, ge=-1)
+    probability: float = Field(1.0, ge=0.0, le=1.0)
+    stage: Literal["request", "operation"] = "request"
+    delay_s: float = Field(0.0, ge=0.0)
+
+    @property
+    def fails(self) -> bool:
+        return self.status >= 400
+
+    def error(self) -> ArmError:
+        code = self.code or _DEFAULT_CODES.get(self.status, "InternalServerError")
+        message = self.message or f"Injected fault for {self.operation} ({code})."
+        return ArmError(self.status or 500, code, message)
+
+
+class Fault(FaultRule):
+    id: str
+    hits: int = 0
+
+
+class FaultRegistry:
+    def __init__(self) -> None:
+        self._faults: dict[str, Fault] = {}
+        self._ids = itertools.count(1)
+
+    def add(self, rule: FaultRule) -> Fault:
+        fault = Fault(id=f"fault-{next(self._ids)}", **rule.model_dump())
+        self._faults[fault.id] = fault
+        return fault
+
+    def add_raw(self, raw: dict[str, Any]) -> Fault:
+        return self.add(FaultRule.model_validate(raw))
+
+    def remove(self, fault_id: str) -> bool:
+        return self._faults.pop(fault_id, None) is not None
+
+    def clear(self) -> None:
+        self._faults.clear()
+
+    def list(self) -> list[dict[str, Any]]:
+        return [f.model_dump() for f in self._faults.values()]
+
+    def take(self, operation: str, name: str, stage: str) -> Fault | None:
+        """The first matching rule, consumed once (rules with `times` -1 never run out)."""
+        for fault in list(self._faults.values()):
+            if fault.stage != stage:
+                continue
+            if not fnmatch.fnmatchcase(operation.lower(), fault.operation.lower()):
+                continue
+            if not fnmatch.fnmatchcase(name.lower(), fault.name.lower()):
+                continue
+            if fault.probability < 1.0 and random.random() >= fault.probability:
+                continue
+            fault.hits += 1
+            if fault.times > 0:
+                fault.times -= 1
+                if fault.times == 0:
+                    self._faults.pop(fault.id, None)
+            return fault
+        return None
+
+
+def load_file(path: Path) -> list[dict[str, Any]]:
+    """A JSON (or YAML) list of rules, or an object with a `faults` list."""
+    text = path.read_text()
+    if path.suffix in (".yaml", ".yml"):
+        import yaml
+
+        data = yaml.safe_load(text)
+    else:
+        data = json.loads(text)
+    if isinstance(data, dict):
+        data = data.get("faults", [])
+    if not isinstance(data, list):
+        raise ValueError(f"{path}: expected a list of fault rules")
+    return data

@@ -1,0 +1,1 @@
+"""HTTP layer: one module per resource type, each exposing `routes()`."""

@@ -1,0 +1,137 @@
+"""The control API under `/_emulator/`: faults, resources, request counts, settings, reset, health."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from aiohttp import web
+from pydantic import ValidationError
+
+from emulator import arm_ids
+from emulator.backends.registry import Backends
+from emulator.seeding import seed
+from emulator.store import Resource
+
+BACKENDS = web.AppKey("backends", Backends)
+
+
+def _json(body: Any, status: int = 200) -> web.Response:
+    return web.Response(status=status, body=json.dumps(body).encode(), content_type="application/json")
+
+
+async def _body(request: web.Request) -> Any:
+    raw = await request.read()
+    try:
+        return json.loads(raw) if raw.strip() else {}
+    except ValueError as exc:
+        raise web.HTTPBadRequest(text=f"invalid JSON: {exc}") from exc
+
+
+def describe(resource: Resource, backends: Backends) -> dict[str, Any]:
+    """A flat view of a resource for tests and operators."""
+    props = resource.properties
+    attachments: dict[str, Any] = {}
+    if "virtualMachine" in props:
+        attachments["virtualMachine"] = props["virtualMachine"]["id"]
+    if resource.body.get("managedBy"):
+        attachments["managedBy"] = resource.body["managedBy"]
+    if resource.type.lower() == "microsoft.compute/virtualmachines":
+        attachments["networkInterfaces"] = [n["id"] for n in props["networkProfile"]["networkInterfaces"]]
+        storage = props.get("storageProfile", {})
+        disks = ([storage["osDisk"]] if storage.get("osDisk") else []) + storage.get("dataDisks", [])
+        attachments["disks"] = [d["managedDisk"]["id"] for d in disks]
+    out = {
+        "type": resource.type,
+        "id": resource.id,
+        "name": resource.name,
+        "resourceGroup": resource.resource_group,
+        "provisioningState": resource.provisioning_state,
+        "tags": resource.body.get("tags") or {},
+        "attachments": attachments,
+    }
+    if "diskState" in props:
+        out["diskState"] = props["diskState"]
+    if resource.type.lower() == "microsoft.network/networkinterfaces":
+        held = backends.nics.reservation(resource)
+        if held is not None:
+            out["reservedFor"] = {"vm": held[0], "remaining_s": round(held[1], 3)}
+    running = backends.state.operations.running_on(resource.id)
+    if running is not None:
+        out["runningOperation"] = running.name
+    return out
+
+
+async def add_fault(request: web.Request) -> web.Response:
+    state = request.app[BACKENDS].state
+    try:
+        fault = state.faults.add_raw(await _body(request))
+    except ValidationError as exc:
+        return _json({"error": {"code": "InvalidFault", "message": str(exc)}}, 400)
+    return _json({"id": fault.id}, 201)
+
+
+async def list_faults(request: web.Request) -> web.Response:
+    return _json(request.app[BACKENDS].state.faults.list())
+
+
+async def delete_fault(request: web.Request) -> web.Response:
+    found = request.app[BACKENDS].state.faults.remove(request.match_info["fault_id"])
+    return web.Response(status=204 if found else 404)
+
+
+async def clear_faults(request: web.Request) -> web.Response:
+    request.app[BACKENDS].state.faults.clear()
+    return web.Response(status=204)
+
+
+async def resources(request: web.Request) -> web.Response:
+    backends = request.app[BACKENDS]
+    wanted = request.query.get("type", "").lower()
+    found = [describe(r, backends) for r in backends.state.store.all() if wanted in r.type.lower()]
+    found.sort(key=lambda r: arm_ids.key(r["id"]))
+    return _json(found)
+
+
+async def requests(request: web.Request) -> web.Response:
+    counts = request.app[BACKENDS].state.request_counts
+    return _json({"total": sum(counts.values()), "by_operation": dict(counts)})
+
+
+async def get_settings(request: web.Request) -> web.Response:
+    return _json(request.app[BACKENDS].state.settings.as_dict())
+
+
+async def post_settings(request: web.Request) -> web.Response:
+    settings = request.app[BACKENDS].state.settings
+    try:
+        settings.update(await _body(request))
+    except (ValueError, TypeError) as exc:
+        return _json({"error": {"code": "InvalidSetting", "message": str(exc)}}, 400)
+    return _json(settings.as_dict())
+
+
+async def reset(request: web.Request) -> web.Response:
+    backends = request.app[BACKENDS]
+    await backends.state.reset()
+    if backends.state.config.seed:
+        seed(backends)
+    return _json({"status": "reset"})
+
+
+async def health(request: web.Request) -> web.Response:
+    state = request.app[BACKENDS].state
+    return _json({"status": "ok", "resources": len(state.store.all()), "settings": state.settings.as_dict()})
+
+
+def add_routes(app: web.Application) -> None:
+    app.router.add_post("/_emulator/faults", add_fault)
+    app.router.add_get("/_emulator/faults", list_faults)
+    app.router.add_delete("/_emulator/faults", clear_faults)
+    app.router.add_delete("/_emulator/faults/{fault_id}", delete_fault)
+    app.router.add_get("/_emulator/resources", resources)
+    app.router.add_get("/_emulator/requests", requests)
+    app.router.add_get("/_emulator/settings", get_settings)
+    app.router.add_post("/_emulator/settings", post_settings)
+    app.router.add_post("/_emulator/reset", reset)
+    app.router.add_get("/_emulator/health", health)

@@ -1,0 +1,40 @@
+"""HTTP: managed disks."""
+
+from __future__ import annotations
+
+from aiohttp import web
+
+from emulator.handlers.responses import json_response, list_response, outcome_response
+from emulator.handlers.routing import COMPUTE, Call, Route, route
+
+DISK = COMPUTE + "/disks/{name}"
+
+
+async def put(call: Call) -> web.StreamResponse:
+    return outcome_response(call, call.backends.disks.put(call.scope, call.params["name"], call.body))
+
+
+async def get(call: Call) -> web.StreamResponse:
+    return json_response(200, call.backends.disks.get(call.scope, call.params["name"]))
+
+
+async def delete(call: Call) -> web.StreamResponse:
+    return outcome_response(call, call.backends.disks.delete(call.scope, call.params["name"]))
+
+
+async def list_in_group(call: Call) -> web.StreamResponse:
+    return list_response(call, call.backends.disks.list(call.params["sub"], call.params["rg"]))
+
+
+async def list_all(call: Call) -> web.StreamResponse:
+    return list_response(call, call.backends.disks.list(call.params["sub"], None))
+
+
+def routes() -> list[Route]:
+    return [
+        route("PUT", DISK, "disks", "put", put),
+        route("GET", DISK, "disks", "get", get),
+        route("DELETE", DISK, "disks", "delete", delete),
+        route("GET", COMPUTE + "/disks", "disks", "list", list_in_group),
+        route("GET", "/subscriptions/{sub}/providers/Microsoft.Compute/disks", "disks", "list", list_all),
+    ]

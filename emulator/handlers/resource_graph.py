@@ -1,0 +1,38 @@
+"""HTTP: `POST /providers/Microsoft.ResourceGraph/resources`, rows from the lagged graph index."""
+
+from __future__ import annotations
+
+from aiohttp import web
+
+from emulator import resourcegraph as engine
+from emulator.handlers.responses import json_response
+from emulator.handlers.routing import Call, Route, route
+
+
+def _bad_request(message: str) -> web.Response:
+    return json_response(400, {"error": {
+        "code": "BadRequest",
+        "message": message,
+        "details": [{"code": "InvalidQuery", "message": message}],
+    }})
+
+
+async def query(call: Call) -> web.StreamResponse:
+    body = call.body
+    text = body.get("query")
+    if not isinstance(text, str) or not text.strip():
+        return _bad_request("The request must contain a non-empty 'query'.")
+    rows = call.backends.state.graph.rows()
+    subscriptions = body.get("subscriptions")
+    if subscriptions:
+        wanted = {s.lower() for s in subscriptions}
+        rows = [r for r in rows if r["subscriptionId"].lower() in wanted]
+    try:
+        answer = engine.execute(text, rows, body.get("options") or {})
+    except engine.QueryError as error:
+        return json_response(400, error.error_body())
+    return json_response(200, answer)
+
+
+def routes() -> list[Route]:
+    return [route("POST", "/providers/Microsoft.ResourceGraph/resources", "resourceGraph", "query", query)]

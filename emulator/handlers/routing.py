@@ -1,0 +1,96 @@
+"""Case-insensitive ARM path routing (ARM paths ignore case; aiohttp's router does not)."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from aiohttp import web
+
+from emulator import errors
+from emulator.arm_ids import Scope
+from emulator.backends.registry import Backends
+
+RG = "/subscriptions/{sub}/resourceGroups/{rg}"
+NETWORK = RG + "/providers/Microsoft.Network"
+COMPUTE = RG + "/providers/Microsoft.Compute"
+
+
+@dataclass
+class Call:
+    request: web.Request
+    params: dict[str, str]
+    backends: Backends
+    body: dict[str, Any]
+
+    @property
+    def scope(self) -> Scope:
+        return Scope(self.params["sub"], self.params["rg"])
+
+    def query(self, name: str) -> str | None:
+        for key, value in self.request.query.items():
+            if key.lower() == name.lower():
+                return value
+        return None
+
+
+Handler = Callable[[Call], Awaitable[web.StreamResponse]]
+
+
+@dataclass
+class Route:
+    method: str
+    pattern: re.Pattern[str]
+    resource_type: str
+    verb: str
+    handler: Handler
+
+    @property
+    def operation(self) -> str:
+        return f"{self.resource_type}.{self.verb}"
+
+
+def route(method: str, template: str, resource_type: str, verb: str, handler: Handler) -> Route:
+    regex = ""
+    for part in re.split(r"(\{\w+\})", template):
+        if part.startswith("{"):
+            regex += f"(?P<{part[1:-1]}>[^/]+)"
+        else:
+            regex += re.escape(part)
+    return Route(method, re.compile(f"^{regex}/?$", re.IGNORECASE), resource_type, verb, handler)
+
+
+class Router:
+    def __init__(self, routes: list[Route]) -> None:
+        self._routes = routes
+
+    def match(self, method: str, path: str) -> tuple[Route, dict[str, str]] | None:
+        lookup = "GET" if method == "HEAD" else method
+        for candidate in self._routes:
+            if candidate.method != lookup:
+                continue
+            found = candidate.pattern.match(path)
+            if found:
+                return candidate, found.groupdict()
+        return None
+
+    def path_known(self, path: str) -> bool:
+        return any(r.pattern.match(path) for r in self._routes)
+
+
+async def read_body(request: web.Request) -> dict[str, Any]:
+    if not request.can_read_body:
+        return {}
+    raw = await request.read()
+    if not raw.strip():
+        return {}
+    try:
+        parsed = json.loads(raw)
+    except ValueError as exc:
+        raise errors.ArmError(400, "InvalidRequestContent", f"The request content was invalid: {exc}") from exc
+    if not isinstance(parsed, dict):
+        raise errors.ArmError(400, "InvalidRequestContent", "The request content must be a JSON object.")
+    return parsed

@@ -1,0 +1,61 @@
+"""HTTP: virtual machines, their instance view and power operations."""
+
+from __future__ import annotations
+
+from aiohttp import web
+
+from emulator.handlers.responses import json_response, list_response, outcome_response
+from emulator.handlers.routing import COMPUTE, Call, Handler, Route, route
+
+VM = COMPUTE + "/virtualMachines/{name}"
+_SUB_COMPUTE = "/subscriptions/{sub}/providers/Microsoft.Compute"
+
+
+async def put(call: Call) -> web.StreamResponse:
+    return outcome_response(call, call.backends.vms.put(call.scope, call.params["name"], call.body))
+
+
+async def get(call: Call) -> web.StreamResponse:
+    return json_response(200, call.backends.vms.get(call.scope, call.params["name"], call.query("$expand")))
+
+
+async def instance_view(call: Call) -> web.StreamResponse:
+    return json_response(200, call.backends.vms.get_instance_view(call.scope, call.params["name"]))
+
+
+async def delete(call: Call) -> web.StreamResponse:
+    return outcome_response(call, call.backends.vm_lifecycle.delete(call.scope, call.params["name"]))
+
+
+async def list_in_group(call: Call) -> web.StreamResponse:
+    return list_response(call, call.backends.vms.list(call.params["sub"], call.params["rg"]))
+
+
+async def list_all(call: Call) -> web.StreamResponse:
+    return list_response(call, call.backends.vms.list(call.params["sub"], None))
+
+
+async def list_by_location(call: Call) -> web.StreamResponse:
+    return list_response(call, call.backends.vms.list(call.params["sub"], None, call.params["location"]))
+
+
+def _power(verb: str) -> Handler:
+    async def handler(call: Call) -> web.StreamResponse:
+        return outcome_response(call, call.backends.vm_lifecycle.power(call.scope, call.params["name"], verb))
+
+    return handler
+
+
+def routes() -> list[Route]:
+    return [
+        route("PUT", VM, "virtualMachines", "put", put),
+        route("GET", VM, "virtualMachines", "get", get),
+        route("GET", VM + "/instanceView", "virtualMachines", "instanceView", instance_view),
+        route("DELETE", VM, "virtualMachines", "delete", delete),
+        route("GET", COMPUTE + "/virtualMachines", "virtualMachines", "list", list_in_group),
+        route("GET", _SUB_COMPUTE + "/virtualMachines", "virtualMachines", "list", list_all),
+        route("GET", _SUB_COMPUTE + "/locations/{location}/virtualMachines", "virtualMachines", "list",
+              list_by_location),
+        *[route("POST", f"{VM}/{verb}", "virtualMachines", verb, _power(verb))
+          for verb in ("powerOff", "deallocate", "start")],
+    ]

@@ -1,0 +1,170 @@
+"""Long-running operations: what `Azure-AsyncOperation` and `Location` point at.
+
+A backend starts an operation with the resources it locks, an Azure duration, the work to apply at
+the end and what to do when it fails. Faults at stage "operation" fail it the way Azure does:
+the initial request succeeded, the operation status later says Failed with an error object.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from emulator import arm_ids
+from emulator.clock import Clock
+from emulator.errors import ArmError
+from emulator.faults import Fault
+
+log = logging.getLogger(__name__)
+
+_KEEP_OPERATIONS = 10_000
+Work = Callable[[], Awaitable[None]]
+OnFailure = Callable[[ArmError], None]
+
+
+@dataclass
+class Operation:
+    id: str
+    name: str  # "<resourceType>.<verb>"
+    namespace: str  # Microsoft.Compute / Microsoft.Network / Microsoft.Resources
+    subscription: str
+    location: str
+    locks: list[str]
+    expected_end: float  # monotonic wall time, for polling hints
+    start_time: str
+    status: str = "InProgress"
+    end_time: str | None = None
+    error: ArmError | None = None
+    result: dict[str, Any] | None = None
+    task: asyncio.Task[None] | None = field(default=None, repr=False)
+
+    def status_body(self) -> dict[str, Any]:
+        body: dict[str, Any] = {"name": self.id, "status": self.status, "startTime": self.start_time}
+        if self.end_time:
+            body["endTime"] = self.end_time
+        if self.error is not None:
+            body["error"] = self.error.error_object()
+        return body
+
+    @property
+    def done(self) -> bool:
+        return self.status != "InProgress"
+
+    def path(self, kind: str = "operations") -> str:
+        return (
+            f"/subscriptions/{self.subscription}/providers/{self.namespace}/locations/"
+            f"{self.location}/{kind}/{self.id}"
+        )
+
+
+class OperationRegistry:
+    def __init__(self, clock: Clock) -> None:
+        self._clock = clock
+        self._ops: dict[str, Operation] = {}
+        self._locks: dict[str, str] = {}
+
+    def get(self, operation_id: str) -> Operation | None:
+        return self._ops.get(operation_id)
+
+    def running_on(self, resource_id: str) -> Operation | None:
+        op_id = self._locks.get(arm_ids.key(resource_id))
+        return self._ops.get(op_id) if op_id else None
+
+    def start(
+        self,
+        *,
+        name: str,
+        namespace: str,
+        subscription: str,
+        location: str,
+        locks: list[str],
+        azure_seconds: float,
+        work: Work,
+        on_failure: OnFailure | None = None,
+        fault: Fault | None = None,
+        result: Callable[[], dict[str, Any] | None] | None = None,
+    ) -> Operation:
+        wall = self._clock.scaled(azure_seconds) + (fault.delay_s if fault else 0.0)
+        op = Operation(
+            id=str(uuid.uuid4()),
+            name=name,
+            namespace=namespace,
+            subscription=subscription,
+            location=(location or "global").replace(" ", "").lower(),
+            locks=[arm_ids.key(r) for r in locks],
+            expected_end=self._clock.now() + wall,
+            start_time=self._clock.utc_iso(),
+        )
+        for lock in op.locks:
+            self._locks[lock] = op.id
+        self._forget_old()
+        self._ops[op.id] = op
+        op.task = asyncio.get_running_loop().create_task(
+            self._run(op, azure_seconds, work, on_failure, fault, result)
+        )
+        return op
+
+    async def _run(
+        self,
+        op: Operation,
+        azure_seconds: float,
+        work: Work,
+        on_failure: OnFailure | None,
+        fault: Fault | None,
+        result: Callable[[], dict[str, Any] | None] | None,
+    ) -> None:
+        try:
+            await self._clock.sleep_scaled(azure_seconds)
+            if fault is not None and fault.delay_s > 0:
+                await asyncio.sleep(fault.delay_s)
+            if fault is not None and fault.fails:
+                raise fault.error()
+            await work()
+            op.result = result() if result else None
+            op.status = "Succeeded"
+        except ArmError as error:
+            op.error = error
+            op.status = "Failed"
+            if on_failure is not None:
+                on_failure(error)
+        except Exception as exc:  # a bug in a backend must still end the operation
+            log.exception("operation %s crashed", op.name)
+            op.error = ArmError(500, "InternalServerError", f"emulator error: {exc}")
+            op.status = "Failed"
+        finally:
+            op.end_time = self._clock.utc_iso()
+            for lock in op.locks:
+                if self._locks.get(lock) == op.id:
+                    del self._locks[lock]
+
+    def _forget_old(self) -> None:
+        """Bound memory in long runs: drop the oldest finished operations (clients poll recent ones)."""
+        if len(self._ops) < _KEEP_OPERATIONS:
+            return
+        for op_id in [i for i, o in self._ops.items() if o.done][: _KEEP_OPERATIONS // 2]:
+            del self._ops[op_id]
+
+    async def cancel_all(self) -> None:
+        tasks = [op.task for op in self._ops.values() if op.task and not op.task.done()]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        self._ops.clear()
+        self._locks.clear()
+
+    def remaining_wall(self, op: Operation) -> float:
+        return max(0.0, op.expected_end - self._clock.now())
+
+    def poll_hint_s(self, op: Operation | None) -> float:
+        """Seconds a client should wait before polling again.
+
+        ARM usually says 10 s; scaled, and never beyond the expected end, never 0 (the SDK reads 0 as
+        "no hint" and falls back to 30 s).
+        """
+        remaining = self.remaining_wall(op) if op is not None else 0.0
+        cap = 10.0 * self._clock.scale if self._clock.scale > 0 else 1.0
+        return max(0.01, min(cap, remaining))

@@ -1,0 +1,134 @@
+"""Runs a parsed query's tabular operators over the rows, tracking the columns each step yields."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cmp_to_key
+from typing import Any
+
+from .errors import QueryError
+from .evaluator import Row, check_expression, check_predicate, evaluate
+from .schema import RESOURCE_COLUMNS
+from .syntax import (
+    CountRows,
+    Extend,
+    Limit,
+    NamedExpr,
+    Operator,
+    OrderBy,
+    Project,
+    Query,
+    SortKey,
+    Summarize,
+    Where,
+)
+from .values import sort_key, to_text
+
+
+@dataclass
+class Table:
+    columns: list[str]
+    rows: list[Row]
+
+
+def run(query: Query, resources: list[Row]) -> Table:
+    # The index has no inherent order; sorting by id keeps pages stable between requests.
+    rows = sorted(resources, key=lambda row: to_text(row.get("id")).lower())
+    table = Table(list(RESOURCE_COLUMNS), [{name: row.get(name) for name in RESOURCE_COLUMNS} for row in rows])
+    for operator in query.operators:
+        table = _apply(operator, table)
+    return table
+
+
+def _apply(operator: Operator, table: Table) -> Table:
+    if isinstance(operator, Where):
+        check_expression(operator.predicate, table.columns)
+        check_predicate(operator.predicate)
+        return Table(table.columns, [row for row in table.rows if evaluate(operator.predicate, row) is True])
+    if isinstance(operator, Extend):
+        return _extend(operator.columns, table)
+    if isinstance(operator, Project):
+        return _project(operator.columns, table)
+    if isinstance(operator, OrderBy):
+        return _order(operator.keys, table)
+    if isinstance(operator, Limit):
+        return Table(table.columns, table.rows[: operator.count])
+    if isinstance(operator, Summarize):
+        return _summarize(operator, table)
+    if isinstance(operator, CountRows):
+        return Table(["Count"], [{"Count": len(table.rows)}])
+    raise AssertionError(f"unknown operator {operator!r}")
+
+
+def _extend(items: tuple[NamedExpr, ...], table: Table) -> Table:
+    columns = list(table.columns)
+    rows = [dict(row) for row in table.rows]
+    for item in items:  # later items may use columns defined by earlier ones
+        check_expression(item.expr, columns)
+        for row in rows:
+            row[item.name] = evaluate(item.expr, row)
+        if item.name not in columns:
+            columns.append(item.name)
+    return Table(columns, rows)
+
+
+def _project(items: tuple[NamedExpr, ...], table: Table) -> Table:
+    names = [item.name for item in items]
+    duplicates = {name for name in names if names.count(name) > 1}
+    if duplicates:
+        raise QueryError(f"project: duplicate column name(s) {sorted(duplicates)}")
+    for item in items:
+        check_expression(item.expr, table.columns)
+    rows = [{item.name: evaluate(item.expr, row) for item in items} for row in table.rows]
+    return Table(names, rows)
+
+
+def _order(keys: tuple[SortKey, ...], table: Table) -> Table:
+    for key in keys:
+        check_expression(key.expr, table.columns)
+
+    def compare(left: Row, right: Row) -> int:
+        for key in keys:
+            result = _compare_values(evaluate(key.expr, left), evaluate(key.expr, right), key)
+            if result:
+                return result
+        return 0
+
+    return Table(table.columns, sorted(table.rows, key=cmp_to_key(compare)))
+
+
+def _compare_values(left: Any, right: Any, key: SortKey) -> int:
+    if left is None or right is None:
+        if left is None and right is None:
+            return 0
+        # Nulls go first or last regardless of direction.
+        return (-1 if left is None else 1) * (1 if key.nulls_first else -1)
+    left_key, right_key = sort_key(left), sort_key(right)
+    if left_key == right_key:
+        return 0
+    result = -1 if left_key < right_key else 1
+    return -result if key.descending else result
+
+
+def _summarize(operator: Summarize, table: Table) -> Table:
+    for item in operator.by:
+        check_expression(item.expr, table.columns)
+    for item in operator.aggregates:
+        check_expression(item.expr, table.columns, aggregates_allowed=True)
+    groups: dict[str, tuple[list[Any], int]] = {}
+    for row in table.rows:
+        values = [evaluate(item.expr, row) for item in operator.by]
+        group_key = "\x00".join(to_text(value) for value in values)
+        first_values, count = groups.get(group_key, (values, 0))
+        groups[group_key] = (first_values, count + 1)
+    if not operator.by and not groups:
+        groups[""] = ([], 0)  # `summarize count()` over nothing still answers one row: 0
+    columns = [item.name for item in operator.by] + [item.name for item in operator.aggregates]
+    rows: list[Row] = []
+    # Ordered by the group values so answers are repeatable (KQL itself promises no order).
+    ordered = sorted(groups.values(), key=lambda group: [sort_key(value) for value in group[0]])
+    for values, count in ordered:
+        row: Row = {item.name: value for item, value in zip(operator.by, values, strict=True)}
+        row.update({item.name: count for item in operator.aggregates})
+        rows.append(row)
+    return Table(columns, rows)

@@ -1,0 +1,17 @@
+"""The default demo landscape created by `--seed`: names every test and demo may rely on."""
+
+SEED_SUBSCRIPTION = "00000000-0000-0000-0000-000000000000"
+SEED_TENANT = "00000000-0000-0000-0000-000000000001"
+SEED_RESOURCE_GROUP = "azmc-demo"
+SEED_LOCATION = "westeurope"
+SEED_VNET = "azmc-vnet"
+SEED_VNET_PREFIX = "10.0.0.0/16"
+SEED_SUBNET = "default"
+SEED_SUBNET_PREFIX = "10.0.0.0/24"
+
+
+def seed_subnet_id(subscription: str = SEED_SUBSCRIPTION) -> str:
+    return (
+        f"/subscriptions/{subscription}/resourceGroups/{SEED_RESOURCE_GROUP}/providers/"
+        f"Microsoft.Network/virtualNetworks/{SEED_VNET}/subnets/{SEED_SUBNET}"
+    )

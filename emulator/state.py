@@ -1,0 +1,39 @@
+"""Everything the emulator knows, shared by backends, handlers and the control API."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from emulator.clock import Clock
+from emulator.faults import FaultRegistry
+from emulator.graph_index import GraphIndex
+from emulator.operations import OperationRegistry
+from emulator.settings import EmulatorConfig, LiveSettings
+from emulator.store import ResourceStore
+from emulator.throttling import Throttler
+
+
+class EmulatorState:
+    def __init__(self, config: EmulatorConfig) -> None:
+        self.config = config
+        self.settings = LiveSettings(**config.start.as_dict())
+        self.clock = Clock(self.settings)
+        self.graph = GraphIndex(self.clock, self.settings)
+        self.store = ResourceStore(self.graph.record)
+        self.operations = OperationRegistry(self.clock)
+        self.faults = FaultRegistry()
+        self.throttler = Throttler()
+        self.request_counts: Counter[str] = Counter()
+        # Private IPs handed out per subnet (key: lower subnet id).
+        self.next_ip: dict[str, int] = {}
+
+    async def reset(self) -> None:
+        """Back to the start-up state: no resources, faults or counts; start settings."""
+        await self.operations.cancel_all()
+        self.store.clear()
+        self.graph.clear()
+        self.faults.clear()
+        self.throttler.clear()
+        self.request_counts.clear()
+        self.next_ip.clear()
+        self.settings.update(self.config.start.as_dict())

@@ -1,0 +1,86 @@
+"""Driver fixtures: a real AzureDriver (real SDK clients) against the live emulator, and spec builders."""
+
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import pytest
+from temporalio.testing import ActivityEnvironment
+
+from activities.config import AzureConfig
+from activities.driver import AzureDriver
+from models.spec import MachineSpec
+
+TOKEN = "driver-test-token-5f1e"
+
+
+@pytest.fixture
+async def driver(emulator: Any) -> AsyncIterator[AzureDriver]:
+    config = AzureConfig(subscription_id=emulator.subscription_id, endpoint=emulator.url, emulator_token=TOKEN)
+    opened = await AzureDriver.open(config)
+    try:
+        yield opened
+    finally:
+        await opened.close()
+
+
+@pytest.fixture
+def env() -> ActivityEnvironment:
+    return ActivityEnvironment()
+
+
+@pytest.fixture
+def make_spec(emulator: Any) -> Callable[..., MachineSpec]:
+    def build(name: str = "vm1", **changes: Any) -> MachineSpec:
+        base: dict[str, Any] = {
+            "name": name, "resource_group": "azmc-demo", "location": "westeurope",
+            "vm_size": "Standard_D2s_v5",
+            "image": {"publisher": "Canonical", "offer": "ubuntu-24_04-lts", "sku": "server"},
+            "subnet_id": emulator.subnet_id, "ssh_public_key": "ssh-ed25519 AAAAC3Nza test@azmc",
+            "data_disks": [{"lun": 0, "size_gb": 32}],
+        }
+        base.update(changes)
+        return MachineSpec.model_validate(base)
+
+    return build
+
+
+@pytest.fixture
+async def sdk(emulator: Any) -> AsyncIterator[Any]:
+    """Raw SDK clients for arranging scenes the driver would never create (foreign or stray resources)."""
+    from activities.clients import build_clients
+
+    clients = build_clients(AzureConfig(subscription_id=emulator.subscription_id, endpoint=emulator.url,
+                                        emulator_token=TOKEN))
+    try:
+        yield clients
+    finally:
+        await clients.close()
+
+
+@pytest.fixture
+def create_machine(driver: AzureDriver, env: ActivityEnvironment) -> Callable[..., Any]:
+    """The workflow's creation steps: ensure_nic then ensure_vm."""
+    from models.activity_io import EnsureVmInput
+
+    async def create(spec: MachineSpec) -> Any:
+        nic_id = await env.run(driver.ensure_nic, spec)
+        return await env.run(driver.ensure_vm, EnsureVmInput(spec=spec, nic_id=nic_id))
+
+    return create
+
+
+async def put_disk(sdk: Any, name: str, tags: dict[str, str], rg: str = "azmc-demo") -> None:
+    from azure.mgmt.compute import models as cm
+
+    disk = cm.Disk(location="westeurope", tags=tags, sku=cm.DiskSku(name="StandardSSD_LRS"),
+                   creation_data=cm.CreationData(create_option="Empty"), disk_size_gb=8)
+    poller = await sdk.compute.disks.begin_create_or_update(rg, name, disk)
+    await poller.result()
+
+
+@pytest.fixture
+def make_disk(sdk: Any) -> Callable[..., Any]:
+    async def make(name: str, tags: dict[str, str]) -> None:
+        await put_disk(sdk, name, tags)
+
+    return make

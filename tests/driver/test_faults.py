@@ -1,0 +1,132 @@
+"""Each emulator fault reaches the workflow as the right ApplicationError (type, retryability, delay)."""
+
+import asyncio
+import socket
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from temporalio.exceptions import ApplicationError
+
+from activities.config import AzureConfig
+from activities.driver import AzureDriver
+from models.activity_io import DeleteResourceInput, DeleteVmInput, EnsureVmInput, MachineRef
+from models.errors import ErrorType
+
+RG = "azmc-demo"
+VM1 = MachineRef(resource_group=RG, name="vm1")
+RESERVED = ("Nic(s) in request is reserved for another Virtual Machine for 180 seconds. Please provide "
+            "another nic(s) or retry after 180 seconds. Reserved VM: /subscriptions/x/virtualMachines/vm1")
+
+
+async def raised(coro: Any) -> ApplicationError:
+    with pytest.raises(ApplicationError) as info:
+        await coro
+    return info.value
+
+
+@pytest.mark.parametrize(
+    ("fault", "kind", "non_retryable", "delay"),
+    [
+        ({"status": 500, "code": "InternalServerError"}, ErrorType.TRANSIENT, False, None),
+        ({"status": 409, "code": "AnotherOperationInProgress"}, ErrorType.CONFLICT, False, None),
+        ({"status": 400, "code": "InvalidParameter", "message": "vmSize is bad"}, ErrorType.INVALID_SPEC, True,
+         None),
+        ({"status": 403, "code": "AuthorizationFailed"}, ErrorType.AUTH_FAILED, True, None),
+        ({"status": 409, "code": "SkuNotAvailable"}, ErrorType.CAPACITY_EXHAUSTED, False, timedelta(minutes=10)),
+        ({"status": 409, "code": "AllocationFailed", "stage": "operation"}, ErrorType.CAPACITY_EXHAUSTED, False,
+         timedelta(minutes=10)),
+        ({"status": 409, "code": "ZonalAllocationFailed", "stage": "operation"}, ErrorType.CAPACITY_EXHAUSTED,
+         False, timedelta(minutes=10)),
+        ({"status": 400, "code": "NicReservedForAnotherVm", "message": RESERVED}, ErrorType.NIC_RESERVED, False,
+         timedelta(seconds=180)),
+    ],
+)
+async def test_vm_put_faults(driver, env, make_spec, emulator, fault, kind, non_retryable, delay) -> None:
+    spec = make_spec()
+    nic_id = await env.run(driver.ensure_nic, spec)
+    emulator.add_fault(operation="virtualMachines.put", name="vm1", **fault)
+    error = await raised(env.run(driver.ensure_vm, EnsureVmInput(spec=spec, nic_id=nic_id)))
+    assert (error.type, error.non_retryable, error.next_retry_delay) == (kind.value, non_retryable, delay)
+    assert fault["code"] in error.message
+
+
+async def test_throttling_carries_retry_after(driver, env, make_spec, emulator) -> None:
+    emulator.add_fault(operation="virtualMachines.get", status=429, code="SubscriptionRequestsThrottled")
+    error = await raised(env.run(driver.get_machine_status, make_spec()))
+    assert error.type == ErrorType.THROTTLED and not error.non_retryable
+    assert error.next_retry_delay == timedelta(seconds=30)  # no Retry-After on this 429: our default
+
+
+async def test_nic_in_use_is_a_retryable_conflict(driver, env, make_spec, create_machine) -> None:
+    spec = make_spec()
+    await create_machine(spec)
+    error = await raised(env.run(driver.delete_nic, DeleteResourceInput(machine=VM1, name="vm1-nic")))
+    assert error.type == ErrorType.CONFLICT and "NicInUse" in error.message and not error.non_retryable
+
+
+async def test_nic_reserved_after_a_failed_create(driver, env, make_spec, emulator) -> None:
+    emulator.settings(time_scale=1)  # keep the 180 s reservation alive while we look at it
+    spec = make_spec()
+    nic_id = await env.run(driver.ensure_nic, spec)
+    emulator.add_fault(operation="virtualMachines.put", name="vm1", status=409, code="AllocationFailed",
+                       stage="operation")
+    await raised(env.run(driver.ensure_vm, EnsureVmInput(spec=spec, nic_id=nic_id)))
+    await env.run(driver.delete_vm, DeleteVmInput(machine=VM1, force=True))
+    error = await raised(env.run(driver.delete_nic, DeleteResourceInput(machine=VM1, name="vm1-nic")))
+    assert error.type == ErrorType.NIC_RESERVED and not error.non_retryable
+    assert error.next_retry_delay is not None
+    assert timedelta(seconds=100) < error.next_retry_delay <= timedelta(seconds=180)
+
+
+async def test_nic_operation_failure_is_classified(driver, env, make_spec, emulator) -> None:
+    emulator.add_fault(operation="networkInterfaces.put", status=500, code="InternalServerError",
+                       stage="operation")
+    error = await raised(env.run(driver.ensure_nic, make_spec()))
+    assert error.type == ErrorType.TRANSIENT and not error.non_retryable
+
+
+async def test_graph_failure_is_classified(driver, env, make_spec, emulator) -> None:
+    emulator.add_fault(operation="resourceGraph.query", status=503, code="ServiceUnavailable")
+    error = await raised(env.run(driver.get_machine_status, make_spec()))
+    assert error.type == ErrorType.TRANSIENT
+
+
+async def test_connection_refused_is_transient(env, make_spec) -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]  # nothing listens here once the socket closes
+    closed = await AzureDriver.open(AzureConfig(subscription_id="s", endpoint=f"http://127.0.0.1:{port}",
+                                                emulator_token="t", request_timeout_s=5))
+    try:
+        error = await raised(env.run(closed.get_machine_status, make_spec()))
+    finally:
+        await closed.close()
+    assert error.type == ErrorType.TRANSIENT and not error.non_retryable
+
+
+async def test_missing_token_is_auth_failed(emulator, env, make_spec) -> None:
+    anonymous = await AzureDriver.open(AzureConfig(subscription_id=emulator.subscription_id,
+                                                   endpoint=emulator.url, emulator_token=" "))
+    try:
+        error = await raised(env.run(anonymous.get_machine_status, make_spec()))
+    finally:
+        await anonymous.close()
+    assert error.type == ErrorType.AUTH_FAILED and error.non_retryable
+
+
+async def test_real_arm_throttling_becomes_throttled_with_retry_after(driver, env, make_spec, create_machine,
+                                                                      emulator) -> None:
+    """The emulator's ARM token buckets (250 reads, 25/s): burst past them and read ARM's own Retry-After."""
+    spec = make_spec()
+    await create_machine(spec)
+    emulator.settings(throttling=True)
+    results = await asyncio.gather(*(env.run(driver.get_machine_status, spec) for _ in range(330)),
+                                   return_exceptions=True)
+    throttled = [r for r in results if isinstance(r, ApplicationError)]
+    assert throttled, "330 reads in a burst must exceed ARM's 250-read bucket"
+    assert all(e.type == ErrorType.THROTTLED and not e.non_retryable for e in throttled)
+    # Retry-After came from the 429 itself (whole seconds >= 1), not our 30 s default; no SDK-side retry slept.
+    assert all(e.next_retry_delay is not None and timedelta(seconds=1) <= e.next_retry_delay
+               < timedelta(seconds=30) for e in throttled)
+    assert all(not isinstance(r, BaseException) or isinstance(r, ApplicationError) for r in results)

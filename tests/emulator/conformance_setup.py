@@ -1,0 +1,120 @@
+"""Preparing the emulator so a Microsoft REST example request meets the state the example assumes."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+from urllib.parse import quote
+
+from tests.support.arm_http import ArmAnswer, arm
+from tests.support.emulator import EmulatorHandle
+
+_SUBSCRIPTION = re.compile(r"/subscriptions/[^/\"]+", re.IGNORECASE)
+_SUBNET = re.compile(r"^(/subscriptions/[^/]+/resourceGroups/([^/]+)/providers/Microsoft\.Network/virtualNetworks/"
+                     r"[^/]+)/subnets/[^/]+$", re.IGNORECASE)
+_NIC = re.compile(r"^/subscriptions/[^/]+/resourceGroups/([^/]+)/providers/Microsoft\.Network/networkInterfaces/"
+                  r"[^/]+$", re.IGNORECASE)
+LOCATION = "westus"
+
+
+def localize(handle: EmulatorHandle, value: Any) -> Any:
+    """Point every subscription in the example at the emulator's subscription."""
+    text = _SUBSCRIPTION.sub(f"/subscriptions/{handle.subscription_id}", json.dumps(value))
+    return json.loads(text)
+
+
+def call(handle: EmulatorHandle, method: str, path: str, body: Any = None, query: str = "") -> ArmAnswer:
+    answer = arm(handle, method, quote(path) + (f"?{query}" if query else ""), body)
+    assert answer.status < 400, f"{method} {path}: {answer.status} {answer.body}"
+    wait_idle(handle)
+    return answer
+
+
+def wait_idle(handle: EmulatorHandle) -> None:
+    """At time scale 0 operations finish at once; give the event loop a beat to release them."""
+    for _ in range(200):
+        if not any("runningOperation" in r for r in handle.resources()):
+            return
+    raise AssertionError("operations still running")
+
+
+def group(handle: EmulatorHandle, name: str) -> None:
+    call(handle, "PUT", f"/subscriptions/{handle.subscription_id}/resourceGroups/{name}", {"location": LOCATION})
+
+
+def subnet(handle: EmulatorHandle, subnet_id: str) -> None:
+    found = _SUBNET.match(subnet_id)
+    assert found, subnet_id
+    group(handle, found.group(2))
+    if arm(handle, "GET", quote(found.group(1))).status == 404:
+        call(handle, "PUT", found.group(1), {"location": LOCATION,
+                                              "properties": {"addressSpace": {"addressPrefixes": ["10.0.0.0/8"]}}})
+    if arm(handle, "GET", quote(subnet_id)).status == 404:
+        call(handle, "PUT", subnet_id, {"properties": {"addressPrefix": "10.0.0.0/16"}})
+
+
+def nic(handle: EmulatorHandle, nic_id: str) -> None:
+    found = _NIC.match(nic_id)
+    assert found, nic_id
+    group(handle, found.group(1))
+    if arm(handle, "GET", quote(nic_id)).status == 404:
+        call(handle, "PUT", nic_id, {"location": LOCATION, "properties": {"ipConfigurations": [
+            {"name": "ipconfig1", "properties": {"subnet": {"id": handle.subnet_id}}}]}})
+
+
+def disk(handle: EmulatorHandle, disk_id: str, size_gb: int = 10) -> None:
+    if arm(handle, "GET", quote(disk_id)).status == 404:
+        call(handle, "PUT", disk_id, {"location": LOCATION, "properties": {
+            "creationData": {"createOption": "Empty"}, "diskSizeGB": size_gb}})
+
+
+def references(handle: EmulatorHandle, body: Any) -> None:
+    """Create the subnets, NICs and attach-disks an example body refers to."""
+    props = body.get("properties", {}) if isinstance(body, dict) else {}
+    for ipc in props.get("ipConfigurations", []):
+        ref = (ipc.get("properties") or {}).get("subnet", {}).get("id")
+        if ref:
+            subnet(handle, ref)
+    for ref in (props.get("networkProfile") or {}).get("networkInterfaces", []):
+        nic(handle, ref["id"])
+    for entry in (props.get("storageProfile") or {}).get("dataDisks", []):
+        if entry.get("createOption", "").lower() == "attach":
+            disk(handle, entry["managedDisk"]["id"], entry.get("diskSizeGB", 10))
+
+
+def minimal_vm(handle: EmulatorHandle, vm_id: str, extra_data_disk: str | None = None) -> None:
+    """A VM with its own NIC (and optionally an attached existing disk)."""
+    group(handle, vm_id.split("/")[4])
+    nic_id = vm_id.replace("Microsoft.Compute/virtualMachines", "Microsoft.Network/networkInterfaces") + "-nic"
+    nic(handle, nic_id)
+    data_disks = []
+    if extra_data_disk:
+        data_disks.append({"lun": 0, "createOption": "Attach", "managedDisk": {"id": extra_data_disk}})
+    call(handle, "PUT", vm_id, {"location": LOCATION, "properties": {
+        "hardwareProfile": {"vmSize": "Standard_D2s_v5"},
+        "storageProfile": {"imageReference": {"publisher": "Canonical", "offer": "ubuntu", "sku": "server",
+                                              "version": "latest"},
+                           "osDisk": {"createOption": "FromImage"}, "dataDisks": data_disks},
+        "osProfile": {"computerName": "vm", "adminUsername": "azmc"},
+        "networkProfile": {"networkInterfaces": [{"id": nic_id, "properties": {"deleteOption": "Delete"}}]},
+    }})
+
+
+def like_example(handle: EmulatorHandle, path: str, body: dict[str, Any]) -> None:
+    """PUT the example's own response body, then recreate the attachments it shows."""
+    references(handle, body)
+    call(handle, "PUT", path, body)
+    attached_vm = (body.get("properties") or {}).get("virtualMachine", {}).get("id")
+    if attached_vm:  # a NIC shown attached to a VM
+        minimal_vm_with_nic(handle, attached_vm, path)
+    if body.get("managedBy") and "/disks/" in path:  # a disk shown attached to a VM
+        minimal_vm(handle, body["managedBy"], extra_data_disk=path)
+
+
+def minimal_vm_with_nic(handle: EmulatorHandle, vm_id: str, nic_id: str) -> None:
+    group(handle, vm_id.split("/")[4])
+    call(handle, "PUT", vm_id, {"location": LOCATION, "properties": {
+        "storageProfile": {"osDisk": {"createOption": "FromImage"}},
+        "networkProfile": {"networkInterfaces": [{"id": nic_id}]},
+    }})

@@ -1,0 +1,55 @@
+"""The `/_emulator` control API: resources, request counts, settings, reset, health, seed."""
+
+from __future__ import annotations
+
+import urllib.error
+
+import pytest
+
+from tests.emulator.builders import RG, nic_body, vm_body
+from tests.support.emulator import EmulatorHandle
+from tests.support.sdk import sdk_clients
+
+
+def test_seed_exists(emulator: EmulatorHandle) -> None:
+    seeded = {(r["type"], r["name"]) for r in emulator.resources()}
+    assert seeded == {
+        ("Microsoft.Resources/resourceGroups", "azmc-demo"),
+        ("Microsoft.Network/virtualNetworks", "azmc-vnet"),
+        ("Microsoft.Network/virtualNetworks/subnets", "default"),
+    }
+    assert emulator.subnet_id.endswith("/virtualNetworks/azmc-vnet/subnets/default")
+
+
+def test_resources_show_attachments_and_requests_are_counted(emulator: EmulatorHandle) -> None:
+    clients = sdk_clients(emulator)
+    nic = clients.network.network_interfaces.begin_create_or_update(RG, "c-nic", nic_body(emulator.subnet_id)).result()
+    vm = clients.compute.virtual_machines.begin_create_or_update(RG, "c", vm_body("c", nic.id)).result()
+    clients.close()
+    nic_view = emulator.resources("networkinterfaces")[0]
+    assert nic_view["attachments"] == {"virtualMachine": vm.id}
+    assert nic_view["provisioningState"] == "Succeeded" and nic_view["tags"] == {"azmc-machine": "test"}
+    vm_view = emulator.resources("virtualMachines")[0]
+    assert vm_view["attachments"]["networkInterfaces"] == [nic.id]
+    assert len(vm_view["attachments"]["disks"]) == 2
+    counts = emulator.requests()
+    assert counts["by_operation"]["networkInterfaces.put"] == 1
+    assert counts["by_operation"]["virtualMachines.put"] == 1
+    assert counts["total"] == sum(counts["by_operation"].values())
+
+
+def test_settings_change_live_and_reset_restores_everything(emulator: EmulatorHandle) -> None:
+    changed = emulator.settings(time_scale=0.5, throttling=True, index_lag_s=3, latency_profile="realistic")
+    assert changed["time_scale"] == 0.5 and changed["latency_profile"] == "realistic"
+    with pytest.raises(urllib.error.HTTPError):
+        emulator.settings(latency_profile="glacial")
+    emulator.add_fault("virtualMachines.put")
+    clients = sdk_clients(emulator)
+    clients.network.virtual_networks.get(RG, "azmc-vnet")
+    clients.close()
+    emulator.reset()
+    assert emulator.settings() == {"time_scale": 0.0, "throttling": False, "index_lag_s": 0.0,
+                                   "latency_profile": "instant", "page_size": 1000}
+    assert emulator.faults() == [] and emulator.requests() == {"total": 0, "by_operation": {}}
+    assert len(emulator.resources()) == 3
+    assert emulator.healthy()

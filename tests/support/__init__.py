@@ -1,0 +1,1 @@
+"""Helpers shared by tests: the emulator handle and real SDK clients pointed at it."""

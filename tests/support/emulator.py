@@ -1,0 +1,119 @@
+"""EmulatorHandle: drive a running emulator's control API (synchronous urllib; fine from async tests)."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from emulator.seed import SEED_SUBSCRIPTION, seed_subnet_id
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+@dataclass
+class EmulatorHandle:
+    url: str
+    subscription_id: str = SEED_SUBSCRIPTION
+
+    @property
+    def subnet_id(self) -> str:
+        return seed_subnet_id(self.subscription_id)
+
+    def _call(self, method: str, path: str, body: Any = None) -> Any:
+        data = json.dumps(body).encode() if body is not None else None
+        request = urllib.request.Request(f"{self.url}{path}", data=data, method=method,
+                                         headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=30) as response:
+            raw = response.read()
+        return json.loads(raw) if raw else None
+
+    def add_fault(self, operation: str, name: str = "*", status: int = 500, code: str = "", message: str = "",
+                  times: int = 1, probability: float = 1.0, stage: str = "request", delay_s: float = 0.0) -> str:
+        rule = {"operation": operation, "name": name, "status": status, "code": code, "message": message,
+                "times": times, "probability": probability, "stage": stage, "delay_s": delay_s}
+        return self._call("POST", "/_emulator/faults", rule)["id"]
+
+    def faults(self) -> list[dict[str, Any]]:
+        return self._call("GET", "/_emulator/faults")
+
+    def remove_fault(self, fault_id: str) -> None:
+        self._call("DELETE", f"/_emulator/faults/{fault_id}")
+
+    def clear_faults(self) -> None:
+        self._call("DELETE", "/_emulator/faults")
+
+    def resources(self, type_contains: str = "") -> list[dict[str, Any]]:
+        """Every resource whose type contains `type_contains` (case-insensitive)."""
+        query = f"?type={urllib.request.quote(type_contains)}" if type_contains else ""
+        return self._call("GET", f"/_emulator/resources{query}")
+
+    def requests(self) -> dict[str, Any]:
+        """`{"total": int, "by_operation": {"virtualMachines.put": int, ...}}`."""
+        return self._call("GET", "/_emulator/requests")
+
+    def settings(self, **changes: Any) -> dict[str, Any]:
+        """Current settings after applying `changes` (time_scale, throttling, index_lag_s, ...)."""
+        if changes:
+            return self._call("POST", "/_emulator/settings", changes)
+        return self._call("GET", "/_emulator/settings")
+
+    def reset(self) -> None:
+        self._call("POST", "/_emulator/reset")
+
+    def healthy(self) -> bool:
+        try:
+            return self._call("GET", "/_emulator/health")["status"] == "ok"
+        except (urllib.error.URLError, OSError):
+            return False
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class EmulatorProcess:
+    """`python -m emulator` as a subprocess on a free loopback port."""
+
+    def __init__(self, *extra_args: str) -> None:
+        self.port = free_port()
+        self.args = [sys.executable, "-m", "emulator", "--host", "127.0.0.1", "--port", str(self.port),
+                     *extra_args]
+        self.process: subprocess.Popen[bytes] | None = None
+        self.handle = EmulatorHandle(f"http://127.0.0.1:{self.port}")
+
+    def start(self, timeout_s: float = 20.0) -> EmulatorHandle:
+        env = {**os.environ, "PYTHONPATH": str(REPO_ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+        self.process = subprocess.Popen(self.args, cwd=REPO_ROOT, env=env, stdout=subprocess.DEVNULL,
+                                        stderr=subprocess.PIPE)
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                stderr = self.process.stderr.read().decode() if self.process.stderr else ""
+                raise RuntimeError(f"emulator exited early: {stderr}")
+            if self.handle.healthy():
+                return self.handle
+            time.sleep(0.05)
+        self.stop()
+        raise RuntimeError("emulator did not become healthy in time")
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        if self.process is not None and self.process.stderr:
+            self.process.stderr.close()
