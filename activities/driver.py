@@ -42,6 +42,7 @@ class AzureDriver:
     def activities(self) -> list[Callable[..., Any]]:
         return [
             self.get_machine_status,
+            self.find_vm,
             self.ensure_nic,
             self.ensure_vm,
             self.delete_vm,
@@ -55,6 +56,11 @@ class AzureDriver:
     async def get_machine_status(self, spec: MachineSpec) -> Inventory:
         """Every resource of the machine; ApplicationError NotFound only when nothing exists."""
         return await status.machine_status(self._clients, spec)
+
+    @activity.defn(name=ActivityName.FIND_VM.value)
+    async def find_vm(self, spec: MachineSpec) -> Inventory:
+        """The VM and the NICs/disks it names (one GET); an empty Inventory when there is no VM."""
+        return await status.find_vm(self._clients, spec)
 
     @activity.defn(name=ActivityName.ENSURE_NIC.value)
     async def ensure_nic(self, spec: MachineSpec) -> str:

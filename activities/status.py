@@ -60,12 +60,20 @@ async def get_vm(clients: AzureClients, resource_group: str, name: str) -> cm.Vi
             resource_group, name, expand=InstanceViewTypes.INSTANCE_VIEW))
 
 
-async def machine_status(clients: AzureClients, spec: MachineSpec) -> Inventory:
+async def find_vm(clients: AzureClients, spec: MachineSpec) -> Inventory:
+    """The VM and what it names, or an empty Inventory: one GET. Enough for creation, which never
+    skips work because a NIC or disk is absent (ensure_nic/ensure_vm check those themselves)."""
     vm = await get_vm(clients, spec.resource_group, spec.name)
-    if vm is not None:
-        if not is_owned(vm.tags, spec.name):
-            raise not_owned("VM", spec.name, spec.name)
-        inventory = vm_inventory(vm)
+    if vm is None:
+        return Inventory()
+    if not is_owned(vm.tags, spec.name):
+        raise not_owned("VM", spec.name, spec.name)
+    return vm_inventory(vm)
+
+
+async def machine_status(clients: AzureClients, spec: MachineSpec) -> Inventory:
+    inventory = await find_vm(clients, spec)
+    if inventory.has_vm:
         log(spec.name, "status: %s", inventory.summary())
         return inventory
     inventory = await _leftovers(clients, spec)

@@ -94,7 +94,7 @@ async def lifecycle(url: str) -> list[tuple[str, Counter[str]]]:
                                                 emulator_token="bench-token"))
     env = ActivityEnvironment()
     steps: list[tuple[str, Any]] = [
-        ("create: get_machine_status (NotFound)", lambda: expect_not_found(env, driver, spec)),
+        ("create: find_vm (no VM)", lambda: env.run(driver.find_vm, spec)),
         ("create: ensure_nic", lambda: env.run(driver.ensure_nic, spec)),
         ("create: ensure_vm", lambda: env.run(driver.ensure_vm, EnsureVmInput(spec=spec, nic_id=nic_id[0]))),
         ("health: get_machine_status", lambda: env.run(driver.get_machine_status, spec)),

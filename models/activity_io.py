@@ -13,6 +13,7 @@ from models.spec import MachineSpec
 
 class ActivityName(StrEnum):
     GET_MACHINE_STATUS = "get_machine_status"  # MachineSpec -> Inventory; NotFound when nothing exists
+    FIND_VM = "find_vm"  # MachineSpec -> Inventory of the VM alone (empty when no VM); one GET, for creation
     ENSURE_NIC = "ensure_nic"  # MachineSpec -> str (the NIC's ARM id)
     ENSURE_VM = "ensure_vm"  # EnsureVmInput -> Inventory
     DELETE_VM = "delete_vm"  # DeleteVmInput -> None

@@ -150,3 +150,20 @@ async def test_leftover_nic_never_passes_for_a_machine_and_is_reused(driver, env
     assert inventory.vm_healthy and inventory.nic_names == ["vm1-nic"]
     assert emulator.requests()["by_operation"]["networkInterfaces.put"] == 1
     assert [r["name"] for r in emulator.resources("networkInterfaces")] == ["vm1-nic"]
+
+
+async def test_find_vm_sees_only_a_vm_and_costs_one_request(
+    driver, env, make_spec, create_machine, emulator
+) -> None:
+    """Creation's cheap check: a leftover NIC is not a VM, and the answer is one GET."""
+    spec = make_spec()
+    await env.run(driver.ensure_nic, spec)
+    before = emulator.requests()["total"]
+    found = await env.run(driver.find_vm, spec)
+    assert found.is_empty and not found.has_vm
+    assert emulator.requests()["total"] - before == 1
+
+    await create_machine(spec)
+    found = await env.run(driver.find_vm, spec)
+    assert found.has_vm and found.node_name == "vm1"
+    assert found.nic_names == ["vm1-nic"] and found.disk_names == ["vm1-os-disk", "vm1-0-data-disk"]

@@ -1,0 +1,72 @@
+"""`azmc apply` validates the spec locally: one line naming the file and the field, exit 1, no Temporal call."""
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from workers.cli import app
+
+EXAMPLE = json.loads((Path(__file__).parents[2] / "examples" / "machine.json").read_text())
+# Nothing listens here: if apply got past validation it would fail with "cannot reach Temporal" instead.
+NO_TEMPORAL = ["--temporal-address", "127.0.0.1:9"]
+
+
+def _apply(tmp_path: Path, content: str, suffix: str = ".json") -> tuple[int, str]:
+    spec = tmp_path / f"spec{suffix}"
+    spec.write_text(content)
+    result = CliRunner().invoke(app, ["apply", "-f", str(spec), *NO_TEMPORAL])
+    return result.exit_code, result.stderr
+
+
+def _with(**changes: object) -> str:
+    return json.dumps({**EXAMPLE, **changes})
+
+
+@pytest.mark.parametrize(
+    ("content", "field", "hint"),
+    [
+        (_with(name="VM_1"), "name:", "lower-case letters"),
+        (_with(data_disks=[{"lun": 1, "size_gb": 8}, {"lun": 1, "size_gb": 8}]), "data_disks:", "duplicate lun 1"),
+        (_with(colour="blue"), "colour:", "unknown field"),
+        (_with(os_disk={"size_gb": "big"}), "os_disk.size_gb:", "integer"),
+        (json.dumps({k: v for k, v in EXAMPLE.items() if k != "subnet_id"}), "subnet_id:", "required field is missing"),
+        (_with(timeouts={"creation": "0s"}), "timeouts:", "creation must be positive"),
+    ],
+)
+def test_invalid_spec_is_one_line_naming_the_field(tmp_path: Path, content: str, field: str, hint: str) -> None:
+    code, stderr = _apply(tmp_path, content)
+    assert code == 1
+    lines = stderr.strip().splitlines()
+    assert len(lines) == 1, stderr
+    assert field in lines[0] and hint in lines[0]
+    assert "spec.json" in lines[0]
+    assert "Traceback" not in stderr and "Temporal" not in stderr
+
+
+def test_yaml_syntax_error_names_the_line(tmp_path: Path) -> None:
+    code, stderr = _apply(tmp_path, "name: vm1\n  bad: [indent\n", suffix=".yaml")
+    assert code == 1
+    assert "not valid YAML (line" in stderr and len(stderr.strip().splitlines()) == 1
+
+
+def test_json_syntax_error_names_the_position(tmp_path: Path) -> None:
+    code, stderr = _apply(tmp_path, '{"name": "vm1",,}')
+    assert code == 1
+    assert "not valid JSON (line 1, column" in stderr
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, ["apply", "-f", str(tmp_path / "nope.json"), *NO_TEMPORAL])
+    assert result.exit_code == 1
+    assert "cannot read" in result.stderr
+
+
+@pytest.mark.parametrize("example", ["machine.json", "machine.yaml"])
+def test_valid_examples_pass_validation_and_then_need_temporal(example: str) -> None:
+    path = Path(__file__).parents[2] / "examples" / example
+    result = CliRunner().invoke(app, ["apply", "-f", str(path), *NO_TEMPORAL])
+    assert result.exit_code == 1
+    assert "cannot reach Temporal at 127.0.0.1:9" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1

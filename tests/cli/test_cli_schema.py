@@ -1,0 +1,31 @@
+"""`azmc schema` prints MachineSpec's JSON Schema, usable to validate specs outside azmc."""
+
+import json
+from pathlib import Path
+
+import yaml
+from typer.testing import CliRunner
+
+from workers.cli import app
+
+EXAMPLES = Path(__file__).parents[2] / "examples"
+
+
+def test_schema_is_json_schema_of_machine_spec() -> None:
+    result = CliRunner().invoke(app, ["schema"])
+    assert result.exit_code == 0
+    schema = json.loads(result.stdout)
+    assert schema["title"] == "MachineSpec"
+    assert {"name", "resource_group", "location", "vm_size", "image", "subnet_id", "ssh_public_key"} <= set(
+        schema["required"]
+    )
+    assert schema["additionalProperties"] is False
+    assert "DataDisk" in schema["$defs"]
+
+
+def test_every_example_uses_only_schema_fields() -> None:
+    schema = json.loads(CliRunner().invoke(app, ["schema"]).stdout)
+    for path in [*EXAMPLES.glob("*.json"), *EXAMPLES.glob("*.yaml")]:
+        spec = yaml.safe_load(path.read_text())
+        assert set(spec) <= set(schema["properties"]), path
+        assert set(schema["required"]) <= set(spec), path

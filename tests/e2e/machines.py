@@ -1,0 +1,69 @@
+"""Helpers for end-to-end tests that drive many machines through the public Temporal surface."""
+
+import asyncio
+import time
+from collections.abc import Iterable
+from typing import Any
+
+from temporalio.client import Client, WorkflowExecutionStatus
+
+from emulator.seed import SEED_LOCATION, SEED_RESOURCE_GROUP, seed_subnet_id
+from models.naming import MACHINE_TAG, workflow_id
+from models.spec import MachineSpec
+from models.status import MachineStatus
+from workers.emulator_client import EmulatorControl
+
+
+def spec(name: str, data_disks: int = 0) -> MachineSpec:
+    return MachineSpec.model_validate({
+        "name": name, "resource_group": SEED_RESOURCE_GROUP, "location": SEED_LOCATION,
+        "vm_size": "Standard_D2s_v5", "subnet_id": seed_subnet_id(),
+        "image": {"publisher": "Canonical", "offer": "ubuntu-24_04-lts", "sku": "server"},
+        "ssh_public_key": "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIE2eTest e2e",
+        "data_disks": [{"lun": lun, "size_gb": 8} for lun in range(data_disks)],
+    })  # fmt: skip
+
+
+async def phases(client: Client, specs: Iterable[MachineSpec]) -> dict[str, str]:
+    async def one(item: MachineSpec) -> tuple[str, str]:
+        handle = client.get_workflow_handle(workflow_id(item.resource_group, item.name))
+        if (await handle.describe()).status == WorkflowExecutionStatus.COMPLETED:
+            return item.name, "Deleted"
+        return item.name, str((await handle.query("status", result_type=MachineStatus)).phase)
+
+    return dict(await asyncio.gather(*(one(item) for item in specs)))
+
+
+async def wait_phase(client: Client, specs: list[MachineSpec], phase: str, timeout_s: float) -> None:
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            current = await phases(client, specs)
+        except Exception:  # a query while the worker or server is down: try again
+            current = {}
+        if current and all(value == phase for value in current.values()):
+            return
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not all {phase} after {timeout_s:.0f}s: {current}")
+        await asyncio.sleep(0.5)
+
+
+def owned(emulator: EmulatorControl, name: str) -> list[dict[str, Any]]:
+    """Resources tagged as the machine's, or named like it (disks created with a VM carry no tags)."""
+    return [
+        r for r in emulator.resources()
+        if r.get("tags", {}).get(MACHINE_TAG) == name or r["name"] == name or r["name"].startswith(f"{name}-")
+    ]
+
+
+def assert_exactly_its_own(emulator: EmulatorControl, item: MachineSpec) -> None:
+    """The VM, its NIC and disks, nothing more (no duplicate VM or NIC), and wired to each other."""
+    mine = owned(emulator, item.name)
+    kinds = sorted((r["type"].lower().rsplit("/", 1)[1], r["name"]) for r in mine)
+    expected = sorted([("virtualmachines", item.name), ("networkinterfaces", f"{item.name}-nic")]
+                      + [("disks", disk) for disk in item.all_disk_names()])  # fmt: skip
+    assert kinds == expected, (item.name, kinds)
+    vm = next(r for r in mine if r["type"].lower().endswith("virtualmachines"))
+    nic = next(r for r in mine if r["type"].lower().endswith("networkinterfaces"))
+    assert vm["provisioningState"] == "Succeeded"
+    assert vm["attachments"]["networkInterfaces"] == [nic["id"]]

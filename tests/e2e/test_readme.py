@@ -1,0 +1,80 @@
+"""The README's commands, run as written against a real dev server, emulator and `azmc worker` process."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.e2e.conftest import Stack
+from tests.e2e.readme import commands, sh_blocks
+from tests.e2e.stack import ROOT, cli_env, wait_until
+from workers.processes import temporal_binary
+
+# Blocks and where they are exercised; a new README block without a test fails here.
+EXERCISED = {
+    "make": "make demo: tests/e2e/test_demo.py runs `azmc demo` (the Makefile's demo recipe); make test: .ci/run",
+    "temporal-cli": "test_temporal_cli_lifecycle_as_in_the_readme",
+    "azmc-cli": "test_azmc_cli_as_in_the_readme",
+    "compose": "tests/test_compose.py::test_readme_compose_commands_name_real_services",
+}
+
+
+def _run(argv: list[str], stack: Stack, check: bool = True) -> str:
+    program = {"temporal": [temporal_binary()], "azmc": [sys.executable, "-m", "workers"]}[argv[0]]
+    done = subprocess.run([*program, *argv[1:]], cwd=ROOT, env=cli_env(stack.address),
+                          capture_output=True, text=True, timeout=60)  # fmt: skip
+    if check:
+        assert done.returncode == 0, f"{' '.join(argv)[:120]}\n{done.stdout}\n{done.stderr}"
+    return done.stdout
+
+
+def _leftovers(stack: Stack, machine: str) -> list[str]:
+    return [r["name"] for r in stack.emulator.control.resources() if r["name"].startswith(f"{machine}-") or
+            r["name"] == machine]  # fmt: skip
+
+
+def test_every_readme_block_is_exercised() -> None:
+    assert sorted(marker for marker, _ in sh_blocks()) == sorted(EXERCISED)
+    makefile = (ROOT / "Makefile").read_text()
+    assert "$(BIN)/azmc demo" in makefile and "$(BIN)/pytest" in makefile
+
+
+def test_temporal_cli_lifecycle_as_in_the_readme(stack: Stack) -> None:
+    start, query, listing, signal, result = commands("temporal-cli")
+    spec = json.loads(start[start.index("--input") + 1])
+    wf_id = start[start.index("--workflow-id") + 1]
+    assert wf_id == f"machine/{spec['resource_group']}/{spec['name']}"
+
+    assert wf_id in _run(start, stack)
+    wait_until(lambda: '"phase":"Running"' in _run(query, stack), 60, "the machine to be Running")
+    status = json.loads(_run(query, stack).split("QueryResult", 1)[1])
+    assert status["inventory"]["provider_id"].endswith(f"/virtualMachines/{spec['name']}")
+    assert status["inventory"]["nic_names"] == [f"{spec['name']}-nic"]
+    assert sorted(_leftovers(stack, spec["name"])) == sorted([spec["name"], f"{spec['name']}-nic",
+                                                              f"{spec['name']}-os-disk"])  # fmt: skip
+    wait_until(lambda: wf_id in _run(listing, stack), 30, "visibility to list the Running machine")
+
+    assert "succeeded" in _run(signal, stack).lower()
+    final = _run(result, stack)  # blocks until the workflow completes
+    assert "COMPLETED" in final and '"phase":"Deleted"' in final
+    assert '"phase":"Deleted"' in _run(query, stack)
+    assert _leftovers(stack, spec["name"]) == []
+    assert wf_id not in _run(listing, stack)
+
+
+def test_azmc_cli_as_in_the_readme(stack: Stack) -> None:
+    apply, get, describe, delete, get_all, schema = commands("azmc-cli")
+    spec_file = Path(ROOT / apply[apply.index("-f") + 1])
+    name = describe[-1]
+    assert f"name: {name}" in spec_file.read_text()
+
+    assert f"machine/azmc-demo/{name} is Running" in _run(apply, stack)
+    assert "already running" in _run(apply, stack)  # applying again reports the running workflow
+    listed = _run(get, stack)
+    assert name in listed and "Running" in listed
+    described = _run(describe, stack)
+    assert "Running" in described and f"{name}-nic" in described and f"{name}-data-0-data-disk" in described
+    assert "deleted: nothing of it is left" in _run(delete, stack)
+    assert _leftovers(stack, name) == []
+    assert "Deleted" in _run(get_all, stack)
+    assert json.loads(_run(schema, stack))["title"] == "MachineSpec"

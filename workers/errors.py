@@ -1,0 +1,37 @@
+"""Turn the errors a user can fix into one line on stderr and a non-zero exit, never a stack trace."""
+
+import asyncio
+from collections.abc import Callable, Coroutine
+from typing import Any, NoReturn, TypeVar
+
+import typer
+from rich.console import Console
+from temporalio.service import RPCError
+
+from workers.machines import MachineError
+from workers.processes import StackError
+from workers.settings import SettingsError
+from workers.spec_file import SpecError
+
+T = TypeVar("T")
+stderr = Console(stderr=True, highlight=False, soft_wrap=True)
+
+# Errors whose message already says what is wrong and how to fix it.
+USER_ERRORS: tuple[type[Exception], ...] = (SettingsError, SpecError, StackError, MachineError)
+
+
+def fail(message: str, code: int = 1) -> NoReturn:
+    stderr.print(f"[bold red]error:[/] {message}", markup=True)
+    raise typer.Exit(code)
+
+
+def run_friendly(main: Callable[[], Coroutine[Any, Any, T]]) -> T:
+    """Run an async command; known failures become one readable line."""
+    try:
+        return asyncio.run(main())
+    except USER_ERRORS as error:
+        fail(str(error))
+    except RPCError as error:
+        fail(f"Temporal refused the request: {error.message} ({error.status.name.lower()})")
+    except KeyboardInterrupt:
+        fail("interrupted", code=130)

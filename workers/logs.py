@@ -1,0 +1,65 @@
+"""Structured log lines: logfmt (`ts=... level=... msg=... key=value`) or JSON, one event per line.
+
+Fields passed through `extra={...}` become keys, so a line can be grepped and parsed by log shippers.
+"""
+
+import json
+import logging
+import sys
+from datetime import UTC, datetime
+from typing import Any
+
+import temporalio.activity
+import temporalio.workflow
+
+_STANDARD = set(vars(logging.makeLogRecord({}))) | {"message", "asctime"}
+
+
+def _fields(record: logging.LogRecord) -> dict[str, Any]:
+    fields: dict[str, Any] = {
+        "ts": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
+        "level": record.levelname.lower(),
+        "logger": record.name,
+        "msg": record.getMessage(),
+    }
+    for key, value in vars(record).items():
+        if key in _STANDARD or key.startswith("_"):
+            continue
+        if isinstance(value, dict):  # the SDK's `temporal_workflow` / `temporal_activity` context
+            prefix = key.removeprefix("temporal_")
+            fields.update({f"{prefix}.{inner}": inner_value for inner, inner_value in value.items()})
+        else:
+            fields[key] = value
+    if record.exc_info:
+        fields["error"] = logging.Formatter().formatException(record.exc_info).splitlines()[-1]
+    return fields
+
+
+def _logfmt_value(value: Any) -> str:
+    text = str(value)
+    if not text or any(ch in text for ch in ' "='):
+        return json.dumps(text)
+    return text
+
+
+class LogfmtFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        return " ".join(f"{key}={_logfmt_value(value)}" for key, value in _fields(record).items())
+
+
+class JsonFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        return json.dumps(_fields(record), default=str)
+
+
+def setup_logging(log_format: str = "text", level: int = logging.INFO) -> None:
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(JsonFormatter() if log_format == "json" else LogfmtFormatter())
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(level)
+    # The Azure SDK logs every HTTP request at INFO; keep worker logs about machines, not transport.
+    logging.getLogger("azure").setLevel(logging.WARNING)
+    # The SDK's workflow/activity context arrives as structured fields; do not repeat it inside `msg`.
+    temporalio.workflow.logger.workflow_info_on_message = False
+    temporalio.activity.logger.activity_info_on_message = False

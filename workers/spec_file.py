@@ -1,0 +1,53 @@
+"""Read a MachineSpec from a JSON or YAML file and explain the first problem in one line naming the field."""
+
+import json
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from models.spec import MachineSpec
+
+
+class SpecError(ValueError):
+    """The spec file cannot be used; the message names the file and the field."""
+
+
+def _parse(path: Path) -> Any:
+    try:
+        text = path.read_text()
+    except OSError as error:
+        raise SpecError(f"{path}: cannot read ({error.strerror})") from None
+    try:
+        if path.suffix.lower() in (".yaml", ".yml"):
+            return yaml.safe_load(text)
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise SpecError(f"{path}: not valid JSON (line {error.lineno}, column {error.colno}: {error.msg})") from None
+    except yaml.YAMLError as error:
+        where = getattr(error, "problem_mark", None)
+        line = f" (line {where.line + 1})" if where else ""
+        raise SpecError(f"{path}: not valid YAML{line}") from None
+
+
+def describe_validation_error(error: ValidationError) -> str:
+    """`field.path: message` for the first error; pydantic's `loc` is the field path."""
+    first = error.errors()[0]
+    field = ".".join(str(part) for part in first["loc"]) or "spec"
+    message = first["msg"].removeprefix("Value error, ")
+    if first["type"] == "extra_forbidden":
+        message = "unknown field (see `azmc schema` for the accepted fields)"
+    elif first["type"] == "missing":
+        message = "required field is missing"
+    return f"{field}: {message}"
+
+
+def load_spec(path: Path) -> MachineSpec:
+    data = _parse(path)
+    if not isinstance(data, dict):
+        raise SpecError(f"{path}: expected an object with the MachineSpec fields (see `azmc schema`)")
+    try:
+        return MachineSpec.model_validate(data)
+    except ValidationError as error:
+        raise SpecError(f"{path}: {describe_validation_error(error)}") from None

@@ -1,0 +1,95 @@
+"""The azmc worker process: wires settings, Temporal, the Azure driver and the workflows together.
+
+Several workers on the same task queue share the work; on SIGTERM/SIGINT a worker stops polling,
+lets in-flight activities finish (up to graceful_shutdown_s) and exits, so Temporal retries what is
+left on another worker.
+"""
+
+import asyncio
+import logging
+import signal
+from datetime import timedelta
+
+from pydantic import ValidationError
+from temporalio.runtime import PrometheusConfig, Runtime, TelemetryConfig
+from temporalio.worker import Worker
+
+from activities.config import AzureConfig
+from activities.driver import AzureDriver
+from workers.connect import connect
+from workers.settings import Settings, SettingsError
+from workflows import ALL_WORKFLOWS
+
+log = logging.getLogger("azmc.worker")
+
+
+def azure_config(settings: Settings) -> AzureConfig:
+    """The driver's configuration; raises SettingsError when the subscription or endpoint is unusable."""
+    try:
+        return AzureConfig(
+            subscription_id=settings.subscription(),
+            endpoint=settings.azure_endpoint,
+            emulator_token=settings.emulator_token(),
+        )
+    except ValidationError as error:
+        message = error.errors()[0]["msg"].removeprefix("Value error, ")
+        raise SettingsError(f"AZMC_AZURE_ENDPOINT / --azure-endpoint: {message}") from None
+
+
+def telemetry_runtime(settings: Settings) -> Runtime | None:
+    """A Runtime exporting the SDK's metrics for Prometheus; None (the default runtime) when disabled."""
+    if not settings.metrics_port:
+        return None
+    address = f"{settings.metrics_host}:{settings.metrics_port}"
+    try:
+        return Runtime(telemetry=TelemetryConfig(metrics=PrometheusConfig(bind_address=address)))
+    except Exception as error:  # the core raises a bare exception when the port is taken
+        raise SettingsError(
+            f"cannot serve metrics on {address} ({error}); choose another AZMC_METRICS_PORT / --metrics-port, "
+            "or 0 to turn metrics off"
+        ) from None
+
+
+def build_worker(settings: Settings, client: object, driver: AzureDriver) -> Worker:
+    return Worker(
+        client,  # type: ignore[arg-type]
+        task_queue=settings.task_queue,
+        workflows=ALL_WORKFLOWS,
+        activities=driver.activities(),
+        max_concurrent_activities=settings.max_concurrent_activities,
+        graceful_shutdown_timeout=timedelta(seconds=settings.graceful_shutdown_s),
+    )
+
+
+async def run_worker(settings: Settings) -> None:
+    """Run until SIGTERM/SIGINT. Raises SettingsError (one line) when a setting or Temporal is unusable."""
+    config = azure_config(settings)  # validate Azure settings before touching the network
+    client = await connect(settings, telemetry_runtime(settings))
+    driver = await AzureDriver.open(config)
+    try:
+        worker = build_worker(settings, client, driver)
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(signum, stop.set)
+        running = asyncio.create_task(worker.run())
+        stopping = asyncio.create_task(stop.wait())
+        log.info(
+            "worker started",
+            extra={
+                "temporal": settings.temporal_address,
+                "namespace": settings.temporal_namespace,
+                "task_queue": settings.task_queue,
+                "azure": settings.azure_endpoint or "public Azure",
+                "metrics_port": settings.metrics_port,
+            },
+        )
+        await asyncio.wait({running, stopping}, return_when=asyncio.FIRST_COMPLETED)
+        if stop.is_set():
+            log.info("shutting down", extra={"grace_s": settings.graceful_shutdown_s})
+            await worker.shutdown()
+        stopping.cancel()
+        await running
+        log.info("worker stopped")
+    finally:
+        await driver.close()
