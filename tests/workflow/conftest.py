@@ -1,0 +1,24 @@
+"""Workflow-test fixtures: the real driver against the emulator, under a time-skipping Temporal server."""
+
+from collections.abc import AsyncIterator
+
+import pytest
+
+from activities.config import AzureConfig
+from activities.driver import AzureDriver
+from tests.support.emulator import EmulatorHandle
+from tests.workflow.helpers import lifecycle_worker, time_skipping_env
+from tests.workflow.stack import Stack
+
+TOKEN = "workflow-test-token"
+
+
+@pytest.fixture
+async def stack(emulator: EmulatorHandle) -> AsyncIterator[Stack]:
+    config = AzureConfig(subscription_id=emulator.subscription_id, endpoint=emulator.url, emulator_token=TOKEN)
+    driver = await AzureDriver.open(config)
+    try:
+        async with time_skipping_env() as env, lifecycle_worker(env.client, driver.activities()) as task_queue:
+            yield Stack(env, task_queue, emulator, driver)
+    finally:
+        await driver.close()

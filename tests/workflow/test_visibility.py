@@ -1,0 +1,37 @@
+"""What an operator sees in the Temporal UI: search attributes, current details, activity summaries."""
+
+from temporalio.api.enums.v1 import EventType
+from temporalio.client import WorkflowHandle
+
+from models.status import Phase
+from tests.workflow.helpers import in_phase, spec_dict, start_machine, wait_for
+from tests.workflow.stack import Stack
+from workflows.search_attributes import AZMC_MACHINE, AZMC_PHASE, AZMC_POOL, AZMC_RESOURCE_GROUP
+
+
+async def _current_details(handle: WorkflowHandle) -> str:
+    # The UI reads current details through this built-in query.
+    metadata = await handle.query("__temporal_workflow_metadata")
+    return metadata["currentDetails"] if isinstance(metadata, dict) else metadata.current_details
+
+
+async def test_search_attributes_details_and_summaries_follow_the_machine(stack: Stack) -> None:
+    handle = await start_machine(stack.env.client, stack.task_queue, spec_dict(subnet_id=stack.emulator.subnet_id))
+    await wait_for(stack.env, handle, in_phase(Phase.RUNNING))
+    attributes = (await handle.describe()).typed_search_attributes
+    assert attributes.get(AZMC_PHASE) == "Running"
+    assert attributes.get(AZMC_MACHINE) == "vm1"
+    assert attributes.get(AZMC_RESOURCE_GROUP) == "azmc-demo"
+    assert attributes.get(AZMC_POOL) == "workers"
+    details = await _current_details(handle)
+    assert "vm1 - Running" in details and "vm1-nic" in details and "Last error:** none" in details
+
+    await handle.signal("delete")
+    await handle.result()
+    assert (await handle.describe()).typed_search_attributes.get(AZMC_PHASE) == "Deleted"
+    summaries = []
+    async for event in handle.fetch_history_events():
+        if event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
+            summaries.append(event.user_metadata.summary.data.decode())
+    assert any("Create VM vm1" in s for s in summaries), summaries
+    assert any("Delete VM vm1" in s for s in summaries), summaries

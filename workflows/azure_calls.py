@@ -1,0 +1,144 @@
+"""The driver activities as the workflow calls them: by name, typed results, options and UI summaries.
+
+Workflows never import activities/ (they run in the sandbox and must stay deterministic), so each
+call names its activity (models.activity_io.ActivityName) and states its result_type.
+"""
+
+import asyncio
+from datetime import timedelta
+from typing import Any
+
+from temporalio import workflow
+from temporalio.exceptions import ActivityError, ApplicationError, TimeoutError
+
+with workflow.unsafe.imports_passed_through():
+    from models.activity_io import ActivityName, DeleteResourceInput, DeleteVmInput, EnsureVmInput, MachineRef
+    from models.errors import ErrorType
+    from models.inventory import Inventory
+    from models.spec import MachineSpec
+
+from workflows import policies
+
+
+def error_type(err: BaseException) -> str:
+    """The ApplicationError type behind an activity failure ("" when there is none, e.g. a timeout)."""
+    cause = err.cause if isinstance(err, ActivityError) else err
+    if isinstance(cause, ApplicationError):
+        return cause.type or ""
+    if isinstance(cause, TimeoutError):
+        return "Timeout"
+    return ""
+
+
+def suggested_delay(err: BaseException) -> timedelta | None:
+    """Azure's own hint (NIC reservation left, Retry-After), carried as next_retry_delay."""
+    cause = err.cause if isinstance(err, ActivityError) else err
+    return cause.next_retry_delay if isinstance(cause, ApplicationError) else None
+
+
+def error_text(err: BaseException) -> str:
+    cause = err.cause if isinstance(err, ActivityError) and err.cause is not None else err
+    kind = error_type(err)
+    return f"{kind}: {cause}" if kind else str(cause)
+
+
+def _discard(handle: "asyncio.Future[Any]") -> None:
+    if not handle.cancelled():
+        handle.exception()  # retrieved, so a detached call's failure is not reported as unhandled
+
+
+class AzureCalls:
+    """One machine's view of the driver."""
+
+    def __init__(self, spec: MachineSpec) -> None:
+        self.spec = spec
+        self.ref = MachineRef(resource_group=spec.resource_group, name=spec.name)
+        self._detached: list[asyncio.Future[Any]] = []
+
+    async def _call(self, name: ActivityName, arg: Any, **options: Any) -> Any:
+        """Run one activity. A `delete` or cancellation interrupting the flow detaches the call.
+
+        Detached rather than cancelled, because both cancellation modes broke workflows here
+        (temporalio 1.35, reproduced on the time-skipping server): with ABANDON the SDK core failed
+        every later workflow task when the abandoned activity's failure arrived ("ActivityMachine
+        in state Canceled says the transition is invalid"); with TRY_CANCEL a cancel racing the
+        activity's completion was refused (ACTIVITY_UNKNOWN) and the workflow stalled. Detaching
+        sends no command at all. Deletion first waits for detached calls to end (`settle`), so a
+        VM PUT still in flight cannot land after deletion has verified that nothing is left.
+        """
+        handle = workflow.start_activity(name, arg, **options)
+        try:
+            return await asyncio.shield(handle)
+        except asyncio.CancelledError:
+            handle.add_done_callback(_discard)
+            self._detached.append(handle)
+            raise
+
+    @property
+    def in_flight(self) -> int:
+        return sum(1 for handle in self._detached if not handle.done())
+
+    async def settle(self) -> None:
+        """Wait until every detached call has ended (each is bounded by its own timeouts)."""
+        await workflow.wait_condition(lambda: self.in_flight == 0)
+        self._detached.clear()
+
+    async def machine_status(self) -> Inventory:
+        """Everything of the machine that exists; the empty inventory when Azure has nothing of it."""
+        try:
+            return await self._call(
+                ActivityName.GET_MACHINE_STATUS, self.spec, result_type=Inventory,
+                start_to_close_timeout=policies.READ_TIMEOUT, retry_policy=policies.READ_RETRY,
+                summary=f"Read VM, NIC and disks of {self.spec.name}",
+            )
+        except ActivityError as err:
+            if error_type(err) == ErrorType.NOT_FOUND:
+                return Inventory()
+            raise
+
+    async def ensure_nic(self) -> str:
+        return await self._call(
+            ActivityName.ENSURE_NIC, self.spec, result_type=str,
+            start_to_close_timeout=policies.NIC_TIMEOUT, retry_policy=policies.CREATE_RETRY,
+            summary=f"Create NIC {self.spec.name}-nic in {self.spec.resource_group}",
+        )
+
+    async def ensure_vm(self, nic_id: str) -> Inventory:
+        return await self._call(
+            ActivityName.ENSURE_VM, EnsureVmInput(spec=self.spec, nic_id=nic_id), result_type=Inventory,
+            start_to_close_timeout=policies.VM_TIMEOUT, heartbeat_timeout=policies.VM_HEARTBEAT,
+            retry_policy=policies.CREATE_RETRY,
+            summary=f"Create VM {self.spec.name} ({self.spec.vm_size}, {len(self.spec.data_disks)} data disks)",
+        )
+
+    async def delete_vm(self, force: bool) -> None:
+        await self._call(
+            ActivityName.DELETE_VM, DeleteVmInput(machine=self.ref, force=force),
+            start_to_close_timeout=policies.VM_TIMEOUT, heartbeat_timeout=policies.VM_HEARTBEAT,
+            retry_policy=policies.DELETE_RETRY,
+            summary=f"Delete VM {self.spec.name}" + (" (forced)" if force else ""),
+        )
+
+    async def delete_nic(self, name: str) -> None:
+        await self._call(
+            ActivityName.DELETE_NIC, DeleteResourceInput(machine=self.ref, name=name),
+            start_to_close_timeout=policies.NIC_TIMEOUT, retry_policy=policies.DELETE_RETRY,
+            summary=f"Delete NIC {name}",
+        )
+
+    async def delete_disk(self, name: str) -> None:
+        await self._call(
+            ActivityName.DELETE_DISK, DeleteResourceInput(machine=self.ref, name=name),
+            start_to_close_timeout=policies.DISK_TIMEOUT, retry_policy=policies.DELETE_RETRY,
+            summary=f"Delete disk {name}",
+        )
+
+    async def power_off(self, drain_timeout: timedelta) -> None:
+        # schedule_to_close bounds the whole drain, retries included, by the machine's drain timeout.
+        await self._call(
+            ActivityName.POWER_OFF, self.ref,
+            schedule_to_close_timeout=drain_timeout,
+            start_to_close_timeout=min(drain_timeout, policies.VM_TIMEOUT),
+            heartbeat_timeout=policies.VM_HEARTBEAT, retry_policy=policies.DRAIN_RETRY,
+            summary=f"Power off VM {self.spec.name} (drain, at most {drain_timeout})",
+        )

@@ -1,0 +1,148 @@
+"""The creation saga: read what exists, ensure the NIC, ensure the VM; compensate and back off on failure.
+
+The bug azmc exists to kill: a leftover NIC is never a VM. Creation decides on provider_id alone.
+"""
+
+from datetime import timedelta
+
+from temporalio import workflow
+from temporalio.exceptions import ActivityError, ApplicationError
+
+with workflow.unsafe.imports_passed_through():
+    from models.errors import ErrorType
+    from models.inventory import Inventory
+    from models.naming import nic_name
+    from models.status import OperationState, Phase, Stage
+
+from workflows import policies
+from workflows.azure_calls import AzureCalls, error_text, error_type, suggested_delay
+from workflows.deletion import remove_everything
+from workflows.presentation import Presenter
+from workflows.retrying import delete_or_gone
+from workflows.saga import Compensations
+
+_STOPPED_POWER_STATES = ("stopped", "stopping", "deallocated", "deallocating")
+
+
+class AttemptFailed(Exception):
+    def __init__(self, error: BaseException) -> None:
+        super().__init__(error_text(error))
+        self.kind = error_type(error)
+        self.hint = suggested_delay(error)
+
+
+def _unusable_vm(inventory: Inventory) -> bool:
+    """A VM that exists but will not become healthy by itself: delete it, then create it again."""
+    return inventory.vm_failed or (
+        inventory.has_vm and inventory.vm_state.power_state in _STOPPED_POWER_STATES
+    )
+
+
+async def _cleanup_after_vm(p: Presenter, azure: AzureCalls) -> None:
+    """Undo of ensure_vm: the VM (force), then any disk it left behind."""
+    await delete_or_gone(p, Stage.COMPENSATE, f"delete VM {azure.spec.name}", lambda: azure.delete_vm(True))
+    leftovers = await azure.machine_status()
+    for disk in leftovers.disk_names:
+        await delete_or_gone(p, Stage.COMPENSATE, f"delete disk {disk}", lambda disk=disk: azure.delete_disk(disk))
+
+
+async def _delete_nic_unless_reusable(p: Presenter, azure: AzureCalls, nic: str) -> None:
+    """Undo of ensure_nic, between two attempts.
+
+    After a failed create Azure reserves the NIC for that VM (180 s): it refuses to delete it, but
+    lets the same VM - same name, and our next attempt uses the same name - attach it again. So
+    the NIC is kept for the next attempt instead of waiting the reservation out. Final cleanups
+    (creation timeout, deletion) do not use this: they retry until the NIC is gone.
+    """
+    try:
+        await azure.delete_nic(nic)
+    except ActivityError as err:
+        if error_type(err) != ErrorType.NIC_RESERVED:
+            raise
+        p.operation(Stage.COMPENSATE, OperationState.SUCCESSFUL,
+                    f"NIC {nic} is reserved for this VM: kept for the next attempt to reuse", error=error_text(err))
+
+
+async def _attempt(p: Presenter, azure: AzureCalls, undo: Compensations) -> Inventory:
+    attempt = p.state.status.attempts
+    p.operation(Stage.CREATE, OperationState.PROCESSING, f"attempt {attempt}: reading what exists")
+    inventory = await azure.machine_status()
+    p.inventory(inventory)
+    if inventory.vm_healthy:
+        p.operation(Stage.CREATE, OperationState.PROCESSING, f"adopting the running VM {inventory.node_name}")
+        return inventory
+    if _unusable_vm(inventory):
+        p.operation(Stage.CREATE, OperationState.PROCESSING,
+                    f"VM {inventory.node_name} is {inventory.vm_state.provisioning_state}/"
+                    f"{inventory.vm_state.power_state or '?'}: deleting it before creating it again")
+        await azure.delete_vm(True)
+    # With no provider_id there is no VM, whatever NIC or disks are left: create (ensure_* reuse them).
+    nic = nic_name(azure.spec.name)
+    undo.register(f"delete NIC {nic}", lambda: delete_or_gone(p, Stage.COMPENSATE, f"delete NIC {nic}",
+                                                              lambda: _delete_nic_unless_reusable(p, azure, nic)))
+    p.operation(Stage.CREATE, OperationState.PROCESSING, f"attempt {attempt}: ensuring NIC {nic}")
+    nic_id = await azure.ensure_nic()
+    undo.register(f"delete VM {azure.spec.name} and its disks", lambda: _cleanup_after_vm(p, azure))
+    p.operation(Stage.CREATE, OperationState.PROCESSING, f"attempt {attempt}: ensuring VM {azure.spec.name}")
+    inventory = await azure.ensure_vm(nic_id)
+    p.inventory(inventory)
+    if not inventory.vm_healthy:
+        state = inventory.vm_state
+        raise ApplicationError(f"VM is {state.provisioning_state}/{state.power_state or '?'} after create",
+                               type=ErrorType.TRANSIENT)
+    return inventory
+
+
+async def create_machine(p: Presenter, azure: AzureCalls, drain_timeout: timedelta) -> None:
+    """Attempts until Running, or Failed (with everything cleaned up) past the creation timeout."""
+    state = p.state
+    if state.creation_started_at is None:
+        state.creation_started_at = workflow.now()
+        state.status.attempts = 0
+    deadline = state.creation_started_at + state.spec.timeouts.creation
+    while True:
+        state.status.attempts += 1
+        p.set_phase(Phase.CREATING)
+        undo = Compensations(p)
+        try:
+            inventory = await _attempt(p, azure, undo)
+        except (ActivityError, ApplicationError) as err:
+            failure = AttemptFailed(err)
+        else:
+            undo.forget()
+            state.creation_started_at = None
+            p.operation(Stage.CREATE, OperationState.SUCCESSFUL, f"VM {inventory.node_name} is running")
+            p.set_phase(Phase.RUNNING)
+            return
+        failed_at = workflow.now()
+        p.set_phase(Phase.CRASH_LOOP_BACK_OFF)
+        p.operation(Stage.CREATE, OperationState.FAILED, f"attempt {state.status.attempts} failed; compensating",
+                    error=str(failure))
+        await undo.unwind()
+        remaining = deadline - workflow.now()
+        if remaining <= timedelta(0):
+            break
+        # The backoff counts from the failure: time spent compensating is part of it.
+        backoff = policies.creation_backoff(state.status.attempts, failure.kind, failure.hint)
+        delay = min(max(failed_at + backoff - workflow.now(), timedelta(0)), remaining)
+        p.operation(Stage.CREATE, OperationState.FAILED,
+                    f"attempt {state.status.attempts} failed ({failure.kind or 'error'}); next attempt in {delay}",
+                    error=str(failure), retry_in=delay)
+        await workflow.sleep(delay)
+        if workflow.now() >= deadline:
+            break
+    await _fail(p, azure, drain_timeout)
+
+
+async def _fail(p: Presenter, azure: AzureCalls, drain_timeout: timedelta) -> None:
+    state = p.state
+    state.creation_started_at = None
+    cause = state.status.last_error  # the cleanup's own successes would clear it; operators need it
+    p.set_phase(Phase.FAILED)
+    p.operation(Stage.CREATE, OperationState.FAILED,
+                f"not running after {state.spec.timeouts.creation}; cleaning up", error=cause)
+    # The compensations already ran; this makes sure, by reading Azure, that nothing is left.
+    await remove_everything(p, azure, drain=False, force=True, drain_timeout=drain_timeout)
+    p.operation(Stage.CREATE, OperationState.FAILED,
+                "creation timed out; nothing left in Azure; send `reconcile` to try again or `delete`",
+                error=cause)

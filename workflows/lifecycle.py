@@ -1,0 +1,223 @@
+"""MachineLifecycle: one durable workflow per Azure machine - create, watch, delete.
+
+Reads as a story: decode the input, then keep the machine as specified (creating, watching,
+waiting after a failure) until `delete` or cancellation, then remove everything and complete.
+Entity-workflow shape: one LifecycleState carried through continue-as-new; signal handlers only
+record intent (they are sync, so they never interleave with the flows); the run loop waits on
+`wait_condition(..., timeout=...)`; handlers are drained before continue-as-new and completion.
+"""
+
+import asyncio
+from collections.abc import Awaitable
+from typing import Any
+
+from temporalio import workflow
+from temporalio.api.common.v1 import Payload
+from temporalio.common import RawValue
+from temporalio.exceptions import ApplicationError
+
+with workflow.unsafe.imports_passed_through():
+    from pydantic import ValidationError
+
+    from models.requests import DeleteRequest
+    from models.status import MachineStatus, Phase
+
+from workflows import policies
+from workflows.azure_calls import AzureCalls
+from workflows.continuation import ContinueAsNewNeeded, history_is_long
+from workflows.creation import create_machine
+from workflows.deletion import remove_everything
+from workflows.health import check_health, next_check_in
+from workflows.inputs import decode_input
+from workflows.presentation import Presenter
+from workflows.state import LifecycleState
+
+# Memo key a starter (or a test) may set to continue-as-new after fewer history events.
+HISTORY_LIMIT_MEMO = "azmc_history_limit"
+# Default for `run`: lets the workflow itself report "no input" instead of a TypeError task loop.
+_NO_INPUT = RawValue(Payload())
+
+
+@workflow.defn(name="MachineLifecycle")
+class MachineLifecycle:
+    def __init__(self) -> None:
+        self._state: LifecycleState | None = None
+        self._p: Presenter | None = None
+        self._input_error = ""
+        # Signals may arrive before `run` decoded the input, so they are held here, not in the state.
+        self._delete_request: DeleteRequest | None = None
+        self._reconcile_requested = False
+        # One flow (creation, health check, deletion) changes the machine at a time.
+        self._busy = asyncio.Lock()
+        self._azure: AzureCalls | None = None
+
+    # ---- public surface ---------------------------------------------------------------------
+
+    @workflow.run
+    async def run(self, raw: RawValue = _NO_INPUT) -> MachineStatus:
+        p = self._start(None if raw is _NO_INPUT else raw)
+        try:
+            await self._keep_machine(p)
+        except asyncio.CancelledError:
+            # Cancelling the workflow means: delete the machine, properly.
+            if self._delete_request is None:
+                self._delete_request = DeleteRequest(reason="workflow cancelled")
+        return await self._delete_machine(p)
+
+    @workflow.signal(name="delete")
+    def delete(self, *args: Any) -> None:
+        """`{"reason": ..., "force": ...}`, `{}` or no payload.
+
+        Untyped on purpose: with a DeleteRequest parameter the SDK would drop a signal whose payload
+        does not validate; here an unusable payload still deletes (without force).
+        """
+        if self._delete_request is not None:
+            return
+        payload = args[0] if args else None
+        try:
+            self._delete_request = DeleteRequest.model_validate(payload or {})
+        except ValidationError as err:
+            # The intent is clear even when the options are not: delete, without force.
+            reason = f"delete signal with an invalid payload ({err.error_count()} errors)"
+            self._delete_request = DeleteRequest(reason=reason)
+
+    @workflow.signal(name="reconcile")
+    def reconcile(self, *_ignored: Any) -> None:
+        """Re-check Azure now (Running/Unknown), or start a fresh creation (Failed)."""
+        self._reconcile_requested = True
+
+    @workflow.query(name="status")
+    def status(self) -> MachineStatus:
+        if self._state is None:
+            return MachineStatus(name="", resource_group="", phase=Phase.FAILED, last_error=self._input_error)
+        return self._state.status
+
+    # ---- the story --------------------------------------------------------------------------
+
+    def _start(self, raw: RawValue | None) -> Presenter:
+        try:
+            decoded = decode_input(raw)
+        except ApplicationError as err:
+            self._input_error = str(err)
+            workflow.logger.warning(f"[machine {workflow.info().workflow_id}] rejected input: {err}")
+            raise
+        if isinstance(decoded, LifecycleState):
+            state = decoded
+            self._delete_request = self._delete_request or state.delete_request
+            self._reconcile_requested = self._reconcile_requested or state.reconcile_requested
+        else:
+            limit = workflow.memo_value(HISTORY_LIMIT_MEMO, policies.DEFAULT_HISTORY_LIMIT, type_hint=int)
+            state = LifecycleState.fresh(decoded, limit)
+        self._state = state
+        self._p = Presenter(state)
+        self._p.announce()
+        self._p.log.info(f"run {state.runs} started in phase {state.status.phase}")
+        return self._p
+
+    async def _keep_machine(self, p: Presenter) -> None:
+        """Until deletion is requested: create, watch, or wait after a failure."""
+        azure = self._azure_calls(p)
+        while self._delete_request is None:
+            if self._should_continue_as_new():
+                await self._continue_as_new(p)
+            phase = p.phase
+            if phase in (Phase.PENDING, Phase.CREATING, Phase.CRASH_LOOP_BACK_OFF):
+                try:
+                    await self._until_deleted(create_machine(p, azure, p.state.spec.timeouts.drain))
+                except ContinueAsNewNeeded as reason:
+                    p.log.info(f"continuing as new mid-creation: {reason}")
+                    await self._continue_as_new(p)
+            elif phase in (Phase.RUNNING, Phase.UNKNOWN):
+                await self._watch(p, azure)
+            else:  # Failed: everything is cleaned up; wait for an operator.
+                await workflow.wait_condition(
+                    lambda: self._requested() or self._should_continue_as_new())
+                if self._reconcile_requested and self._delete_request is None:
+                    self._reconcile_requested = False
+                    p.log.info("reconcile in Failed: starting a fresh creation")
+                    p.set_phase(Phase.PENDING)
+
+    async def _watch(self, p: Presenter, azure: AzureCalls) -> None:
+        try:
+            await workflow.wait_condition(
+                lambda: self._requested() or self._should_continue_as_new(), timeout=next_check_in(p))
+        except TimeoutError:
+            pass  # time for the periodic check
+        if self._delete_request is not None or (self._should_continue_as_new() and not self._reconcile_requested):
+            return
+        self._reconcile_requested = False
+        recreate = await self._until_deleted(check_health(p, azure))
+        if recreate:
+            p.state.unknown_since = None
+            p.state.creation_started_at = None
+            p.set_phase(Phase.PENDING)
+
+    async def _delete_machine(self, p: Presenter) -> MachineStatus:
+        request = self._delete_request or DeleteRequest()
+        p.state.delete_request = request
+        p.log.info(f"deleting: {request.reason or 'no reason given'}" + (" (force)" if request.force else ""))
+        p.set_phase(Phase.TERMINATING)
+        azure = self._azure_calls(p)
+        while True:
+            try:
+                async with self._busy:
+                    await remove_everything(p, azure, drain=True, force=request.force,
+                                            drain_timeout=p.state.spec.timeouts.drain)
+                break
+            except ContinueAsNewNeeded as reason:
+                # The next run sees the carried delete request and resumes deletion from a fresh read.
+                p.log.info(f"continuing as new mid-deletion: {reason}")
+                await self._continue_as_new(p)
+            except asyncio.CancelledError:
+                # A cancellation while already deleting changes nothing: deletion must finish.
+                p.log.info("cancellation received during deletion; continuing deletion")
+        p.set_phase(Phase.DELETED)
+        await workflow.wait_condition(workflow.all_handlers_finished)
+        return p.state.status
+
+    # ---- helpers ----------------------------------------------------------------------------
+
+    def _azure_calls(self, p: Presenter) -> AzureCalls:
+        # One per run, so deletion knows about calls an interrupted flow left in flight.
+        if self._azure is None:
+            self._azure = AzureCalls(p.state.spec)
+        return self._azure
+
+    def _requested(self) -> bool:
+        return self._delete_request is not None or self._reconcile_requested
+
+    async def _until_deleted(self, flow: Awaitable[Any]) -> Any:
+        """Run a flow; a `delete` (or cancellation) stops it at its current await, so deletion starts at once."""
+        async def locked() -> Any:
+            async with self._busy:
+                return await flow
+
+        task = asyncio.ensure_future(locked())
+        try:
+            await workflow.wait_condition(lambda: task.done() or self._delete_request is not None)
+        except asyncio.CancelledError:
+            await self._stop(task)
+            raise
+        if task.done():
+            return task.result()
+        await self._stop(task)
+        return None
+
+    @staticmethod
+    async def _stop(task: "asyncio.Future[Any]") -> None:
+        task.cancel()
+        # The flow stops where it waits (a backoff timer, an activity, which is then detached: see
+        # AzureCalls._call) and has fully unwound before deletion starts.
+        await workflow.wait([task])
+
+    def _should_continue_as_new(self) -> bool:
+        return history_is_long(self._state.history_limit if self._state else 0)
+
+    async def _continue_as_new(self, p: Presenter) -> None:
+        await workflow.wait_condition(workflow.all_handlers_finished)
+        state = p.state
+        state.delete_request = self._delete_request
+        state.reconcile_requested = self._reconcile_requested
+        state.runs += 1
+        p.log.info(f"continuing as new (history length {workflow.info().get_current_history_length()})")
+        workflow.continue_as_new(state)

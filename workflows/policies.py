@@ -1,0 +1,79 @@
+"""Timeouts, retry policies and backoff for every Azure call the workflow makes.
+
+Activity-level retries absorb short blips (a dropped connection, one 429); anything that needs a
+longer wait comes back to the workflow, which waits visibly (current details, next_retry_at) and
+decides: back off a creation, or retry a deletion stage forever.
+"""
+
+from datetime import timedelta
+
+from temporalio.common import RetryPolicy
+
+from models.errors import NON_RETRYABLE, ErrorType
+
+# Creation retry (MCM's CrashLoopBackOff): 5 s doubling to 3 min; capacity problems wait 10 min.
+CREATION_BACKOFF_START = timedelta(seconds=5)
+CREATION_BACKOFF_CAP = timedelta(minutes=3)
+CAPACITY_BACKOFF = timedelta(minutes=10)
+
+# Deletion stages and compensations retry forever with this capped backoff.
+CLEANUP_BACKOFF_START = timedelta(seconds=5)
+CLEANUP_BACKOFF_CAP = timedelta(minutes=3)
+
+# Fallback history length that triggers continue-as-new when the server has not suggested it yet.
+DEFAULT_HISTORY_LIMIT = 10_000
+
+
+def capped_backoff(attempt: int, start: timedelta, cap: timedelta) -> timedelta:
+    """Delay before retry number `attempt` (1 = first retry): start doubling, never above cap."""
+    delay = start * (2 ** max(attempt - 1, 0)) if attempt < 32 else cap
+    return min(delay, cap)
+
+
+def creation_backoff(attempt: int, error_type: str, suggested: timedelta | None) -> timedelta:
+    """How long CrashLoopBackOff waits after failed attempt number `attempt`.
+
+    Azure's own hint (Retry-After, a NIC reservation) wins when it is longer than our backoff.
+    """
+    if error_type == ErrorType.CAPACITY_EXHAUSTED:
+        delay = CAPACITY_BACKOFF
+    else:
+        delay = capped_backoff(attempt, CREATION_BACKOFF_START, CREATION_BACKOFF_CAP)
+    if suggested is not None and suggested > delay:
+        delay = suggested
+    return delay
+
+
+def _policy(*extra_non_retryable: str, attempts: int, max_interval: timedelta) -> RetryPolicy:
+    return RetryPolicy(
+        initial_interval=timedelta(seconds=1),
+        backoff_coefficient=2.0,
+        maximum_interval=max_interval,
+        maximum_attempts=attempts,
+        non_retryable_error_types=sorted(NON_RETRYABLE | set(extra_non_retryable)),
+    )
+
+
+# Reads: a few quick retries; the caller's loop owns anything longer.
+READ_RETRY = _policy(attempts=5, max_interval=timedelta(seconds=30))
+
+# Creation steps: capacity and NIC-reservation failures return at once, so the saga compensates
+# and backs off (10 min for capacity) instead of hammering Azure from inside one attempt.
+CREATE_RETRY = _policy(
+    ErrorType.CAPACITY_EXHAUSTED, ErrorType.NIC_RESERVED, attempts=3, max_interval=timedelta(seconds=30)
+)
+
+# Deletes (compensations and deletion stages): NicReserved returns to the workflow, which waits the
+# reservation out where an operator can see it; the workflow loop retries everything else forever.
+DELETE_RETRY = _policy(ErrorType.NIC_RESERVED, attempts=4, max_interval=timedelta(seconds=30))
+
+# Drain is best effort: bounded by the drain timeout, then deletion proceeds.
+DRAIN_RETRY = _policy(attempts=3, max_interval=timedelta(seconds=30))
+
+READ_TIMEOUT = timedelta(minutes=1)
+NIC_TIMEOUT = timedelta(minutes=3)
+# VM operations take minutes on Azure; the driver heartbeats while it polls, so a dead worker is
+# noticed within the heartbeat timeout rather than at the end of the start-to-close timeout.
+VM_TIMEOUT = timedelta(minutes=20)
+VM_HEARTBEAT = timedelta(minutes=2)
+DISK_TIMEOUT = timedelta(minutes=3)

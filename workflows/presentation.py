@@ -1,0 +1,123 @@
+"""What people see of a machine: the status query, search attributes, current details, log lines.
+
+Everything here is deterministic bookkeeping on LifecycleState; no Azure calls.
+"""
+
+from datetime import datetime, timedelta
+
+from temporalio import workflow
+
+with workflow.unsafe.imports_passed_through():
+    from models.inventory import Inventory
+    from models.status import LastOperation, OperationState, Phase, Stage
+
+from workflows.search_attributes import AZMC_MACHINE, AZMC_PHASE, AZMC_POOL, AZMC_RESOURCE_GROUP
+from workflows.state import LifecycleState
+
+RECENT_OPERATIONS = 20
+_MAX_ERROR_CHARS = 500  # keeps Azure's long messages from bloating status and details
+
+
+class MachineLog:
+    """workflow.logger with the machine on every line (in the text and as `extra` for structured logs)."""
+
+    def __init__(self, resource_group: str, name: str) -> None:
+        self._prefix = f"[machine {resource_group}/{name}] "
+        self._extra = {"azmc_machine": name, "azmc_resource_group": resource_group}
+
+    def info(self, message: str) -> None:
+        workflow.logger.info(self._prefix + message, extra=self._extra)
+
+    def warning(self, message: str) -> None:
+        workflow.logger.warning(self._prefix + message, extra=self._extra)
+
+
+class Presenter:
+    """Keeps MachineStatus, search attributes and current details in step with what the workflow does."""
+
+    def __init__(self, state: LifecycleState) -> None:
+        self.state = state
+        self.log = MachineLog(state.spec.resource_group, state.spec.name)
+        self._upserted_phase: str | None = None
+
+    @property
+    def phase(self) -> Phase:
+        return self.state.status.phase
+
+    def announce(self) -> None:
+        """Static search attributes once per run, then the phase."""
+        spec = self.state.spec
+        updates = [AZMC_MACHINE.value_set(spec.name), AZMC_RESOURCE_GROUP.value_set(spec.resource_group)]
+        if spec.pool:
+            updates.append(AZMC_POOL.value_set(spec.pool))
+        workflow.upsert_search_attributes(updates)
+        self.set_phase(self.phase)
+
+    def set_phase(self, phase: Phase) -> None:
+        if phase != self.state.status.phase:
+            self.log.info(f"phase {self.state.status.phase} -> {phase}")
+        self.state.status.phase = phase
+        # Upsert only on change: every upsert is a history event.
+        if self._upserted_phase != phase:
+            workflow.upsert_search_attributes([AZMC_PHASE.value_set(phase)])
+            self._upserted_phase = phase
+        self.refresh()
+
+    def operation(
+        self, stage: Stage, state: OperationState, description: str, error: str = "",
+        retry_in: timedelta | None = None,
+    ) -> None:
+        status = self.state.status
+        now = workflow.now()
+        entry = LastOperation(stage=stage, state=state, description=description, updated_at=now)
+        status.last_operation = entry
+        status.recent_operations = [*status.recent_operations, entry][-RECENT_OPERATIONS:]
+        if error:
+            status.last_error = error[:_MAX_ERROR_CHARS]
+        elif state == OperationState.SUCCESSFUL:
+            status.last_error = ""
+        status.next_retry_at = now + retry_in if retry_in is not None else None
+        line = f"{stage} {state}: {description}"
+        if error:
+            self.log.warning(f"{line} ({status.last_error})")
+        else:
+            self.log.info(line)
+        self.refresh()
+
+    def inventory(self, inventory: Inventory) -> None:
+        self.state.status.inventory = inventory
+        self.refresh()
+
+    def refresh(self) -> None:
+        workflow.set_current_details(render_details(self.state, workflow.now()))
+
+
+def _when(moment: datetime | None, now: datetime) -> str:
+    if moment is None:
+        return "-"
+    seconds = int((moment - now).total_seconds())
+    return f"{moment:%Y-%m-%d %H:%M:%S} UTC (in {seconds}s)" if seconds >= 0 else f"{moment:%H:%M:%S} UTC"
+
+
+def render_details(state: LifecycleState, now: datetime) -> str:
+    """Markdown for the Temporal UI's current details: readable without knowing the code."""
+    status, spec = state.status, state.spec
+    last = status.last_operation
+    lines = [
+        f"## {spec.name} - {status.phase}",
+        f"**{spec.vm_size}** in `{spec.resource_group}` ({spec.location})"
+        + (f", pool `{spec.pool}`" if spec.pool else ""),
+        "",
+        f"- **Inventory:** {status.inventory.summary()}",
+        f"- **Last operation:** {last.stage} {last.state} - {last.description}" if last else
+        "- **Last operation:** none yet",
+        f"- **Creation attempts:** {status.attempts}",
+        f"- **Last error:** {status.last_error or 'none'}",
+        f"- **Next retry:** {_when(status.next_retry_at, now)}",
+    ]
+    if state.delete_request is not None:
+        reason = state.delete_request.reason or "no reason given"
+        lines.append(f"- **Deletion requested:** {reason}" + (" (force)" if state.delete_request.force else ""))
+    if state.runs > 1:
+        lines.append(f"- **Run:** {state.runs} (continued as new)")
+    return "\n".join(lines)

@@ -1,0 +1,70 @@
+"""Retry-until-done for steps that must never be dropped: compensations and deletion stages."""
+
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
+from temporalio import workflow
+from temporalio.exceptions import ActivityError
+
+with workflow.unsafe.imports_passed_through():
+    from models.errors import ErrorType
+    from models.status import OperationState, Stage
+
+from workflows import policies
+from workflows.azure_calls import error_text, error_type, suggested_delay
+from workflows.continuation import ContinueAsNewNeeded, history_is_long
+from workflows.presentation import Presenter
+
+T = TypeVar("T")
+
+# Azure's hint (Retry-After, a NIC reservation) is honoured, but never beyond this.
+_MAX_HINTED_DELAY = policies.CAPACITY_BACKOFF
+
+
+async def until_done(
+    p: Presenter, stage: Stage, description: str, action: Callable[[], Awaitable[T]]
+) -> T:
+    """Run `action` until it succeeds, waiting a capped backoff between tries, visibly.
+
+    Every failure is recorded (status, current details with the next retry time) and retried:
+    a NIC Azure keeps reserved or in use is retried until it is gone, never forgotten.
+    """
+    failures = 0
+    while True:
+        try:
+            return await action()
+        except ActivityError as err:
+            failures += 1
+            delay = policies.capped_backoff(failures, policies.CLEANUP_BACKOFF_START, policies.CLEANUP_BACKOFF_CAP)
+            hint = suggested_delay(err)
+            if hint is not None and hint > delay:
+                delay = min(hint, _MAX_HINTED_DELAY)
+            p.operation(
+                stage, OperationState.FAILED, f"{description}: failure {failures}, retrying in {delay}",
+                error=error_text(err), retry_in=delay,
+            )
+            if history_is_long(p.state.history_limit):
+                # Retrying forever must not grow one history forever; the next run resumes here.
+                raise ContinueAsNewNeeded(f"{description}: still failing after {failures} tries") from err
+            await workflow.sleep(delay)
+
+
+async def delete_or_gone(p: Presenter, stage: Stage, description: str, action: Callable[[], Awaitable[None]]) -> None:
+    """A delete that counts NotFound as done and refuses (visibly) to touch what is not ours."""
+
+    async def attempt() -> None:
+        try:
+            await action()
+        except ActivityError as err:
+            kind = error_type(err)
+            if kind == ErrorType.NOT_FOUND:
+                return
+            if kind == ErrorType.NOT_OWNED:
+                # Same name, not our tag: someone else's resource. Deleting it would be the worse bug.
+                p.operation(stage, OperationState.FAILED, f"{description}: skipped, not owned by azmc",
+                            error=error_text(err))
+                return
+            raise
+
+    await until_done(p, stage, description, attempt)
+    p.operation(stage, OperationState.SUCCESSFUL, f"{description}: done")

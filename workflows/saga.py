@@ -1,0 +1,35 @@
+"""A compensation stack: undo steps registered before each creation step, run in reverse on failure."""
+
+from collections.abc import Awaitable, Callable
+
+from temporalio import workflow
+
+with workflow.unsafe.imports_passed_through():
+    from models.status import OperationState, Stage
+
+from workflows.presentation import Presenter
+from workflows.retrying import until_done
+
+
+class Compensations:
+    def __init__(self, p: Presenter) -> None:
+        self._p = p
+        self._steps: list[tuple[str, Callable[[], Awaitable[None]]]] = []
+
+    def register(self, description: str, undo: Callable[[], Awaitable[None]]) -> None:
+        """Call BEFORE the step runs: a step that fails half-way (or times out) may still leave something."""
+        self._steps.append((description, undo))
+
+    def forget(self) -> None:
+        """The creation succeeded: nothing to undo."""
+        self._steps.clear()
+
+    async def unwind(self) -> None:
+        """Undo in reverse order. Each undo retries until it succeeds; none is ever dropped."""
+        while self._steps:
+            description, undo = self._steps[-1]
+            self._p.operation(Stage.COMPENSATE, OperationState.PROCESSING, description)
+            await until_done(self._p, Stage.COMPENSATE, description, undo)
+            self._p.operation(Stage.COMPENSATE, OperationState.SUCCESSFUL, description)
+            # Popped only once done, so a continue-as-new or a crash mid-unwind never loses it.
+            self._steps.pop()

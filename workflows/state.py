@@ -1,0 +1,38 @@
+"""The one serializable state a machine's workflow carries, across continue-as-new too."""
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel
+from temporalio import workflow
+
+with workflow.unsafe.imports_passed_through():
+    from models.requests import DeleteRequest
+    from models.spec import MachineSpec
+    from models.status import MachineStatus
+
+# Marks a continue-as-new input, so it is never mistaken for (or validated as) a fresh MachineSpec.
+CARRIED_STATE_KIND = "azmc.machine-lifecycle.state/v1"
+
+
+class LifecycleState(BaseModel):
+    kind: Literal["azmc.machine-lifecycle.state/v1"] = CARRIED_STATE_KIND
+    spec: MachineSpec
+    status: MachineStatus
+    # Start of the current creation (for creation_timeout); None when not creating.
+    creation_started_at: datetime | None = None
+    # When the health check first saw the VM missing or Failed; None while healthy.
+    unknown_since: datetime | None = None
+    # Set by the `delete` signal or by cancellation; once set, deletion runs to the end.
+    delete_request: DeleteRequest | None = None
+    # A `reconcile` signal that has not been acted on yet.
+    reconcile_requested: bool = False
+    # History length that triggers continue-as-new (besides the server's suggestion).
+    history_limit: int = 0
+    # 1 for the first run, +1 on every continue-as-new (shown in current details).
+    runs: int = 1
+
+    @classmethod
+    def fresh(cls, spec: MachineSpec, history_limit: int) -> "LifecycleState":
+        status = MachineStatus(name=spec.name, resource_group=spec.resource_group, pool=spec.pool)
+        return cls(spec=spec, status=status, history_limit=history_limit)
