@@ -16,7 +16,7 @@ from azure.core.exceptions import (
     ServiceRequestError,
     ServiceResponseError,
 )
-from temporalio.exceptions import ApplicationError
+from temporalio.exceptions import ApplicationError, ApplicationErrorCategory
 
 from models.errors import NON_RETRYABLE, ErrorType
 
@@ -38,14 +38,18 @@ _RESERVED_SECONDS = re.compile(r"for (\d+(?:\.\d+)?) seconds", re.IGNORECASE)
 
 
 def error(kind: ErrorType, message: str, *, delay: timedelta | None = None, code: str = "",
-          status: int | None = None) -> ApplicationError:
-    """An ApplicationError of our taxonomy; retryability comes from models.errors.NON_RETRYABLE."""
+          status: int | None = None, benign: bool = False) -> ApplicationError:
+    """An ApplicationError of our taxonomy; retryability comes from models.errors.NON_RETRYABLE.
+
+    `benign`: an answer the caller expects (e.g. "nothing of the machine exists"), logged without a warning.
+    """
     return ApplicationError(
         message,
         {"code": code, "status": status},
         type=kind.value,
         non_retryable=kind in NON_RETRYABLE,
         next_retry_delay=delay,
+        category=ApplicationErrorCategory.BENIGN if benign else ApplicationErrorCategory.UNSPECIFIED,
     )
 
 

@@ -79,7 +79,7 @@ async def machine_status(clients: AzureClients, spec: MachineSpec) -> Inventory:
     inventory = await _leftovers(clients, spec)
     if inventory.is_empty:
         log(spec.name, "status: nothing exists")
-        raise error(ErrorType.NOT_FOUND, f"machine {spec.name}: no VM, NIC or disk exists")
+        raise error(ErrorType.NOT_FOUND, f"machine {spec.name}: no VM, NIC or disk exists", benign=True)
     log(spec.name, "status: %s", inventory.summary())
     return inventory
 

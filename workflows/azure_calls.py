@@ -17,7 +17,7 @@ with workflow.unsafe.imports_passed_through():
     from models.inventory import Inventory
     from models.spec import MachineSpec
 
-from workflows import policies
+from workflows import patches, policies
 
 
 def error_type(err: BaseException) -> str:
@@ -96,10 +96,25 @@ class AzureCalls:
                 return Inventory()
             raise
 
+    async def vm_for_decision(self) -> Inventory:
+        """What creation and health checks decide on: the VM alone, or (histories before the patch) everything."""
+        if workflow.patched(patches.FIND_VM_FOR_DECISIONS):
+            return await self.find_vm()
+        return await self.machine_status()
+
+    async def find_vm(self) -> Inventory:
+        """The VM alone (one GET): creation and health checks decide on the VM, never on a NIC or disk."""
+        return await self._call(
+            ActivityName.FIND_VM, self.spec, result_type=Inventory,
+            start_to_close_timeout=policies.READ_TIMEOUT, retry_policy=policies.READ_RETRY,
+            summary=f"Read VM {self.spec.name}",
+        )
+
     async def ensure_nic(self) -> str:
         return await self._call(
             ActivityName.ENSURE_NIC, self.spec, result_type=str,
-            start_to_close_timeout=policies.NIC_TIMEOUT, retry_policy=policies.CREATE_RETRY,
+            start_to_close_timeout=policies.NIC_TIMEOUT, heartbeat_timeout=policies.OPERATION_HEARTBEAT,
+            retry_policy=policies.CREATE_RETRY,
             summary=f"Create NIC {self.spec.name}-nic in {self.spec.resource_group}",
         )
 
@@ -122,14 +137,16 @@ class AzureCalls:
     async def delete_nic(self, name: str) -> None:
         await self._call(
             ActivityName.DELETE_NIC, DeleteResourceInput(machine=self.ref, name=name),
-            start_to_close_timeout=policies.NIC_TIMEOUT, retry_policy=policies.DELETE_RETRY,
+            start_to_close_timeout=policies.NIC_TIMEOUT, heartbeat_timeout=policies.OPERATION_HEARTBEAT,
+            retry_policy=policies.DELETE_RETRY,
             summary=f"Delete NIC {name}",
         )
 
     async def delete_disk(self, name: str) -> None:
         await self._call(
             ActivityName.DELETE_DISK, DeleteResourceInput(machine=self.ref, name=name),
-            start_to_close_timeout=policies.DISK_TIMEOUT, retry_policy=policies.DELETE_RETRY,
+            start_to_close_timeout=policies.DISK_TIMEOUT, heartbeat_timeout=policies.OPERATION_HEARTBEAT,
+            retry_policy=policies.DELETE_RETRY,
             summary=f"Delete disk {name}",
         )
 

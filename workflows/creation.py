@@ -3,6 +3,8 @@
 The bug azmc exists to kill: a leftover NIC is never a VM. Creation decides on provider_id alone.
 """
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import timedelta
 
 from temporalio import workflow
@@ -66,7 +68,7 @@ async def _delete_nic_unless_reusable(p: Presenter, azure: AzureCalls, nic: str)
 async def _attempt(p: Presenter, azure: AzureCalls, undo: Compensations) -> Inventory:
     attempt = p.state.status.attempts
     p.operation(Stage.CREATE, OperationState.PROCESSING, f"attempt {attempt}: reading what exists")
-    inventory = await azure.machine_status()
+    inventory = await azure.vm_for_decision()
     p.inventory(inventory)
     if inventory.vm_healthy:
         p.operation(Stage.CREATE, OperationState.PROCESSING, f"adopting the running VM {inventory.node_name}")
@@ -93,7 +95,24 @@ async def _attempt(p: Presenter, azure: AzureCalls, undo: Compensations) -> Inve
     return inventory
 
 
-async def create_machine(p: Presenter, azure: AzureCalls, drain_timeout: timedelta) -> None:
+@dataclass(frozen=True)
+class Wake:
+    """How an operator's `reconcile` cuts a CrashLoopBackOff wait short ("re-check Azure now")."""
+
+    pending: Callable[[], bool]
+    take: Callable[[], None]
+
+
+async def _back_off(p: Presenter, delay: timedelta, wake: Wake) -> None:
+    try:
+        await workflow.wait_condition(wake.pending, timeout=delay)
+    except TimeoutError:
+        return
+    wake.take()
+    p.log.info("reconcile: retrying creation now instead of waiting out the backoff")
+
+
+async def create_machine(p: Presenter, azure: AzureCalls, drain_timeout: timedelta, wake: Wake) -> None:
     """Attempts until Running, or Failed (with everything cleaned up) past the creation timeout."""
     state = p.state
     if state.creation_started_at is None:
@@ -128,7 +147,7 @@ async def create_machine(p: Presenter, azure: AzureCalls, drain_timeout: timedel
         p.operation(Stage.CREATE, OperationState.FAILED,
                     f"attempt {state.status.attempts} failed ({failure.kind or 'error'}); next attempt in {delay}",
                     error=str(failure), retry_in=delay)
-        await workflow.sleep(delay)
+        await _back_off(p, delay, wake)
         if workflow.now() >= deadline:
             break
     await _fail(p, azure, drain_timeout)

@@ -27,7 +27,7 @@ async def check_health(p: Presenter, azure: AzureCalls) -> bool:
     state = p.state
     p.operation(Stage.HEALTH_CHECK, OperationState.PROCESSING, "reading the VM")
     try:
-        inventory = await azure.machine_status()
+        inventory = await azure.vm_for_decision()
     except ActivityError as err:
         # Cannot tell (Azure unreachable, throttled): keep the phase, try again at the next check.
         p.operation(Stage.HEALTH_CHECK, OperationState.FAILED, "could not read the VM", error=error_text(err))

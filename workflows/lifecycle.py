@@ -25,7 +25,7 @@ with workflow.unsafe.imports_passed_through():
 from workflows import policies
 from workflows.azure_calls import AzureCalls
 from workflows.continuation import ContinueAsNewNeeded, history_is_long
-from workflows.creation import create_machine
+from workflows.creation import Wake, create_machine
 from workflows.deletion import remove_everything
 from workflows.health import check_health, next_check_in
 from workflows.inputs import decode_input
@@ -123,7 +123,8 @@ class MachineLifecycle:
             phase = p.phase
             if phase in (Phase.PENDING, Phase.CREATING, Phase.CRASH_LOOP_BACK_OFF):
                 try:
-                    await self._until_deleted(create_machine(p, azure, p.state.spec.timeouts.drain))
+                    wake = Wake(pending=lambda: self._reconcile_requested, take=self._take_reconcile)
+                    await self._until_deleted(create_machine(p, azure, p.state.spec.timeouts.drain, wake))
                 except ContinueAsNewNeeded as reason:
                     p.log.info(f"continuing as new mid-creation: {reason}")
                     await self._continue_as_new(p)
@@ -182,6 +183,9 @@ class MachineLifecycle:
         if self._azure is None:
             self._azure = AzureCalls(p.state.spec)
         return self._azure
+
+    def _take_reconcile(self) -> None:
+        self._reconcile_requested = False
 
     def _requested(self) -> bool:
         return self._delete_request is not None or self._reconcile_requested

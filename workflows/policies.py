@@ -70,10 +70,13 @@ DELETE_RETRY = _policy(ErrorType.NIC_RESERVED, attempts=4, max_interval=timedelt
 # Drain is best effort: bounded by the drain timeout, then deletion proceeds.
 DRAIN_RETRY = _policy(attempts=3, max_interval=timedelta(seconds=30))
 
-READ_TIMEOUT = timedelta(minutes=1)
+# A worker that dies mid-call is noticed within these: reads are short, and every call that polls an
+# Azure operation heartbeats (the driver heartbeats its continuation token while it polls).
+READ_TIMEOUT = timedelta(seconds=30)
+OPERATION_HEARTBEAT = timedelta(seconds=30)
 NIC_TIMEOUT = timedelta(minutes=3)
 # VM operations take minutes on Azure; the driver heartbeats while it polls, so a dead worker is
 # noticed within the heartbeat timeout rather than at the end of the start-to-close timeout.
 VM_TIMEOUT = timedelta(minutes=20)
-VM_HEARTBEAT = timedelta(minutes=2)
+VM_HEARTBEAT = OPERATION_HEARTBEAT
 DISK_TIMEOUT = timedelta(minutes=3)

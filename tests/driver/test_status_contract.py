@@ -3,7 +3,7 @@
 from typing import Any
 
 import pytest
-from temporalio.exceptions import ApplicationError
+from temporalio.exceptions import ApplicationError, ApplicationErrorCategory
 from temporalio.testing import ActivityEnvironment
 
 from activities.driver import AzureDriver
@@ -19,6 +19,8 @@ async def assert_not_found(env: ActivityEnvironment, driver: AzureDriver, spec: 
     with pytest.raises(ApplicationError) as info:
         await status(env, driver, spec)
     assert info.value.type == ErrorType.NOT_FOUND and info.value.non_retryable
+    # An expected answer, so workers do not log it as a failure.
+    assert info.value.category == ApplicationErrorCategory.BENIGN
 
 
 async def test_nothing_is_not_found(driver, env, make_spec) -> None:

@@ -68,6 +68,13 @@ class FakeAzure:
                 raise ApplicationError("nothing exists", type=ErrorType.NOT_FOUND, non_retryable=True)
             return self.inventory()
 
+        @activity.defn(name=ActivityName.FIND_VM.value)
+        async def find_vm(spec: MachineSpec) -> Inventory:
+            self.machine = spec.name
+            self._maybe_fail(ActivityName.FIND_VM)
+            inventory = self.inventory()
+            return inventory if inventory.has_vm else Inventory()
+
         @activity.defn(name=ActivityName.ENSURE_NIC.value)
         async def ensure_nic(spec: MachineSpec) -> str:
             self.machine = spec.name
@@ -108,4 +115,4 @@ class FakeAzure:
             if self.vm is not None:
                 self.vm = VmState(provisioning_state="Succeeded", power_state="stopped")
 
-        return [get_machine_status, ensure_nic, ensure_vm, delete_vm, delete_nic, delete_disk, power_off]
+        return [get_machine_status, find_vm, ensure_nic, ensure_vm, delete_vm, delete_nic, delete_disk, power_off]

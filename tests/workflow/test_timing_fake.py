@@ -60,3 +60,23 @@ async def test_creation_timeout_fails_cleans_and_waits_for_reconcile() -> None:
         final = await handle.result()
     assert failed.attempts >= 3
     assert final.phase == Phase.DELETED and azure.empty
+
+
+async def test_reconcile_cuts_a_capacity_backoff_short() -> None:
+    """An operator who knows capacity is back sends `reconcile` instead of waiting out 10 minutes."""
+    azure = FakeAzure()
+    azure.fail(ActivityName.ENSURE_VM, ErrorType.CAPACITY_EXHAUSTED, times=1, message="AllocationFailed")
+    async with time_skipping_env() as env, lifecycle_worker(env.client, azure.activities()) as tq:
+        handle = await start_machine(env.client, tq, spec_dict())
+        backing_off = await wait_for(env, handle, lambda s: s.phase == Phase.CRASH_LOOP_BACK_OFF
+                                     and s.next_retry_at is not None)
+        await handle.signal("reconcile")
+        running = await wait_for(env, handle, in_phase(Phase.RUNNING))
+        await handle.signal("delete")
+        final = await handle.result()
+    assert running.attempts == 2
+    assert final.phase == Phase.DELETED and azure.empty
+    # The second attempt started long before the 10-minute capacity backoff would have ended.
+    started = next(op.updated_at for op in running.recent_operations if op.description.startswith("attempt 2"))
+    assert backing_off.next_retry_at is not None
+    assert started < backing_off.next_retry_at - timedelta(minutes=9), (started, backing_off.next_retry_at)

@@ -1,0 +1,9 @@
+"""`workflow.patched` ids: each marks a change in workflow logic that running machines must survive.
+
+A machine whose history predates a patch replays the old branch; new work takes the new one. Remove a
+branch only after no open workflow (and no history in tests/histories/) can still reach it.
+"""
+
+# Creation and health checks read only the VM (find_vm, one ARM GET) instead of the full inventory
+# (get_machine_status, up to 5 requests when there is no VM): neither decision depends on a NIC or disk.
+FIND_VM_FOR_DECISIONS = "find-vm-for-creation-and-health"
