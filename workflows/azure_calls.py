@@ -135,19 +135,17 @@ class AzureCalls:
         )
 
     async def delete_nic(self, name: str) -> None:
-        await self._call(
-            ActivityName.DELETE_NIC, DeleteResourceInput(machine=self.ref, name=name),
-            start_to_close_timeout=policies.NIC_TIMEOUT, heartbeat_timeout=policies.OPERATION_HEARTBEAT,
-            retry_policy=policies.DELETE_RETRY,
-            summary=f"Delete NIC {name}",
-        )
+        await self._delete_resource(ActivityName.DELETE_NIC, "NIC", name, policies.NIC_TIMEOUT)
 
     async def delete_disk(self, name: str) -> None:
+        await self._delete_resource(ActivityName.DELETE_DISK, "disk", name, policies.DISK_TIMEOUT)
+
+    async def _delete_resource(self, activity: ActivityName, kind: str, name: str, limit: timedelta) -> None:
         await self._call(
-            ActivityName.DELETE_DISK, DeleteResourceInput(machine=self.ref, name=name),
-            start_to_close_timeout=policies.DISK_TIMEOUT, heartbeat_timeout=policies.OPERATION_HEARTBEAT,
+            activity, DeleteResourceInput(machine=self.ref, name=name),
+            start_to_close_timeout=limit, heartbeat_timeout=policies.OPERATION_HEARTBEAT,
             retry_policy=policies.DELETE_RETRY,
-            summary=f"Delete disk {name}",
+            summary=f"Delete {kind} {name}",
         )
 
     async def power_off(self, drain_timeout: timedelta) -> None:
