@@ -100,13 +100,13 @@ def summary(result: DemoResult) -> Group:
 
 
 @contextlib.contextmanager
-def demo_stack(config: StackConfig, console: Console) -> Iterator[str]:
-    """Yield the emulator URL: `azmc dev`'s if it is running on these ports, else a stack of our own."""
+def demo_stack(config: StackConfig, console: Console) -> Iterator[bool]:
+    """Use `azmc dev`'s stack if it runs on these ports, else start one; yields True when the stack is ours."""
     temporal_up = tcp_open(config.temporal_port)
     emulator_up = EmulatorControl(config.emulator_url).healthy()
     if temporal_up and emulator_up:
         console.print(f"using the running stack at {config.temporal_address} and {config.emulator_url}")
-        yield config.emulator_url
+        yield False
         return
     if temporal_up or emulator_up:
         busy = config.temporal_port if temporal_up else config.emulator_port
@@ -115,7 +115,7 @@ def demo_stack(config: StackConfig, console: Console) -> Iterator[str]:
     with console.status("starting Temporal, the emulator and a worker..."):
         stack.start()
     try:
-        yield config.emulator_url
+        yield True
     finally:
         stack.stop()
 
@@ -147,14 +147,27 @@ async def _run(config: StackConfig, count: int, interactive: bool, console: Cons
 
 def run_demo_command(config: StackConfig, count: int, interactive: bool, console: Console) -> None:
     stop_on_sigterm()
+    result: DemoResult | None = None
     try:
-        with demo_stack(config, console):
+        with demo_stack(config, console) as stack_is_ours:
             result = asyncio.run(_run(config, count, interactive, console))
+            console.print(summary(result))
+            console.print(f"finished in {result.seconds:.1f}s; see it in the Temporal UI: {ui_link(config)}",
+                          soft_wrap=True)
+            if stack_is_ours and interactive:
+                # The UI link is only worth printing if the UI is still there to look at.
+                console.print("the stack stays up so you can browse the UI; press Ctrl-C to stop it")
+                _wait_for_ctrl_c()
     except (StackError, SettingsError, TimeoutError) as error:
         fail(str(error))
     except KeyboardInterrupt:
-        fail("interrupted; the stack this demo started is stopped", code=130)
-    console.print(summary(result))
-    console.print(f"finished in {result.seconds:.1f}s; see it in the Temporal UI: {ui_link(config)}", soft_wrap=True)
-    if not result.ok:
+        if result is None:
+            fail("interrupted; the stack this demo started is stopped", code=130)
+        console.print("stack stopped")
+    if result is None or not result.ok:
         fail("the demo left resources behind or a machine did not reach Deleted")
+
+
+def _wait_for_ctrl_c() -> None:
+    while True:
+        time.sleep(3600)

@@ -16,7 +16,7 @@ with workflow.unsafe.imports_passed_through():
     from models.naming import nic_name
     from models.status import OperationState, Phase, Stage
 
-from workflows import policies
+from workflows import patches, policies
 from workflows.azure_calls import AzureCalls, error_text, error_type, suggested_delay
 from workflows.deletion import remove_everything
 from workflows.presentation import Presenter
@@ -65,11 +65,20 @@ async def _delete_nic_unless_reusable(p: Presenter, azure: AzureCalls, nic: str)
                     f"NIC {nic} is reserved for this VM: kept for the next attempt to reuse", error=error_text(err))
 
 
+async def _show_leftovers(p: Presenter, azure: AzureCalls) -> None:
+    """After compensating, read everything once, so CrashLoopBackOff shows what really is left (say, a
+    reserved NIC kept for the next attempt): attempts themselves read only the VM."""
+    try:
+        p.inventory(await azure.machine_status())
+    except ActivityError as err:
+        p.log.info(f"could not read what is left after compensating: {error_text(err)}")
+
+
 async def _attempt(p: Presenter, azure: AzureCalls, undo: Compensations) -> Inventory:
     attempt = p.state.status.attempts
     p.operation(Stage.CREATE, OperationState.PROCESSING, f"attempt {attempt}: reading what exists")
     inventory = await azure.vm_for_decision()
-    p.inventory(inventory)
+    p.vm_observed(inventory)
     if inventory.vm_healthy:
         p.operation(Stage.CREATE, OperationState.PROCESSING, f"adopting the running VM {inventory.node_name}")
         return inventory
@@ -138,6 +147,8 @@ async def create_machine(p: Presenter, azure: AzureCalls, drain_timeout: timedel
         p.operation(Stage.CREATE, OperationState.FAILED, f"attempt {state.status.attempts} failed; compensating",
                     error=str(failure))
         await undo.unwind()
+        if workflow.patched(patches.FIND_VM_FOR_DECISIONS):
+            await _show_leftovers(p, azure)
         remaining = deadline - workflow.now()
         if remaining <= timedelta(0):
             break

@@ -32,7 +32,7 @@ async def check_health(p: Presenter, azure: AzureCalls) -> bool:
         # Cannot tell (Azure unreachable, throttled): keep the phase, try again at the next check.
         p.operation(Stage.HEALTH_CHECK, OperationState.FAILED, "could not read the VM", error=error_text(err))
         return False
-    p.inventory(inventory)
+    p.vm_observed(inventory)
     if inventory.vm_healthy:
         state.unknown_since = None
         p.set_phase(Phase.RUNNING)

@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
-    from models.inventory import Inventory
+    from models.inventory import Inventory, VmState
     from models.status import LastOperation, OperationState, Phase, Stage
 
 from workflows.search_attributes import AZMC_MACHINE, AZMC_PHASE, AZMC_POOL, AZMC_RESOURCE_GROUP
@@ -87,6 +87,15 @@ class Presenter:
     def inventory(self, inventory: Inventory) -> None:
         self.state.status.inventory = inventory
         self.refresh()
+
+    def vm_observed(self, seen: Inventory) -> None:
+        """A VM-only read (find_vm): it replaces what we know of the VM; without a VM it says nothing
+        about NICs and disks, so those stay as last read in full."""
+        if seen.has_vm or seen.nic_names or seen.disk_names:
+            self.inventory(seen)
+            return
+        self.inventory(self.state.status.inventory.model_copy(
+            update={"provider_id": "", "node_name": "", "vm_state": VmState()}))
 
     def refresh(self) -> None:
         workflow.set_current_details(render_details(self.state, workflow.now()))

@@ -37,6 +37,12 @@ async def test_seed_scenario_allocation_failure_and_reserved_nic(stack: Stack) -
                              message="Nic(s) in request is reserved for another Virtual Machine for 180 seconds. "
                                      "Please provide another nic(s) or retry after 180 seconds.", times=3)
     handle = await start_machine(stack.env.client, stack.task_queue, spec_dict(subnet_id=stack.emulator.subnet_id))
+    backing_off = await wait_for(stack.env, handle, lambda s: s.phase == Phase.CRASH_LOOP_BACK_OFF and s.last_operation
+                                 is not None and "next attempt in" in s.last_operation.description)
+    # While it waits, status shows what is really left: no VM, the reserved NIC kept for the next attempt.
+    assert not backing_off.inventory.has_vm
+    assert backing_off.inventory.nic_names == ["vm1-nic"]
+    assert stack.kinds() == ["networkInterfaces"]
     running = await wait_for(stack.env, handle, in_phase(Phase.RUNNING, Phase.FAILED), step=timedelta(seconds=20))
     assert running.phase == Phase.RUNNING
     assert stack.kinds() == RUNNING_KINDS
