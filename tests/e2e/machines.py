@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from temporalio.client import Client, WorkflowExecutionStatus
+from temporalio.service import RPCError
 
 from emulator.seed import SEED_LOCATION, SEED_RESOURCE_GROUP, seed_subnet_id
 from models.naming import MACHINE_TAG, workflow_id
@@ -32,6 +33,18 @@ async def phases(client: Client, specs: Iterable[MachineSpec]) -> dict[str, str]
         return item.name, str((await handle.query("status", result_type=MachineStatus)).phase)
 
     return dict(await asyncio.gather(*(one(item) for item in specs)))
+
+
+async def phases_when_answered(client: Client, specs: Iterable[MachineSpec], timeout_s: float = 30) -> dict[str, str]:
+    """`phases`, retried while queries fail because the only worker was just killed and restarts."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            return await phases(client, specs)
+        except RPCError:
+            if time.monotonic() > deadline:
+                raise
+            await asyncio.sleep(0.3)
 
 
 async def wait_phase(client: Client, specs: list[MachineSpec], phase: str, timeout_s: float) -> None:

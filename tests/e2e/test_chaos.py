@@ -8,7 +8,7 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 
 from models.naming import workflow_id
 from tests.e2e.conftest import Stack
-from tests.e2e.machines import assert_exactly_its_own, owned, phases, spec, wait_phase
+from tests.e2e.machines import assert_exactly_its_own, owned, phases_when_answered, spec, wait_phase
 from tests.e2e.stack import wait_until
 from workers.machines import apply, request_delete
 
@@ -35,7 +35,8 @@ async def test_sigkilled_worker_leaves_every_machine_with_exactly_its_own_resour
         # Each worker gets going and picks up work before it dies, so every kill interrupts something.
         wait_until(lambda worker=worker: "worker started" in worker.log_path.read_text(), 30, "the worker")
         await asyncio.sleep(0.6 + 0.3 * kill)
-        not_running = [name for name, phase in (await phases(client, specs)).items() if phase != "Running"]
+        current = await phases_when_answered(client, specs)
+        not_running = [name for name, phase in current.items() if phase != "Running"]
         kills_mid_creation += bool(not_running)
         stack.worker.kill()
         stack.worker.start()
