@@ -28,5 +28,14 @@ def format_duration(value: timedelta) -> str:
     return f"{value.total_seconds():g}s"
 
 
+def humanize(value: timedelta) -> str:
+    """A wait as a person reads it: "9m58s", "2h", "45s" (whole seconds; under a second is "0s")."""
+    seconds = max(round(value.total_seconds()), 0)
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    parts = [f"{n}{unit}" for n, unit in ((hours, "h"), (minutes, "m"), (secs, "s")) if n]
+    return "".join(parts) or "0s"
+
+
 # Serialized back as "20m" so the spec round-trips in the same words a person wrote.
 Duration = Annotated[timedelta, BeforeValidator(parse_duration), PlainSerializer(format_duration, return_type=str)]

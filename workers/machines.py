@@ -31,6 +31,12 @@ class MachineRow:
     workflow_id: str
 
 
+def static_summary(spec: MachineSpec) -> str:
+    """The UI's one-line summary of the workflow (only a starter can set it)."""
+    pool = f", pool {spec.pool}" if spec.pool else ""
+    return f"Machine {spec.name}: {spec.vm_size} in {spec.resource_group} ({spec.location}){pool}"
+
+
 async def apply(client: Client, spec: MachineSpec, task_queue: str) -> tuple[bool, str]:
     """Start the machine's workflow; (False, id) when a workflow for it is already running."""
     wf_id = workflow_id(spec.resource_group, spec.name)
@@ -42,6 +48,7 @@ async def apply(client: Client, spec: MachineSpec, task_queue: str) -> tuple[boo
             task_queue=task_queue,
             # Set at start so `azmc get` and the UI show the machine before its first workflow task runs.
             search_attributes=_initial_search_attributes(spec),
+            static_summary=static_summary(spec),
         )
     except WorkflowAlreadyStartedError:
         return False, wf_id

@@ -9,7 +9,7 @@ from datetime import timedelta
 from typing import Any
 
 from temporalio import workflow
-from temporalio.exceptions import ActivityError, ApplicationError, TimeoutError
+from temporalio.exceptions import ActivityError, ApplicationError, FailureError, TimeoutError
 
 with workflow.unsafe.imports_passed_through():
     from models.activity_io import ActivityName, DeleteResourceInput, DeleteVmInput, EnsureVmInput, MachineRef
@@ -37,9 +37,11 @@ def suggested_delay(err: BaseException) -> timedelta | None:
 
 
 def error_text(err: BaseException) -> str:
+    """"<type>: <message>" once (str() of an ApplicationError already starts with its type)."""
     cause = err.cause if isinstance(err, ActivityError) and err.cause is not None else err
     kind = error_type(err)
-    return f"{kind}: {cause}" if kind else str(cause)
+    message = cause.message if isinstance(cause, FailureError) else str(cause)
+    return f"{kind}: {message}" if kind else message
 
 
 def _discard(handle: "asyncio.Future[Any]") -> None:

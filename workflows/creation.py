@@ -11,6 +11,7 @@ from temporalio import workflow
 from temporalio.exceptions import ActivityError, ApplicationError
 
 with workflow.unsafe.imports_passed_through():
+    from models.durations import humanize
     from models.errors import ErrorType
     from models.inventory import Inventory
     from models.naming import nic_name
@@ -114,7 +115,8 @@ class Wake:
 
 async def _back_off(p: Presenter, delay: timedelta, wake: Wake) -> None:
     try:
-        await workflow.wait_condition(wake.pending, timeout=delay)
+        await workflow.wait_condition(wake.pending, timeout=delay,
+                                      timeout_summary="CrashLoopBackOff: wait before the next creation attempt")
     except TimeoutError:
         return
     wake.take()
@@ -155,8 +157,8 @@ async def create_machine(p: Presenter, azure: AzureCalls, drain_timeout: timedel
         # The backoff counts from the failure: time spent compensating is part of it.
         backoff = policies.creation_backoff(state.status.attempts, failure.kind, failure.hint)
         delay = min(max(failed_at + backoff - workflow.now(), timedelta(0)), remaining)
-        p.operation(Stage.CREATE, OperationState.FAILED,
-                    f"attempt {state.status.attempts} failed ({failure.kind or 'error'}); next attempt in {delay}",
+        attempt = f"attempt {state.status.attempts} failed ({failure.kind or 'error'})"
+        p.operation(Stage.CREATE, OperationState.FAILED, f"{attempt}; next attempt in {humanize(delay)}",
                     error=str(failure), retry_in=delay)
         await _back_off(p, delay, wake)
         if workflow.now() >= deadline:

@@ -11,6 +11,7 @@ from temporalio import workflow
 from temporalio.exceptions import ActivityError
 
 with workflow.unsafe.imports_passed_through():
+    from models.durations import humanize
     from models.inventory import Inventory
     from models.status import OperationState, Stage
 
@@ -55,9 +56,9 @@ async def remove_everything(
             # Something survived a whole pass (index lag, a resource re-appearing): breathe, go again.
             delay = policies.capped_backoff(passes - 1, policies.CLEANUP_BACKOFF_START, policies.CLEANUP_BACKOFF_CAP)
             p.operation(Stage.VERIFY_DELETION, OperationState.FAILED,
-                        f"still exists after pass {passes - 1}: {inventory.summary()}; next pass in {delay}",
+                        f"still exists after pass {passes - 1}: {inventory.summary()}; next pass in {humanize(delay)}",
                         retry_in=delay)
-            await workflow.sleep(delay)
+            await workflow.sleep(delay, summary="verify deletion: wait before the next pass")
         # Drain only a VM that is actually running, once, and never when forced.
         if drain and passes == 1 and not force and inventory.vm_healthy:
             await _drain(p, azure, drain_timeout)

@@ -7,6 +7,7 @@ from temporalio import workflow
 from temporalio.exceptions import ActivityError
 
 with workflow.unsafe.imports_passed_through():
+    from models.durations import humanize
     from models.errors import ErrorType
     from models.status import OperationState, Stage
 
@@ -40,13 +41,13 @@ async def until_done(
             if hint is not None and hint > delay:
                 delay = min(hint, _MAX_HINTED_DELAY)
             p.operation(
-                stage, OperationState.FAILED, f"{description}: failure {failures}, retrying in {delay}",
+                stage, OperationState.FAILED, f"{description}: failure {failures}, retrying in {humanize(delay)}",
                 error=error_text(err), retry_in=delay,
             )
             if history_is_long(p.state.history_limit):
                 # Retrying forever must not grow one history forever; the next run resumes here.
                 raise ContinueAsNewNeeded(f"{description}: still failing after {failures} tries") from err
-            await workflow.sleep(delay)
+            await workflow.sleep(delay, summary=f"retry: {description}")
 
 
 async def delete_or_gone(p: Presenter, stage: Stage, description: str, action: Callable[[], Awaitable[None]]) -> None:

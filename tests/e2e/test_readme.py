@@ -1,9 +1,13 @@
 """The README's commands, run as written against a real dev server, emulator and `azmc worker` process."""
 
+import asyncio
 import json
 import subprocess
 import sys
 from pathlib import Path
+
+from temporalio.client import Client
+from temporalio.contrib.pydantic import pydantic_data_converter
 
 from tests.e2e.conftest import Stack
 from tests.e2e.readme import commands, sh_blocks
@@ -17,6 +21,14 @@ EXERCISED = {
     "azmc-cli": "test_azmc_cli_as_in_the_readme",
     "compose": "tests/test_compose.py::test_readme_compose_commands_name_real_services",
 }
+
+
+def _static_summary(stack: Stack, wf_id: str) -> str:
+    async def read() -> str:
+        client = await Client.connect(stack.address, data_converter=pydantic_data_converter)
+        return await (await client.get_workflow_handle(wf_id).describe()).static_summary() or ""
+
+    return asyncio.run(read())
 
 
 def _run(argv: list[str], stack: Stack, check: bool = True) -> str:
@@ -70,6 +82,7 @@ def test_azmc_cli_as_in_the_readme(stack: Stack) -> None:
 
     assert f"machine/azmc-demo/{name} is Running" in _run(apply, stack)
     assert "already running" in _run(apply, stack)  # applying again reports the running workflow
+    assert _static_summary(stack, f"machine/azmc-demo/{name}").startswith(f"Machine {name}: ")  # the UI's summary
     listed = _run(get, stack)
     assert name in listed and "Running" in listed
     described = _run(describe, stack)

@@ -76,6 +76,8 @@ async def test_reconcile_cuts_a_capacity_backoff_short() -> None:
         final = await handle.result()
     assert running.attempts == 2
     assert final.phase == Phase.DELETED and azure.empty
+    # The error reads "<type>: <Azure's words>", the type once.
+    assert backing_off.last_error == "CapacityExhausted: AllocationFailed"
     # The second attempt started long before the 10-minute capacity backoff would have ended.
     started = next(op.updated_at for op in running.recent_operations if op.description.startswith("attempt 2"))
     assert backing_off.next_retry_at is not None
