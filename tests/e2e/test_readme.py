@@ -58,6 +58,7 @@ def test_temporal_cli_lifecycle_as_in_the_readme(stack: Stack) -> None:
     assert wf_id == f"machine/{spec['resource_group']}/{spec['name']}"
 
     assert wf_id in _run(start, stack)
+    assert _static_summary(stack, wf_id) == start[start.index("--static-summary") + 1]
     wait_until(lambda: '"phase":"Running"' in _run(query, stack), 60, "the machine to be Running")
     status = json.loads(_run(query, stack).split("QueryResult", 1)[1])
     assert status["inventory"]["provider_id"].endswith(f"/virtualMachines/{spec['name']}")
