@@ -66,12 +66,16 @@ def resume_token() -> str | None:
 
 async def wait_heartbeating(poller: AsyncLROPoller[T]) -> T:
     """Wait for a long-running operation, heartbeating its continuation token so a retry resumes it."""
-    token = poller.continuation_token()
-    result = asyncio.ensure_future(poller.result())
+    return await heartbeat_until(poller.result(), poller.continuation_token())
+
+
+async def heartbeat_until(work: Awaitable[T], details: str) -> T:
+    """Await `work`, heartbeating `details` (what a retry should resume) until it is done."""
+    result = asyncio.ensure_future(work)
     try:
         while True:
             if activity.in_activity():
-                activity.heartbeat(token)
+                activity.heartbeat(details)
             done, _ = await asyncio.wait({result}, timeout=_heartbeat_every())
             if done:
                 return result.result()

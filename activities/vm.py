@@ -6,6 +6,7 @@ from azure.mgmt.compute import models as cm
 
 from activities.arm import classified, is_owned, log, resume_operation, wait_heartbeating
 from activities.clients import AzureClients
+from activities.disk_tags import tag_vm_disks
 from activities.errors import classify_code, not_owned
 from activities.status import get_vm, vm_inventory
 from activities.vm_body import build_vm
@@ -40,7 +41,9 @@ async def ensure_vm(clients: AzureClients, inp: EnsureVmInput) -> Inventory:
             raise not_owned("VM", spec.name, spec.name)
         if vm is not None and vm.provisioning_state == "Succeeded":
             log(spec.name, "VM already exists; adopting it")
-            return vm_inventory(vm)
+            inventory = vm_inventory(vm)
+            await tag_vm_disks(clients, spec, inventory, created=False)
+            return inventory
         if vm is not None and vm.provisioning_state == "Failed":
             raise failed_vm_error(vm)
         log(spec.name, "creating VM (%s in %s)", spec.vm_size, spec.location)
@@ -52,5 +55,6 @@ async def ensure_vm(clients: AzureClients, inp: EnsureVmInput) -> Inventory:
     if vm.provisioning_state == "Failed":
         raise failed_vm_error(vm)
     inventory = vm_inventory(vm)
+    await tag_vm_disks(clients, spec, inventory, created=True)
     log(spec.name, "VM ready: %s", inventory.summary())
     return inventory

@@ -11,6 +11,7 @@ _REALISTIC: dict[str, float] = {
     "networkInterfaces.delete": 2.0,
     "disks.put": 3.0,
     "disks.delete": 3.0,
+    "disks.patch": 2.0,
     "virtualNetworks.put": 3.0,
     "virtualNetworks.delete": 3.0,
     "subnets.put": 2.0,

@@ -24,6 +24,7 @@ from emulator.store import Resource
 DISK_TYPE = "Microsoft.Compute/disks"
 _TIER_SIZES = [(4, 1), (8, 2), (16, 3), (32, 4), (64, 6), (128, 10), (256, 15), (512, 20), (1024, 30),
                (2048, 40), (4096, 50), (8192, 60), (16384, 70), (32767, 80)]
+_READ_ONLY = ("diskState", "LastOwnershipUpdateTime", "provisioningState", "uniqueId", "timeCreated")
 _TIERS = {"Premium_LRS": "P", "Premium_ZRS": "P", "StandardSSD_LRS": "E", "StandardSSD_ZRS": "E"}
 
 
@@ -75,6 +76,37 @@ class DisksBackend:
         op = self._start(disk, "disks.put", work, failed)
         return Outcome(202 if existing is None else 200, disk.body, op)
 
+    def patch(self, scope: Scope, name: str, request: dict[str, Any]) -> Outcome:
+        """Azure's disks update: the given fields are merged into the disk, `tags` replaced as a whole.
+
+        The change lands when the operation succeeds, so a faulted update leaves the disk as it was."""
+        disk = get_existing(self.state, scope, DISK_TYPE, name)
+        ensure_idle(self.state, disk.id)
+        props = dict(request.get("properties") or {})
+        size = props.pop("diskSizeGB", None)
+        for read_only in _READ_ONLY:
+            props.pop(read_only, None)
+        before = disk.properties.get("provisioningState", "Succeeded")
+        disk.properties["provisioningState"] = "Updating"
+        self.state.store.changed(disk)
+
+        async def work() -> None:
+            if request.get("tags") is not None:
+                disk.body["tags"] = dict(request["tags"])
+            if (request.get("sku") or {}).get("name"):
+                disk.body["sku"] = _sku(request["sku"]["name"])
+            disk.properties.update(props)
+            if size:
+                self._size(disk, int(size))
+            disk.properties["provisioningState"] = "Succeeded"
+            self.state.store.changed(disk)
+
+        def failed(_: errors.ArmError) -> None:
+            disk.properties["provisioningState"] = before
+            self.state.store.changed(disk)
+
+        return Outcome(202, None, self._start(disk, "disks.patch", work, failed))
+
     def get(self, scope: Scope, name: str) -> dict[str, Any]:
         return get_existing(self.state, scope, DISK_TYPE, name).body
 
@@ -113,7 +145,7 @@ class DisksBackend:
         if zones:
             body["zones"] = zones
         requested = copy.deepcopy((request or {}).get("properties") or {})
-        for read_only in ("diskState", "LastOwnershipUpdateTime", "provisioningState", "uniqueId"):
+        for read_only in _READ_ONLY:
             requested.pop(read_only, None)
         creation = dict(requested.get("creationData") or {})
         creation["createOption"] = create_option

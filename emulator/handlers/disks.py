@@ -14,6 +14,10 @@ async def put(call: Call) -> web.StreamResponse:
     return outcome_response(call, call.backends.disks.put(call.scope, call.params["name"], call.body))
 
 
+async def patch(call: Call) -> web.StreamResponse:
+    return outcome_response(call, call.backends.disks.patch(call.scope, call.params["name"], call.body))
+
+
 async def get(call: Call) -> web.StreamResponse:
     return json_response(200, call.backends.disks.get(call.scope, call.params["name"]))
 
@@ -33,6 +37,7 @@ async def list_all(call: Call) -> web.StreamResponse:
 def routes() -> list[Route]:
     return [
         route("PUT", DISK, "disks", "put", put),
+        route("PATCH", DISK, "disks", "patch", patch),
         route("GET", DISK, "disks", "get", get),
         route("DELETE", DISK, "disks", "delete", delete),
         route("GET", COMPUTE + "/disks", "disks", "list", list_in_group),

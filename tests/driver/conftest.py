@@ -84,3 +84,14 @@ def make_disk(sdk: Any) -> Callable[..., Any]:
         await put_disk(sdk, name, tags)
 
     return make
+
+
+async def delete_vm_keeping_disks(sdk: Any, name: str, rg: str = "azmc-demo") -> None:
+    """Out-of-band removal the way an operator might do it: set every disk's deleteOption to Detach, then
+    delete the VM. The disks Azure created for it stay behind (the NIC, deleteOption Delete, goes)."""
+    vm = await sdk.compute.virtual_machines.get(rg, name)
+    storage = vm.storage_profile
+    for disk in [storage.os_disk, *(storage.data_disks or [])]:
+        disk.delete_option = "Detach"
+    await (await sdk.compute.virtual_machines.begin_create_or_update(rg, name, vm)).result()
+    await (await sdk.compute.virtual_machines.begin_delete(rg, name)).result()

@@ -9,6 +9,7 @@ from temporalio.testing import ActivityEnvironment
 from activities.driver import AzureDriver
 from models.activity_io import DeleteResourceInput, EnsureVmInput, ListMachinesInput, MachineRef
 from models.errors import ErrorType
+from tests.driver.conftest import delete_vm_keeping_disks
 
 
 async def status(env: ActivityEnvironment, driver: AzureDriver, spec: Any) -> Any:
@@ -36,10 +37,10 @@ async def test_nic_only_is_a_partial_machine_not_a_vm(driver, env, make_spec) ->
     assert not inventory.has_vm
 
 
-async def test_disks_only(driver, env, make_spec, make_disk) -> None:
+async def test_disks_only(driver, env, make_spec, create_machine, sdk) -> None:
     spec = make_spec()
-    await make_disk("vm1-os-disk", {"azmc-machine": "vm1"})
-    await make_disk("vm1-0-data-disk", {"azmc-machine": "vm1"})
+    await create_machine(spec)
+    await delete_vm_keeping_disks(sdk, "vm1")  # the disks Azure made for the VM outlive it
     inventory = await status(env, driver, spec)
     assert not inventory.has_vm and inventory.nic_names == []
     assert inventory.disk_names == ["vm1-os-disk", "vm1-0-data-disk"]

@@ -1,0 +1,61 @@
+"""Tag the disks a VM PUT created implicitly: Azure leaves them untagged, and an untagged disk that
+outlives its VM would be invisible to the ownership rules (never deleted, never found by the tag query).
+"""
+
+import asyncio
+
+from azure.mgmt.compute import models as cm
+
+from activities.arm import classified, get_or_none, heartbeat_until, is_owned, log
+from activities.clients import AzureClients
+from models.inventory import Inventory
+from models.naming import MACHINE_TAG
+from models.spec import MachineSpec
+
+
+async def tag_vm_disks(clients: AzureClients, spec: MachineSpec, inventory: Inventory, *, created: bool) -> None:
+    """Give every disk the VM names our ownership tags.
+
+    A VM we just created names only disks its PUT made (an existing name is a 409), so they are known to
+    be untagged: no GET needed. An adopted VM's disks may be tagged already, or another machine's: read them.
+    """
+    names = inventory.disk_names
+    if not names:
+        return
+    if created:
+        todo = {name: spec.ownership_tags() for name in names}
+    else:
+        todo = await _untagged(clients, spec, names)
+    if not todo:
+        return
+    log(spec.name, "tagging disks %s", ", ".join(todo))
+    # "" rather than a disk poller's token: ensure_vm's retry resumes a VM operation from the heartbeat,
+    # and with nothing to resume it adopts the VM and finds the still-untagged disks by GET.
+    patches = asyncio.gather(*(_patch(clients, spec, n, tags) for n, tags in todo.items()), return_exceptions=True)
+    # Every PATCH is awaited to its end (none left running behind a failed activity); the first error is raised.
+    for outcome in await heartbeat_until(patches, ""):
+        if isinstance(outcome, BaseException):
+            raise outcome
+
+
+async def _untagged(clients: AzureClients, spec: MachineSpec, names: list[str]) -> dict[str, dict[str, str]]:
+    """Disks lacking our tag, with the tags to give them (theirs kept, ours added); another machine's skipped."""
+    rg = spec.resource_group
+    async with classified(f"read disks of {spec.name}"):
+        disks = await asyncio.gather(*(get_or_none(clients.compute.disks.get(rg, n)) for n in names))
+    todo: dict[str, dict[str, str]] = {}
+    for name, disk in zip(names, disks, strict=True):
+        tags = dict((disk.tags if disk else None) or {})
+        if disk is None or is_owned(tags, spec.name):
+            continue
+        if MACHINE_TAG in tags:
+            log(spec.name, "leaving disk %s alone: it is tagged as machine %s's", name, tags[MACHINE_TAG])
+            continue
+        todo[name] = {**tags, **spec.ownership_tags()}
+    return todo
+
+
+async def _patch(clients: AzureClients, spec: MachineSpec, name: str, tags: dict[str, str]) -> None:
+    async with classified(f"tag disk {name}"):
+        poller = await clients.compute.disks.begin_update(spec.resource_group, name, cm.DiskUpdate(tags=tags))
+        await poller.result()
