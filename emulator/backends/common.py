@@ -40,6 +40,19 @@ def ensure_idle(state: EmulatorState, resource_id: str) -> None:
         raise errors.another_operation_in_progress(resource_id, running.path())
 
 
+def prepare_put(
+    state: EmulatorState, scope: Scope, provider_type: str, name: str
+) -> tuple[Scope, str, Resource | None]:
+    """What every PUT checks first: the group exists, no operation runs on the resource.
+
+    Returns the scope with the group's stored casing, the resource id and the resource if it exists.
+    """
+    scope = require_group(state, scope)
+    rid = scope.resource_id(provider_type, name)
+    ensure_idle(state, rid)
+    return scope, rid, state.store.get(rid)
+
+
 def operation_fault(state: EmulatorState, operation: str, name: str) -> Fault | None:
     return state.faults.take(operation, name, "operation")
 

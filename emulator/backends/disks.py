@@ -13,6 +13,7 @@ from emulator.backends.common import (
     ensure_idle,
     get_existing,
     operation_fault,
+    prepare_put,
     require_group,
     require_location,
 )
@@ -38,10 +39,7 @@ class DisksBackend:
         self.state = state
 
     def put(self, scope: Scope, name: str, request: dict[str, Any]) -> Outcome:
-        scope = require_group(self.state, scope)
-        rid = scope.resource_id(DISK_TYPE, name)
-        ensure_idle(self.state, rid)
-        existing = self.state.store.get(rid)
+        scope, _, existing = prepare_put(self.state, scope, DISK_TYPE, name)
         props = request.get("properties") or {}
         creation = props.get("creationData") or {}
         if existing is None and not creation.get("createOption"):

@@ -16,6 +16,7 @@ from emulator.backends.common import (
     etag,
     get_existing,
     operation_fault,
+    prepare_put,
     require_group,
     require_location,
 )
@@ -45,10 +46,7 @@ class NetworkInterfacesBackend:
         self.state = state
 
     def put(self, scope: Scope, name: str, request: dict[str, Any]) -> Outcome:
-        scope = require_group(self.state, scope)
-        rid = scope.resource_id(NIC_TYPE, name)
-        ensure_idle(self.state, rid)
-        existing = self.state.store.get(rid)
+        scope, rid, existing = prepare_put(self.state, scope, NIC_TYPE, name)
         props = request.get("properties") or {}
         body = base_body(rid, name, NIC_TYPE, request)
         body["location"] = require_location(request)

@@ -10,9 +10,9 @@ from emulator import arm_ids, errors
 from emulator.arm_ids import Scope
 from emulator.backends.common import (
     base_body,
-    ensure_idle,
     get_existing,
     operation_fault,
+    prepare_put,
     require_group,
     require_location,
 )
@@ -37,10 +37,7 @@ class VirtualMachinesBackend:
         self.disks = disks
 
     def put(self, scope: Scope, name: str, request: dict[str, Any]) -> Outcome:
-        scope = require_group(self.state, scope)
-        rid = scope.resource_id(VM_TYPE, name)
-        ensure_idle(self.state, rid)
-        existing = self.state.store.get(rid)
+        scope, rid, existing = prepare_put(self.state, scope, VM_TYPE, name)
         location = require_location(request)
         props = copy.deepcopy(request.get("properties") or {})
         nic_refs = self._validate_nics(rid, props)

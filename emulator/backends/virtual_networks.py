@@ -14,6 +14,7 @@ from emulator.backends.common import (
     etag,
     get_existing,
     operation_fault,
+    prepare_put,
     require_group,
     require_location,
 )
@@ -34,11 +35,8 @@ class VirtualNetworksBackend:
     # ---- virtual networks
 
     def put(self, scope: Scope, name: str, request: dict[str, Any]) -> Outcome:
-        scope = require_group(self.state, scope)
-        rid = scope.resource_id(VNET_TYPE, name)
-        ensure_idle(self.state, rid)
+        scope, rid, existing = prepare_put(self.state, scope, VNET_TYPE, name)
         props = request.get("properties") or {}
-        existing = self.state.store.get(rid)
         body = base_body(rid, name, VNET_TYPE, request)
         body["location"] = require_location(request)
         body["etag"] = etag()
