@@ -12,6 +12,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.text import Text
 
 from models.schema import spec_json_schema
 from workers import machines
@@ -27,8 +28,9 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-# Logs and CI keep whole lines: without a terminal, rich would wrap at 80 columns.
-console = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
+# Logs and CI keep whole lines: without a terminal, rich would wrap at 80 columns. No markup or emoji
+# codes in plain strings: names and messages are printed as they are (rich renderables style the rest).
+console = Console(highlight=False, markup=False, emoji=False, width=None if sys.stdout.isatty() else 160)
 
 TemporalAddress = Annotated[
     str | None, typer.Option("--temporal-address", help="host:port [env AZMC_TEMPORAL_ADDRESS]")
@@ -142,7 +144,7 @@ def apply(
         client = await connect(settings)
         started, wf_id = await machines.apply(client, spec, settings.task_queue)
         verb = "created" if started else "unchanged: a workflow for it is already running"
-        console.print(f"machine {spec.resource_group}/{spec.name} {verb} (workflow {wf_id})")
+        console.print(Text(f"machine {spec.resource_group}/{spec.name} {verb} (workflow {wf_id})"))
         if wait:
             from workers.waiting import wait_running
 
@@ -158,15 +160,22 @@ def get(
     temporal_address: TemporalAddress = None,
     namespace: Namespace = None,
 ) -> None:
-    """List machines (from Temporal visibility): name, phase, pool, age."""
+    """List machines (from Temporal visibility): name, phase, pool, age; and abandoned ones found in Azure."""
+    from workers import abandoned  # reads Azure with the SDK: imported only for `get`
+
     settings = _client_settings(temporal_address, namespace)
 
     async def main() -> None:
-        rows = await machines.list_machines(await connect(settings), include_closed=all_, pool=pool)
-        if not rows:
+        azure = abandoned.azure_config_or_none(settings)
+        client = await connect(settings)
+        rows = await machines.list_machines(client, include_closed=all_, pool=pool)
+        left = await abandoned.abandoned_or_note(client, azure, rows, pool)
+        if not rows and not left:
             console.print("no machines; create one with `azmc apply -f spec.json`")
             return
-        console.print(machines_table(rows, show_status=all_))
+        console.print(machines_table(rows, show_status=all_, abandoned=left))
+        if left:
+            console.print(Text(abandoned.HINT))
 
     run_friendly(main)
 
@@ -212,7 +221,7 @@ def delete(
         client = await connect(settings)
         wf_id = await machines.resolve(client, name, resource_group)
         await machines.request_delete(client, wf_id, force=force)
-        console.print(f"deletion requested for {wf_id}")
+        console.print(Text(f"deletion requested for {wf_id}"))
         if wait:
             await wait_deleted(client, wf_id, console)
 
