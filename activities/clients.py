@@ -61,11 +61,11 @@ class AzureClients:
 
 
 def _credential(config: AzureConfig) -> AsyncTokenCredential:
-    if config.emulator_token is not None:
+    if config.emulator_token is not None:  # AzureConfig allows it only with a loopback endpoint
         return StaticTokenCredential(config.emulator_token)
     from azure.identity.aio import DefaultAzureCredential  # imported lazily: heavy, unused with the emulator
 
-    return DefaultAzureCredential()
+    return DefaultAzureCredential(authority=config.target.authority)
 
 
 def build_clients(config: AzureConfig) -> AzureClients:
@@ -82,10 +82,9 @@ def build_clients(config: AzureConfig) -> AzureClients:
         "connection_timeout": min(config.request_timeout_s, 20.0),
         "logging_enable": False,  # never dump request headers/bodies (bearer token) to logs
     }
-    if config.endpoint is not None:
-        common["base_url"] = config.endpoint.rstrip("/")
-        # The emulator accepts any scope; real sovereign clouds derive theirs from the endpoint.
-        common["credential_scopes"] = [common["base_url"] + "/.default"]
+    # Always explicit: the SDK's defaults are public Azure's, wrong for Azure Government and China.
+    common["base_url"] = config.target.base_url
+    common["credential_scopes"] = list(config.target.credential_scopes)
     compute = ComputeManagementClient(credential, config.subscription_id, **common)
     network = NetworkManagementClient(credential, config.subscription_id, **common)
     graph = ResourceGraphClient(credential, **common)

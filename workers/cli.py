@@ -60,6 +60,9 @@ def worker(
         str | None, typer.Option(help="ARM endpoint (the emulator); unset = public Azure [env AZMC_AZURE_ENDPOINT]")
     ] = None,
     azure_subscription_id: Annotated[str | None, typer.Option(help="[env AZMC_AZURE_SUBSCRIPTION_ID]")] = None,
+    azure_cloud: Annotated[
+        str | None, typer.Option(help="AzureCloud, AzureUSGovernment or AzureChinaCloud [env AZMC_AZURE_CLOUD]")
+    ] = None,
     tls_cert: Annotated[Path | None, typer.Option(help="mTLS client cert [env AZMC_TEMPORAL_TLS_CERT]")] = None,
     tls_key: Annotated[Path | None, typer.Option(help="mTLS client key [env AZMC_TEMPORAL_TLS_KEY]")] = None,
     log_format: Annotated[str | None, typer.Option(help="text or json [env AZMC_LOG_FORMAT]")] = None,
@@ -68,7 +71,7 @@ def worker(
     settings = _settings(
         temporal_address=temporal_address, temporal_namespace=namespace, task_queue=task_queue,
         metrics_port=metrics_port, azure_endpoint=azure_endpoint, azure_subscription_id=azure_subscription_id,
-        temporal_tls_cert=tls_cert, temporal_tls_key=tls_key, log_format=log_format,
+        azure_cloud=azure_cloud, temporal_tls_cert=tls_cert, temporal_tls_key=tls_key, log_format=log_format,
     )  # fmt: skip
     from workers.logs import setup_logging
     from workers.worker import run_worker  # imports the SDKs: only once the settings are known to be usable

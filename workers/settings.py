@@ -6,8 +6,11 @@ Secrets (Temporal API key, emulator token) are SecretStr so they never reach a l
 from pathlib import Path
 from typing import Any
 
-from pydantic import Field, SecretStr, ValidationError, model_validator
+from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from activities.cloud import AzureCloud
+from activities.config import check_endpoint, is_loopback_endpoint
 
 TASK_QUEUE = "azmc"
 DEFAULT_EMULATOR_SUBSCRIPTION = "00000000-0000-0000-0000-000000000000"  # the emulator's --seed subscription
@@ -37,10 +40,17 @@ class Settings(BaseSettings):
     max_concurrent_activities: int = Field(200, ge=1)
     log_format: str = Field("text", pattern="^(text|json)$")
 
-    # Azure: an endpoint means "talk to this ARM-compatible URL" (the emulator); none means public Azure.
+    # Azure: an endpoint means "talk to this ARM-compatible URL" (a loopback one is the emulator); none
+    # means the cloud's ARM. The cloud (default: the endpoint's, else public Azure) sets authority and audience.
     azure_endpoint: str | None = None
+    azure_cloud: AzureCloud | None = None
     azure_token: SecretStr | None = None
     azure_subscription_id: str | None = None
+
+    @field_validator("azure_endpoint")
+    @classmethod
+    def _endpoint(cls, value: str | None) -> str | None:
+        return check_endpoint(value) if value else value
 
     @model_validator(mode="after")
     def _tls_pair(self) -> "Settings":
@@ -50,7 +60,8 @@ class Settings(BaseSettings):
 
     @property
     def emulator_mode(self) -> bool:
-        return bool(self.azure_endpoint)
+        """Only a loopback endpoint is the emulator (fixed token, seed subscription); any other uses azure-identity."""
+        return is_loopback_endpoint(self.azure_endpoint)
 
     @property
     def uses_tls(self) -> bool:
@@ -70,6 +81,9 @@ class Settings(BaseSettings):
     def emulator_token(self) -> str | None:
         """Static bearer token for the emulator; None means DefaultAzureCredential (real Azure)."""
         if not self.emulator_mode:
+            if self.azure_token:
+                raise SettingsError("AZMC_AZURE_TOKEN is only for the emulator on a loopback AZMC_AZURE_ENDPOINT; "
+                                    "Azure itself is reached through azure-identity")  # fmt: skip
             return None
         return self.azure_token.get_secret_value() if self.azure_token else DEFAULT_EMULATOR_TOKEN
 
@@ -83,4 +97,4 @@ def load_settings(**overrides: Any) -> Settings:
         first = error.errors()[0]
         field = ".".join(str(part) for part in first["loc"]) or "settings"
         env = f"AZMC_{field.upper()}" if first["loc"] else "settings"
-        raise SettingsError(f"invalid {env}: {first['msg']}") from None
+        raise SettingsError(f"invalid {env}: {first['msg'].removeprefix('Value error, ')}") from None

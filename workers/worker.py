@@ -29,6 +29,7 @@ def azure_config(settings: Settings) -> AzureConfig:
         return AzureConfig(
             subscription_id=settings.subscription(),
             endpoint=settings.azure_endpoint,
+            cloud=settings.azure_cloud,
             emulator_token=settings.emulator_token(),
         )
     except ValidationError as error:
