@@ -57,7 +57,8 @@ def worker(
     task_queue: Annotated[str | None, typer.Option(help="[env AZMC_TASK_QUEUE, default azmc]")] = None,
     metrics_port: Annotated[int | None, typer.Option(help="Prometheus port, 0 = off [env AZMC_METRICS_PORT]")] = None,
     azure_endpoint: Annotated[
-        str | None, typer.Option(help="ARM endpoint (the emulator); unset = public Azure [env AZMC_AZURE_ENDPOINT]")
+        str | None,
+        typer.Option(help="ARM endpoint (loopback = the emulator); unset = the cloud's ARM [env AZMC_AZURE_ENDPOINT]"),
     ] = None,
     azure_subscription_id: Annotated[str | None, typer.Option(help="[env AZMC_AZURE_SUBSCRIPTION_ID]")] = None,
     azure_cloud: Annotated[
@@ -65,13 +66,18 @@ def worker(
     ] = None,
     tls_cert: Annotated[Path | None, typer.Option(help="mTLS client cert [env AZMC_TEMPORAL_TLS_CERT]")] = None,
     tls_key: Annotated[Path | None, typer.Option(help="mTLS client key [env AZMC_TEMPORAL_TLS_KEY]")] = None,
+    tls_ca: Annotated[Path | None, typer.Option(help="the server's CA certificate [env AZMC_TEMPORAL_TLS_CA]")] = None,
+    tls_server_name: Annotated[
+        str | None, typer.Option(help="name in the server's certificate [env AZMC_TEMPORAL_TLS_SERVER_NAME]")
+    ] = None,
     log_format: Annotated[str | None, typer.Option(help="text or json [env AZMC_LOG_FORMAT]")] = None,
 ) -> None:
     """Run a worker on task queue `azmc` (the API key comes only from AZMC_TEMPORAL_API_KEY)."""
     settings = _settings(
         temporal_address=temporal_address, temporal_namespace=namespace, task_queue=task_queue,
         metrics_port=metrics_port, azure_endpoint=azure_endpoint, azure_subscription_id=azure_subscription_id,
-        azure_cloud=azure_cloud, temporal_tls_cert=tls_cert, temporal_tls_key=tls_key, log_format=log_format,
+        azure_cloud=azure_cloud, temporal_tls_cert=tls_cert, temporal_tls_key=tls_key, temporal_tls_ca=tls_ca,
+        temporal_tls_server_name=tls_server_name, log_format=log_format,
     )  # fmt: skip
     from workers.logs import setup_logging
     from workers.worker import run_worker  # imports the SDKs: only once the settings are known to be usable

@@ -30,6 +30,8 @@ class Settings(BaseSettings):
     temporal_tls: bool = False
     temporal_tls_cert: Path | None = None
     temporal_tls_key: Path | None = None
+    temporal_tls_ca: Path | None = None  # the server's CA, for a cluster whose certificate is not in the system roots
+    temporal_tls_server_name: str | None = None  # the name in the server's certificate, when the address differs
     temporal_api_key: SecretStr | None = None
     task_queue: str = TASK_QUEUE
 
@@ -65,7 +67,8 @@ class Settings(BaseSettings):
 
     @property
     def uses_tls(self) -> bool:
-        return self.temporal_tls or bool(self.temporal_tls_cert) or self.temporal_api_key is not None
+        return (self.temporal_tls or bool(self.temporal_tls_cert) or bool(self.temporal_tls_ca)
+                or bool(self.temporal_tls_server_name) or self.temporal_api_key is not None)  # fmt: skip
 
     def subscription(self) -> str:
         """The subscription to manage; the emulator's seed subscription is the default only in emulator mode."""
