@@ -175,6 +175,7 @@ def get(
     settings = _client_settings(temporal_address, namespace)
 
     async def main() -> None:
+        machines.visibility_query(open_only=True, pool=pool)  # a pool that is not valid is refused before connecting
         azure = abandoned.azure_config_or_none(settings)
         client = await connect(settings)
         rows = await machines.list_machines(client, include_closed=all_, pool=pool)
@@ -201,6 +202,7 @@ def describe(
     settings = _client_settings(temporal_address, namespace)
 
     async def main() -> None:
+        machines.machine_ref(name, resource_group)  # a name that is not valid is refused before connecting
         client = await connect(settings)
         wf_id = await machines.resolve(client, name, resource_group)
         status = await machines.status(client, wf_id)
@@ -227,6 +229,7 @@ def delete(
     settings = _client_settings(temporal_address, namespace)
 
     async def main() -> None:
+        machines.machine_ref(name, resource_group)  # a name that is not valid is refused before connecting
         client = await connect(settings)
         wf_id = await machines.resolve(client, name, resource_group)
         await machines.request_delete(client, wf_id, force=force)

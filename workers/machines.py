@@ -133,8 +133,9 @@ def _checked_id(resource_group: str, name: str) -> str:
     return workflow_id(checked(RESOURCE_GROUP_NAME, resource_group), checked(MACHINE_NAME, name))
 
 
-async def resolve(client: Client, name: str, resource_group: str = "") -> str:
-    """The workflow id of a machine given as NAME, RG/NAME or machine/RG/NAME; every part must be a valid name."""
+def machine_ref(name: str, resource_group: str = "") -> str | None:
+    """NAME, RG/NAME or machine/RG/NAME checked by the spec's name rules (MachineError otherwise, before any
+    call): the workflow id when the resource group is known, else None (look the name up in visibility)."""
     parts = name.split("/")
     if len(parts) == 3 and parts[0] == "machine":
         return _checked_id(parts[1], parts[2])
@@ -144,6 +145,15 @@ async def resolve(client: Client, name: str, resource_group: str = "") -> str:
         raise MachineError(f"{name!r} is not NAME, RESOURCE_GROUP/NAME or machine/RESOURCE_GROUP/NAME")
     if resource_group:
         return _checked_id(resource_group, name)
+    checked(MACHINE_NAME, name)
+    return None
+
+
+async def resolve(client: Client, name: str, resource_group: str = "") -> str:
+    """The workflow id of a machine given as NAME, RG/NAME or machine/RG/NAME; every part must be a valid name."""
+    wf_id = machine_ref(name, resource_group)
+    if wf_id is not None:
+        return wf_id
     found = [wf.id async for wf in client.list_workflows(visibility_query(open_only=True, name=name))]
     if not found:
         raise MachineError(f"no running machine named {name!r}; list them with `azmc get`, or pass -g RESOURCE_GROUP")

@@ -132,3 +132,11 @@ def test_markup_in_file_names_and_azure_messages_is_printed_as_text(stack: Stack
     missing = _one_line_refusal(azmc(stack, "apply", "-f", str(tmp_path / "[/x]nope.json")))
     assert "[/x]nope.json: cannot read" in missing
     stack.emulator.control.clear_faults()
+
+
+@pytest.mark.parametrize("argv", [["describe", HOSTILE_NAMES[0]], ["delete", "x'"], ["get", "--pool", "a'b"],
+                                  ["describe", "-g", "rg' OR 'a'='a", "vm1"], ["delete", "machine/rg/vm1\n"]])
+def test_invalid_names_are_refused_before_any_connection(argv: list[str]) -> None:
+    result = CliRunner().invoke(app, [*argv, "--temporal-address", "127.0.0.1:9"])  # nothing listens there
+    line = _one_line_refusal(result)
+    assert "is not valid" in line and "Temporal" not in line
