@@ -2,7 +2,8 @@
 
 An operator who terminates a machine's workflow leaves its VM, NIC and disks behind with nobody
 watching them; `azmc get` shows them, so they are never invisible. The CLI reads Azure with the
-worker's own settings (AzureConfig, the real SDK clients, Resource Graph).
+worker's own settings (AzureConfig, the real SDK clients): Resource Graph finds candidates, direct
+GETs confirm what still exists.
 """
 
 import asyncio
@@ -12,11 +13,14 @@ from typing import Any
 from temporalio.client import Client, WorkflowExecutionStatus
 from temporalio.service import RPCError, RPCStatusCode
 
-from activities.clients import build_clients
+from activities.arm import get_or_none
+from activities.clients import AzureClients, build_clients
 from activities.config import AzureConfig
 from activities.graph import fleet_query, query_all
 from activities.inventory_list import group_rows
+from activities.status import get_vm, vm_inventory
 from models.activity_io import MachineSummary
+from models.inventory import Inventory
 from models.naming import MACHINE_TAG, workflow_id
 from workers.errors import note
 from workers.machines import AbandonedMachine, MachineRow
@@ -40,14 +44,28 @@ def ours(resource: Mapping[str, Any]) -> bool:
     return bool(tags.get(MACHINE_TAG))
 
 
-async def tagged_machines(config: AzureConfig, pool: str = "") -> list[MachineSummary]:
-    """Our machines as Azure's Resource Graph sees them (it lags ARM by seconds), one summary each."""
-    clients = build_clients(config)
-    try:
-        rows = await query_all(clients, fleet_query(pool=pool), "list azmc machines")
-    finally:
-        await clients.close()
+async def tagged_machines(clients: AzureClients, pool: str = "") -> list[MachineSummary]:
+    """Our machines as Azure's Resource Graph sees them (it lags ARM), one summary each."""
+    rows = await query_all(clients, fleet_query(pool=pool), "list azmc machines")
     return group_rows([row for row in rows if ours(row)])
+
+
+async def confirmed(clients: AzureClients, machine: MachineSummary) -> Inventory:
+    """What of a graph-listed machine a direct GET still finds: the graph lags ARM, so a machine deleted
+    seconds ago must not show up as abandoned (nor a resource deleted since)."""
+    rg, listed = machine.resource_group, machine.inventory
+    vm, *found = await asyncio.gather(
+        get_vm(clients, rg, listed.node_name) if listed.has_vm else asyncio.sleep(0, None),
+        *(get_or_none(clients.network.network_interfaces.get(rg, name)) for name in listed.nic_names),
+        *(get_or_none(clients.compute.disks.get(rg, name)) for name in listed.disk_names),
+    )
+    names = [*listed.nic_names, *listed.disk_names]
+    present = {name for name, body in zip(names, found, strict=True) if body is not None and ours(body.as_dict())}
+    base = vm_inventory(vm) if vm is not None and ours(vm.as_dict()) else Inventory()
+    return base.model_copy(update={
+        "nic_names": sorted(set(base.nic_names) | {n for n in listed.nic_names if n in present}),
+        "disk_names": sorted(set(base.disk_names) | {d for d in listed.disk_names if d in present}),
+    })  # fmt: skip
 
 
 async def _workflow_open(client: Client, wf_id: str) -> bool:
@@ -60,20 +78,29 @@ async def _workflow_open(client: Client, wf_id: str) -> bool:
         raise
 
 
+async def _find(client: Client, clients: AzureClients, open_ids: set[str], pool: str) -> list[AbandonedMachine]:
+    known_open = {wf_id.lower() for wf_id in open_ids}  # ARM resource group names are case-insensitive
+    abandoned = []
+    for machine in await tagged_machines(clients, pool):
+        wf_id = workflow_id(machine.resource_group, machine.name)
+        if wf_id.lower() in known_open or await _workflow_open(client, wf_id):
+            continue
+        inventory = await confirmed(clients, machine)
+        if not inventory.is_empty:
+            abandoned.append(AbandonedMachine(machine.name, machine.resource_group, machine.pool, inventory, wf_id))
+    return abandoned
+
+
 async def find_abandoned(
     client: Client, config: AzureConfig, open_ids: set[str], pool: str = ""
 ) -> list[AbandonedMachine]:
     """Machines in Azure whose workflow `machine/<rg>/<name>` is not open. `open_ids` (from visibility)
     settles most; the rest are confirmed one by one, since visibility lags too."""
-    machines = await asyncio.wait_for(tagged_machines(config, pool), AZURE_READ_TIMEOUT_S)
-    known_open = {wf_id.lower() for wf_id in open_ids}  # ARM resource group names are case-insensitive
-    abandoned = []
-    for machine in machines:
-        wf_id = workflow_id(machine.resource_group, machine.name)
-        if wf_id.lower() in known_open or await _workflow_open(client, wf_id):
-            continue
-        abandoned.append(AbandonedMachine(machine.name, machine.resource_group, machine.pool, machine.inventory, wf_id))
-    return abandoned
+    clients = build_clients(config)
+    try:
+        return await asyncio.wait_for(_find(client, clients, open_ids, pool), AZURE_READ_TIMEOUT_S)
+    finally:
+        await clients.close()
 
 
 def azure_config_or_none(settings: Settings) -> AzureConfig | None:

@@ -1,0 +1,52 @@
+"""`azmc get`'s abandoned list believes Resource Graph only for candidates: direct GETs through the real
+SDK (against the emulator) decide what still exists, and `ours` decides what belongs to azmc."""
+
+from collections.abc import AsyncIterator
+
+import pytest
+
+from activities.clients import AzureClients, build_clients
+from activities.config import AzureConfig
+from models.activity_io import MachineSummary
+from models.inventory import Inventory
+from models.naming import MACHINE_TAG
+from tests.driver.conftest import put_disk
+from tests.support.emulator import EmulatorHandle
+from workers.abandoned import confirmed, ours
+
+
+@pytest.fixture
+async def clients(emulator: EmulatorHandle) -> AsyncIterator[AzureClients]:
+    built = build_clients(AzureConfig(subscription_id=emulator.subscription_id, endpoint=emulator.url,
+                                      emulator_token="abandoned-test"))  # fmt: skip
+    try:
+        yield built
+    finally:
+        await built.close()
+
+
+def _listed(name: str) -> MachineSummary:
+    """What a lagging graph may still list: a VM, its NIC and two disks."""
+    inventory = Inventory(provider_id=f"azure:///x/virtualMachines/{name}", node_name=name,
+                          nic_names=[f"{name}-nic"], disk_names=[f"{name}-os-disk", f"{name}-0-data-disk"])  # fmt: skip
+    return MachineSummary(name=name, resource_group="azmc-demo", inventory=inventory)
+
+
+def test_ours_is_the_machine_tag() -> None:
+    assert ours({"tags": {MACHINE_TAG: "vm1"}})
+    assert not ours({"tags": {"team": "x"}}) and not ours({"tags": None}) and not ours({})
+
+
+async def test_only_what_a_direct_get_finds_is_shown(clients: AzureClients) -> None:
+    await put_disk(clients, "gone-os-disk", {MACHINE_TAG: "gone"})
+    still = await confirmed(clients, _listed("gone"))
+    assert still == Inventory(disk_names=["gone-os-disk"])  # VM, NIC and data disk are gone already
+
+
+async def test_a_machine_deleted_since_the_graph_saw_it_is_not_abandoned(clients: AzureClients) -> None:
+    assert (await confirmed(clients, _listed("deleted"))).is_empty
+
+
+async def test_a_resource_not_ours_under_the_same_name_is_not_shown(clients: AzureClients) -> None:
+    await put_disk(clients, "foreign-os-disk", {"team": "someone-else"})
+    assert (await confirmed(clients, _listed("foreign"))).is_empty
