@@ -11,17 +11,16 @@ from emulator.arm_ids import Scope
 from emulator.backends.common import (
     base_body,
     get_existing,
-    operation_fault,
     prepare_put,
     require_group,
     require_location,
+    start_operation,
 )
 from emulator.backends.disks import DisksBackend
 from emulator.backends.network_interfaces import NetworkInterfacesBackend
 from emulator.backends.outcome import Outcome
 from emulator.backends.vm_disks import plan_disks, realize
 from emulator.backends.vm_instance_view import instance_view
-from emulator.latency import duration
 from emulator.state import EmulatorState
 from emulator.store import Resource
 
@@ -85,17 +84,8 @@ class VirtualMachinesBackend:
         vm.extra.pop("error", None)
         vm.extra["version"] = version
         self.state.store.put(vm)
-        op = self.state.operations.start(
-            name="virtualMachines.put",
-            namespace="Microsoft.Compute",
-            subscription=scope.subscription,
-            location=location,
-            locks=[rid],
-            azure_seconds=duration(self.state.settings.latency_profile, "virtualMachines.put"),
-            work=lambda: self._created(vm),
-            on_failure=lambda error: self._create_failed(vm, error),
-            fault=operation_fault(self.state, "virtualMachines.put", name),
-        )
+        op = start_operation(self.state, vm, "virtualMachines.put", lambda: self._created(vm),
+                             lambda error: self._create_failed(vm, error))
         return Outcome(200 if existing else 201, vm.body, op)
 
     def get(self, scope: Scope, name: str, expand: str | None) -> dict[str, Any]:

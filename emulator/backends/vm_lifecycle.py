@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from emulator import errors
 from emulator.arm_ids import Scope
-from emulator.backends.common import ensure_idle, get_existing, operation_fault, require_group
+from emulator.backends.common import ensure_idle, get_existing, require_group, start_operation
 from emulator.backends.outcome import Outcome
 from emulator.backends.virtual_machines import VM_TYPE, VirtualMachinesBackend
 from emulator.latency import duration
@@ -44,17 +44,7 @@ class VmLifecycleBackend:
             vm.extra["error"] = error
             self.state.store.changed(vm)
 
-        op = self.state.operations.start(
-            name="virtualMachines.delete",
-            namespace="Microsoft.Compute",
-            subscription=vm.subscription,
-            location=vm.body["location"],
-            locks=[vm.id],
-            azure_seconds=duration(self.state.settings.latency_profile, "virtualMachines.delete"),
-            work=work,
-            on_failure=failed,
-            fault=operation_fault(self.state, "virtualMachines.delete", name),
-        )
+        op = start_operation(self.state, vm, "virtualMachines.delete", work, failed)
         return Outcome(202, None, op)
 
     async def _delete_with_cascades(self, vm: Resource, was_failed: bool) -> None:
@@ -103,16 +93,5 @@ class VmLifecycleBackend:
             vm.extra["power"] = before
             self.state.store.changed(vm)
 
-        op_name = f"virtualMachines.{verb}"
-        op = self.state.operations.start(
-            name=op_name,
-            namespace="Microsoft.Compute",
-            subscription=vm.subscription,
-            location=vm.body["location"],
-            locks=[vm.id],
-            azure_seconds=duration(self.state.settings.latency_profile, op_name),
-            work=work,
-            on_failure=failed,
-            fault=operation_fault(self.state, op_name, name),
-        )
+        op = start_operation(self.state, vm, f"virtualMachines.{verb}", work, failed)
         return Outcome(202, None, op)
