@@ -94,6 +94,15 @@ class NetworkInterfacesBackend:
         op = start_operation(self.state, nic, "networkInterfaces.put", work, failed)
         return Outcome(200 if existing else 201, nic.body, op)
 
+    def update_tags(self, scope: Scope, name: str, request: dict[str, Any]) -> Outcome:
+        """`network_interfaces.update_tags`: synchronous, the tags replaced as a whole."""
+        nic = get_existing(self.state, scope, NIC_TYPE, name)
+        ensure_idle(self.state, nic.id)
+        nic.body["tags"] = dict(request.get("tags") or {})
+        nic.body["etag"] = etag()
+        self.state.store.changed(nic)
+        return Outcome(200, nic.body)
+
     def get(self, scope: Scope, name: str) -> dict[str, Any]:
         return get_existing(self.state, scope, NIC_TYPE, name).body
 
