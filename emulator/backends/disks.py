@@ -28,6 +28,15 @@ _READ_ONLY = ("diskState", "LastOwnershipUpdateTime", "provisioningState", "uniq
 _TIERS = {"Premium_LRS": "P", "Premium_ZRS": "P", "StandardSSD_LRS": "E", "StandardSSD_ZRS": "E"}
 
 
+MAX_DISK_GB = 32767
+
+
+def check_size(size_gb: int | None, target: str = "diskSizeGB") -> None:
+    """A managed disk holds 1 GB to 32 TiB (None: not given)."""
+    if size_gb is not None and not 1 <= size_gb <= MAX_DISK_GB:
+        raise errors.out_of_range(target, size_gb, 1, MAX_DISK_GB)
+
+
 def _sku(name: str) -> dict[str, str]:
     tier = "Premium" if name.startswith("Premium") else "Standard"
     return {"name": name, "tier": tier}
@@ -45,6 +54,7 @@ class DisksBackend:
             raise errors.invalid("Required parameter 'creationData.createOption' is missing (null).",
                                  target="disk.creationData.createOption")
         size = props.get("diskSizeGB")
+        check_size(size)
         if existing is None and creation.get("createOption") == "Empty" and not size:
             raise errors.invalid("Required parameter 'diskSizeGB' is missing (null).", target="diskSizeGB")
         if existing is not None:
@@ -81,6 +91,7 @@ class DisksBackend:
         ensure_idle(self.state, disk.id)
         props = dict(request.get("properties") or {})
         size = props.pop("diskSizeGB", None)
+        check_size(size)
         for read_only in _READ_ONLY:
             props.pop(read_only, None)
         before = disk.properties.get("provisioningState", "Succeeded")
