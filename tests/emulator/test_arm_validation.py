@@ -242,3 +242,13 @@ def test_luns_and_disk_sizes_out_of_range(emulator: EmulatorHandle, clients: Syn
     assert emulator.resources("disks") == []
     assert_refused(arm(emulator, "PUT", provider_path(emulator, "disks", "big"),
                        {**DISK, "properties": {**DISK["properties"], "diskSizeGB": 40000}}), 400, "InvalidParameter")
+
+
+def test_a_disk_a_vm_creates_is_named_by_the_disk_rule(emulator: EmulatorHandle, clients: SyncClients) -> None:
+    nic = clients.network.network_interfaces.begin_create_or_update(RG, "dn", nic_body(emulator.subnet_id)).result()
+    body = vm_body("dn-vm", nic.id)
+    body.storage_profile.data_disks[0].name = "d" * 81
+    with pytest.raises(HttpResponseError) as caught:
+        clients.compute.virtual_machines.begin_create_or_update(RG, "dn-vm", body)
+    assert (caught.value.status_code, caught.value.error.code) == (400, "InvalidResourceName")
+    assert emulator.resources("disks") == [] and emulator.resources("virtualMachines") == []
