@@ -8,6 +8,8 @@ from typing import Any
 from emulator import errors
 from emulator.arm_ids import Scope
 from emulator.faults import Fault
+from emulator.latency import duration
+from emulator.operations import OnFailure, Operation, Work
 from emulator.state import EmulatorState
 from emulator.store import Resource
 
@@ -34,6 +36,24 @@ def get_existing(state: EmulatorState, scope: Scope, provider_type: str, name: s
     return resource
 
 
+def listed(state: EmulatorState, provider_type: str, subscription: str,
+           resource_group: str | None) -> list[Resource]:
+    """A list call's resources: the subscription's, or the group's (the group must exist)."""
+    if resource_group is not None:
+        require_group(state, Scope(subscription, resource_group))
+    return state.store.of_type(provider_type, subscription, resource_group)
+
+
+def deletable(state: EmulatorState, scope: Scope, provider_type: str, name: str) -> Resource | None:
+    """What a DELETE addresses: None when it does not exist (ARM answers 204). A missing group is 404,
+    a running operation 409."""
+    scope = require_group(state, scope)
+    resource = state.store.get(scope.resource_id(provider_type, name))
+    if resource is not None:
+        ensure_idle(state, resource.id)
+    return resource
+
+
 def ensure_idle(state: EmulatorState, resource_id: str) -> None:
     running = state.operations.running_on(resource_id)
     if running is not None:
@@ -57,16 +77,35 @@ def operation_fault(state: EmulatorState, operation: str, name: str) -> Fault | 
     return state.faults.take(operation, name, "operation")
 
 
+def start_operation(state: EmulatorState, resource: Resource, op_name: str, work: Work,
+                    on_failure: OnFailure | None = None, location: str | None = None) -> Operation:
+    """The long-running operation `op_name` ("<resourceType>.<verb>") on `resource`: it locks the resource,
+    takes the profile's Azure duration and any operation-stage fault aimed at it, then runs `work`."""
+    return state.operations.start(
+        name=op_name,
+        namespace=resource.type.split("/", 1)[0],
+        subscription=resource.subscription,
+        location=location or resource.body.get("location", "global"),
+        locks=[resource.id],
+        azure_seconds=duration(state.settings.latency_profile, op_name),
+        work=work,
+        on_failure=on_failure,
+        fault=operation_fault(state, op_name, resource.name),
+    )
+
+
 def etag() -> str:
     return f'W/"{uuid.uuid4()}"'
 
 
-def base_body(resource_id: str, name: str, type_name: str, request: dict[str, Any]) -> dict[str, Any]:
-    """Top-level fields ARM echoes from a PUT body."""
+def base_body(resource_id: str, name: str, type_name: str, request: dict[str, Any],
+              location: str | None = None) -> dict[str, Any]:
+    """Top-level fields ARM echoes from a PUT body; the location given, else the request's (required)."""
     body: dict[str, Any] = {"id": resource_id, "name": name, "type": type_name}
-    for top in ("location", "tags", "zones", "sku", "plan", "identity", "extendedLocation", "kind"):
+    for top in ("tags", "zones", "sku", "plan", "identity", "extendedLocation", "kind"):
         if top in request and request[top] is not None:
             body[top] = request[top]
+    body["location"] = location or require_location(request)
     return body
 
 

@@ -10,16 +10,15 @@ from emulator import arm_ids, errors
 from emulator.arm_ids import Scope
 from emulator.backends.common import (
     base_body,
+    deletable,
     ensure_idle,
     etag,
     get_existing,
-    operation_fault,
+    listed,
     prepare_put,
-    require_group,
-    require_location,
+    start_operation,
 )
 from emulator.backends.outcome import Outcome
-from emulator.latency import duration
 from emulator.state import EmulatorState
 from emulator.store import Resource
 
@@ -38,7 +37,6 @@ class VirtualNetworksBackend:
         scope, rid, existing = prepare_put(self.state, scope, VNET_TYPE, name)
         props = request.get("properties") or {}
         body = base_body(rid, name, VNET_TYPE, request)
-        body["location"] = require_location(request)
         body["etag"] = etag()
         guid = existing.properties.get("resourceGuid") if existing else str(uuid.uuid4())
         body["properties"] = {
@@ -66,16 +64,12 @@ class VirtualNetworksBackend:
         return self.render(get_existing(self.state, scope, VNET_TYPE, name))
 
     def list(self, subscription: str, resource_group: str | None) -> list[dict[str, Any]]:
-        if resource_group is not None:
-            require_group(self.state, Scope(subscription, resource_group))
-        return [self.render(v) for v in self.state.store.of_type(VNET_TYPE, subscription, resource_group)]
+        return [self.render(v) for v in listed(self.state, VNET_TYPE, subscription, resource_group)]
 
     def delete(self, scope: Scope, name: str) -> Outcome:
-        scope = require_group(self.state, scope)
-        vnet = self.state.store.get(scope.resource_id(VNET_TYPE, name))
+        vnet = deletable(self.state, scope, VNET_TYPE, name)
         if vnet is None:
             return Outcome(204)
-        ensure_idle(self.state, vnet.id)
         for subnet in self._subnets(vnet):
             self._check_subnet_unused(subnet)
 
@@ -198,17 +192,7 @@ class VirtualNetworksBackend:
     def _operation(self, resource: Resource, op_name: str, work: Any, status: int,
                    failed: Any = None) -> Outcome:
         vnet_location = resource.body.get("location") or self._vnet_location(resource)
-        op = self.state.operations.start(
-            name=op_name,
-            namespace="Microsoft.Network",
-            subscription=resource.subscription,
-            location=vnet_location,
-            locks=[resource.id],
-            azure_seconds=duration(self.state.settings.latency_profile, op_name),
-            work=work,
-            on_failure=failed,
-            fault=operation_fault(self.state, op_name, resource.name),
-        )
+        op = start_operation(self.state, resource, op_name, work, failed, location=vnet_location)
         return Outcome(status, None, op)
 
     def _vnet_location(self, subnet: Resource) -> str:
