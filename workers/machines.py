@@ -11,9 +11,8 @@ from models.naming import workflow_id
 from models.requests import DeleteRequest
 from models.spec import MachineSpec
 from models.status import MachineStatus
+from workflows.inputs import WORKFLOW_TYPE
 from workflows.search_attributes import AZMC_MACHINE, AZMC_PHASE, AZMC_POOL, AZMC_RESOURCE_GROUP
-
-WORKFLOW_TYPE = "MachineLifecycle"
 
 
 class MachineError(LookupError):

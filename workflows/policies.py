@@ -22,6 +22,9 @@ CLEANUP_BACKOFF_CAP = timedelta(minutes=3)
 
 # Fallback history length that triggers continue-as-new when the server has not suggested it yet.
 DEFAULT_HISTORY_LIMIT = 10_000
+# The lowest limit a starter may set (memo azmc_history_limit): a run's first workflow tasks alone
+# write a few dozen events, so a lower limit would continue as new again and again, doing nothing else.
+MIN_HISTORY_LIMIT = 100
 
 
 def capped_backoff(attempt: int, start: timedelta, cap: timedelta) -> timedelta:

@@ -1,5 +1,6 @@
 """Shared pieces of the workflow tests: specs, a Temporal test server with azmc's search attributes, waits."""
 
+import json
 import os
 import uuid
 from collections.abc import AsyncIterator, Callable, Sequence
@@ -69,8 +70,18 @@ async def lifecycle_worker(client: Client, activities: Sequence[Callable[..., An
         yield task_queue
 
 
+def _machine_name(spec: Any) -> str:
+    """The name the workflow id is built from: a spec's own (also when sent as JSON text), else "raw"."""
+    if isinstance(spec, str):
+        try:
+            spec = json.loads(spec)
+        except ValueError:
+            return "raw"
+    return str(spec.get("name", "x")) if isinstance(spec, dict) else "raw"
+
+
 async def start_machine(client: Client, task_queue: str, spec: Any, **kwargs: Any) -> WorkflowHandle:
-    name = spec.get("name", "x") if isinstance(spec, dict) else "raw"
+    name = _machine_name(spec)
     return await client.start_workflow(
         "MachineLifecycle", spec, id=workflow_id(RESOURCE_GROUP, name),
         task_queue=task_queue, result_type=MachineStatus, **kwargs)

@@ -16,6 +16,7 @@ from tests.workflow.helpers import (
 )
 from tests.workflow.stack import Stack
 from workflows.lifecycle import HISTORY_LIMIT_MEMO
+from workflows.policies import MIN_HISTORY_LIMIT
 
 
 async def _run_ids(handle: WorkflowHandle) -> tuple[str, str]:
@@ -26,7 +27,7 @@ async def _run_ids(handle: WorkflowHandle) -> tuple[str, str]:
 async def test_continue_as_new_keeps_state_and_signals(stack: Stack) -> None:
     spec = spec_dict(subnet_id=stack.emulator.subnet_id, timeouts={"health_check_interval": "1m"})
     env = stack.env
-    handle = await start_machine(env.client, stack.task_queue, spec, memo={HISTORY_LIMIT_MEMO: 40})
+    handle = await start_machine(env.client, stack.task_queue, spec, memo={HISTORY_LIMIT_MEMO: MIN_HISTORY_LIMIT})
     first = await wait_for(env, handle, in_phase(Phase.RUNNING))
     latest = env.client.get_workflow_handle(handle.id, result_type=MachineStatus)
     # Periodic health checks grow the history until the workflow continues as new.
@@ -62,7 +63,7 @@ async def test_deletion_that_keeps_failing_continues_as_new_and_finishes(stack: 
     fault = stack.emulator.add_fault("networkInterfaces.delete", name="vm1-nic", status=400, code="NicInUse",
                                      message="in use", times=-1)
     handle = await start_machine(stack.env.client, stack.task_queue, spec_dict(subnet_id=stack.emulator.subnet_id),
-                                 memo={HISTORY_LIMIT_MEMO: 60}, start_signal="delete")
+                                 memo={HISTORY_LIMIT_MEMO: MIN_HISTORY_LIMIT}, start_signal="delete")
     latest = stack.env.client.get_workflow_handle(handle.id, result_type=MachineStatus)
     for _ in range(60):
         run_id, first_run_id = await _run_ids(latest)
