@@ -12,13 +12,12 @@ from emulator.backends.common import (
     base_body,
     ensure_idle,
     get_existing,
-    operation_fault,
     prepare_put,
     require_group,
     require_location,
+    start_operation,
 )
 from emulator.backends.outcome import Outcome
-from emulator.latency import duration
 from emulator.state import EmulatorState
 from emulator.store import Resource
 
@@ -71,7 +70,7 @@ class DisksBackend:
             disk.properties["provisioningState"] = "Failed"
             self.state.store.changed(disk)
 
-        op = self._start(disk, "disks.put", work, failed)
+        op = start_operation(self.state, disk, "disks.put", work, failed)
         return Outcome(202 if existing is None else 200, disk.body, op)
 
     def patch(self, scope: Scope, name: str, request: dict[str, Any]) -> Outcome:
@@ -103,7 +102,7 @@ class DisksBackend:
             disk.properties["provisioningState"] = before
             self.state.store.changed(disk)
 
-        return Outcome(202, None, self._start(disk, "disks.patch", work, failed))
+        return Outcome(202, None, start_operation(self.state, disk, "disks.patch", work, failed))
 
     def get(self, scope: Scope, name: str) -> dict[str, Any]:
         return get_existing(self.state, scope, DISK_TYPE, name).body
@@ -129,7 +128,7 @@ class DisksBackend:
         async def work() -> None:
             self.state.store.delete(disk.id)
 
-        return Outcome(202, None, self._start(disk, "disks.delete", work, None))
+        return Outcome(202, None, start_operation(self.state, disk, "disks.delete", work, None))
 
     # ---- used by the VM backend
 
@@ -186,15 +185,3 @@ class DisksBackend:
             tier = next((t for gb, t in _TIER_SIZES if size_gb <= gb), _TIER_SIZES[-1][1])
             disk.properties["tier"] = f"{letter}{tier}"
 
-    def _start(self, disk: Resource, op_name: str, work: Any, failed: Any) -> Any:
-        return self.state.operations.start(
-            name=op_name,
-            namespace="Microsoft.Compute",
-            subscription=disk.subscription,
-            location=disk.body.get("location", "global"),
-            locks=[disk.id],
-            azure_seconds=duration(self.state.settings.latency_profile, op_name),
-            work=work,
-            on_failure=failed,
-            fault=operation_fault(self.state, op_name, disk.name),
-        )

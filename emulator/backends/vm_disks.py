@@ -33,7 +33,9 @@ def plan_disks(state: EmulatorState, scope: Scope, vm_id: str, vm_name: str,
     planned_os = _plan(state, scope, vm_id, os_disk, f"{vm_name}_OsDisk_1_{uuid.uuid4().hex}") if os_disk else None
     planned_data: list[PlannedDisk] = []
     seen_luns: set[int] = set()
-    for entry in storage.get("dataDisks") or []:
+    # Azure detaches a data disk marked toBeDetached; it leaves the VM's list.
+    storage["dataDisks"] = [d for d in storage.get("dataDisks") or [] if not d.get("toBeDetached")]
+    for entry in storage["dataDisks"]:
         lun = int(entry.get("lun", 0))
         if lun in seen_luns:
             raise errors.invalid(f"Data disks with duplicate LUN {lun} are not allowed.",
@@ -50,9 +52,13 @@ def _plan(state: EmulatorState, scope: Scope, vm_id: str, entry: dict[str, Any],
     option = entry.get("createOption", "Empty")
     if option.lower() == "attach":
         ref = managed.get("id")
-        disk = state.store.get(ref) if ref else None
+        if not ref:
+            raise errors.invalid("Required parameter 'managedDisk.id' is missing (null).",
+                                 target="dataDisk.managedDisk.id")
+        disk = state.store.get(ref)
         if disk is None:
-            raise errors.ArmError(404, "NotFound", f"Disk {ref or entry.get('name')} could not be found.")
+            raise errors.ArmError(404, "NotFound", f"Disk {ref} could not be found.",
+                                  target="dataDisk.managedDisk.id")
         _check_free(disk, vm_id)
         return PlannedDisk(entry, disk.name, disk, option, disk.properties.get("diskSizeGB", 30),
                            disk.body["sku"]["name"])
@@ -75,8 +81,12 @@ def _plan(state: EmulatorState, scope: Scope, vm_id: str, entry: dict[str, Any],
 def _check_free(disk: Resource, vm_id: str) -> None:
     owner = disk.body.get("managedBy")
     if owner and arm_ids.key(owner) != arm_ids.key(vm_id):
-        raise errors.ArmError(409, "OperationNotAllowed",
-                              f"Disk {disk.name} is already attached to VM {owner}.")
+        raise errors.ArmError(
+            409, "ConflictingUserInput",
+            f"Cannot attach the disk {disk.name} to VM {vm_id} because it is already attached to VM {owner}. "
+            "A disk can be attached to only one VM at a time.",
+            target=disk.id,
+        )
 
 
 def realize(disks: DisksBackend, scope: Scope, vm_id: str, location: str, planned: PlannedDisk,

@@ -9,7 +9,10 @@ from aiohttp import web
 from pydantic import ValidationError
 
 from emulator import arm_ids
+from emulator.arm_ids import Scope
 from emulator.backends.registry import Backends
+from emulator.backends.virtual_machines import VM_TYPE
+from emulator.errors import ArmError
 from emulator.seeding import seed
 from emulator.store import Resource
 
@@ -52,6 +55,9 @@ def describe(resource: Resource, backends: Backends) -> dict[str, Any]:
     }
     if "diskState" in props:
         out["diskState"] = props["diskState"]
+        out["uniqueId"] = props.get("uniqueId")
+    if resource.type == VM_TYPE:
+        out["powerState"] = resource.extra.get("power")
     if resource.type.lower() == "microsoft.network/networkinterfaces":
         held = backends.nics.reservation(resource)
         if held is not None:
@@ -111,6 +117,25 @@ async def post_settings(request: web.Request) -> web.Response:
     return _json(settings.as_dict())
 
 
+async def evict(request: web.Request) -> web.Response:
+    """Evict a Spot VM by its eviction policy: `{"id"}` or `{"resourceGroup", "name"[, "subscription"]}`."""
+    backends = request.app[BACKENDS]
+    body = await _body(request)
+    try:
+        if not isinstance(body, dict):
+            raise ArmError(400, "InvalidRequestContent", "The body must be a JSON object.")
+        vm_id = body.get("id")
+        if not vm_id and body.get("resourceGroup") and body.get("name"):
+            subscription = str(body.get("subscription") or backends.state.config.subscription)
+            scope = Scope(subscription, str(body["resourceGroup"]))
+            vm_id = scope.resource_id(VM_TYPE, str(body["name"]))
+        if not isinstance(vm_id, str) or not vm_id:
+            raise ArmError(400, "InvalidRequestContent", "Give the VM's 'id', or its 'resourceGroup' and 'name'.")
+        return _json(await backends.vm_power.evict(vm_id))
+    except ArmError as error:
+        return _json(error.body(), error.status)
+
+
 async def reset(request: web.Request) -> web.Response:
     backends = request.app[BACKENDS]
     await backends.state.reset()
@@ -133,5 +158,6 @@ def add_routes(app: web.Application) -> None:
     app.router.add_get("/_emulator/requests", requests)
     app.router.add_get("/_emulator/settings", get_settings)
     app.router.add_post("/_emulator/settings", post_settings)
+    app.router.add_post("/_emulator/evict", evict)
     app.router.add_post("/_emulator/reset", reset)
     app.router.add_get("/_emulator/health", health)
