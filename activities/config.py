@@ -5,6 +5,8 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from models.naming import INSTALLATION_ID_PATTERN
+
 _LOOPBACK_NAMES = {"localhost"}
 
 
@@ -23,6 +25,10 @@ class AzureConfig(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     subscription_id: str = Field(min_length=1)
+    # Which azmc installation this driver acts for: the first half of every owner tag it writes, and
+    # the only owner whose resources it changes (activities/ownership.py). Required: no default could
+    # tell two installations apart.
+    installation_id: str = Field(pattern=INSTALLATION_ID_PATTERN)
     # None = public Azure (https://management.azure.com); otherwise an ARM endpoint such as the emulator.
     endpoint: str | None = None
     # Static bearer token for the emulator; None = DefaultAzureCredential. Never logged.

@@ -6,10 +6,10 @@ import asyncio
 
 from azure.mgmt.compute import models as cm
 
-from activities.arm import classified, get_or_none, heartbeat_until, is_owned, log
+from activities.arm import classified, get_or_none, heartbeat_until, log
 from activities.clients import AzureClients
+from activities.ownership import Owner, Ownership, owner_of
 from models.inventory import Inventory
-from models.naming import MACHINE_TAG
 from models.spec import MachineSpec
 
 
@@ -22,10 +22,11 @@ async def tag_vm_disks(clients: AzureClients, spec: MachineSpec, inventory: Inve
     names = inventory.disk_names
     if not names:
         return
+    owner = owner_of(clients, spec.resource_group, spec.name)
     if created:
-        todo = {name: spec.ownership_tags() for name in names}
+        todo = {name: owner.tags(spec) for name in names}
     else:
-        todo = await _untagged(clients, spec, names)
+        todo = await _untagged(clients, spec, owner, names)
     if not todo:
         return
     log(spec.name, "tagging disks %s", ", ".join(todo))
@@ -38,20 +39,23 @@ async def tag_vm_disks(clients: AzureClients, spec: MachineSpec, inventory: Inve
             raise outcome
 
 
-async def _untagged(clients: AzureClients, spec: MachineSpec, names: list[str]) -> dict[str, dict[str, str]]:
-    """Disks lacking our tag, with the tags to give them (theirs kept, ours added); another machine's skipped."""
+async def _untagged(
+    clients: AzureClients, spec: MachineSpec, owner: Owner, names: list[str]
+) -> dict[str, dict[str, str]]:
+    """Disks lacking our tags, with the tags to give them (theirs kept, ours added); another owner's skipped."""
     rg = spec.resource_group
     async with classified(f"read disks of {spec.name}"):
         disks = await asyncio.gather(*(get_or_none(clients.compute.disks.get(rg, n)) for n in names))
     todo: dict[str, dict[str, str]] = {}
     for name, disk in zip(names, disks, strict=True):
         tags = dict((disk.tags if disk else None) or {})
-        if disk is None or is_owned(tags, spec.name):
+        ownership = owner.classify(tags)
+        if disk is None or ownership == Ownership.OURS:
             continue
-        if MACHINE_TAG in tags:
-            log(spec.name, "leaving disk %s alone: it is tagged as machine %s's", name, tags[MACHINE_TAG])
+        if ownership == Ownership.FOREIGN:
+            log(spec.name, "leaving disk %s alone: %s", name, owner.not_owned("disk", name, tags).message)
             continue
-        todo[name] = {**tags, **spec.ownership_tags()}
+        todo[name] = {**tags, **owner.tags(spec)}
     return todo
 
 

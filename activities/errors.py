@@ -148,9 +148,3 @@ def classify_code(code: str, message: str, *, status: int | None = None, wait: t
         return error(ErrorType.INVALID_SPEC, text, **kwargs)
     return error(ErrorType.TRANSIENT, text, **kwargs)
 
-
-def not_owned(kind: str, name: str, machine: str) -> ApplicationError:
-    return error(
-        ErrorType.NOT_OWNED,
-        f"{kind} {name} exists but is not tagged azmc-machine={machine}; azmc will not touch it",
-    )

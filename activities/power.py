@@ -1,8 +1,8 @@
 """power_off: graceful shutdown before deletion (the drain step). A missing or stopped VM needs nothing."""
 
-from activities.arm import classified, is_owned, log, resume_operation, wait_heartbeating
+from activities.arm import classified, log, resume_operation, wait_heartbeating
 from activities.clients import AzureClients
-from activities.errors import not_owned
+from activities.ownership import owner_of
 from activities.status import get_vm, vm_state
 from models.activity_io import MachineRef
 
@@ -22,8 +22,7 @@ async def power_off(clients: AzureClients, machine: MachineRef) -> None:
     if vm is None:
         log(name, "VM does not exist; nothing to power off")
         return
-    if not is_owned(vm.tags, name):
-        raise not_owned("VM", name, name)
+    owner_of(clients, rg, name).require("VM", name, vm.tags)
     if vm_state(vm).power_state in _ALREADY_OFF:
         log(name, "VM is already %s", vm_state(vm).power_state)
         return

@@ -11,11 +11,14 @@ from typing import Any
 
 from azure.mgmt.compute import models as cm
 from azure.mgmt.compute.models import InstanceViewTypes
+from temporalio.exceptions import ApplicationError
 
-from activities.arm import classified, get_or_none, is_owned, log, resource_name
+from activities.arm import classified, get_or_none, log, resource_name
 from activities.clients import AzureClients
-from activities.errors import error, not_owned
+from activities.errors import error
 from activities.graph import DISK_TYPE, NIC_TYPE, machine_query, query_all
+from activities.ownership import Owner, Ownership, owner_of
+from activities.retag import adopt_legacy_machine
 from models.errors import ErrorType
 from models.inventory import Inventory, VmState
 from models.naming import nic_name, provider_id
@@ -66,18 +69,29 @@ async def find_vm(clients: AzureClients, spec: MachineSpec) -> Inventory:
     vm = await get_vm(clients, spec.resource_group, spec.name)
     if vm is None:
         return Inventory()
-    if not is_owned(vm.tags, spec.name):
-        raise not_owned("VM", spec.name, spec.name)
-    return vm_inventory(vm)
+    owner = owner_of(clients, spec.resource_group, spec.name)
+    inventory = vm_inventory(vm)
+    if owner.require("VM", spec.name, vm.tags) == Ownership.LEGACY:
+        await adopt_legacy_machine(clients, owner, spec, vm, inventory)
+    return inventory
 
 
 async def machine_status(clients: AzureClients, spec: MachineSpec) -> Inventory:
-    inventory = await find_vm(clients, spec)
+    not_ours: list[str] = []
+    try:
+        inventory = await find_vm(clients, spec)
+    except ApplicationError as exc:
+        if exc.type != ErrorType.NOT_OWNED:
+            raise
+        # Another owner's VM is not part of this machine: never deleted, only shown.
+        log(spec.name, "%s", exc.message)
+        inventory, not_ours = Inventory(), [f"VM {spec.name}"]
     if inventory.has_vm:
         log(spec.name, "status: %s", inventory.summary())
         return inventory
     inventory = await _leftovers(clients, spec)
-    if inventory.is_empty:
+    inventory = inventory.model_copy(update={"not_ours": not_ours + inventory.not_ours})
+    if inventory.is_empty and not inventory.not_ours:
         log(spec.name, "status: nothing exists")
         raise error(ErrorType.NOT_FOUND, f"machine {spec.name}: no VM, NIC or disk exists", benign=True)
     log(spec.name, "status: %s", inventory.summary())
@@ -95,29 +109,32 @@ async def _leftovers(clients: AzureClients, spec: MachineSpec) -> Inventory:
             get_or_none(clients.network.network_interfaces.get(rg, nic)),
             *(get_or_none(clients.compute.disks.get(rg, d)) for d in disk_names),
         )
-    nics = _owned_names(spec.name, [(nic, nic_body)])
-    disks = _owned_names(spec.name, list(zip(disk_names, disk_bodies, strict=True)))
+    owner = owner_of(clients, rg, spec.name)
+    not_ours: list[str] = []
+    nics = _owned_names(owner, "NIC", [(nic, nic_body)], not_ours)
+    disks = _owned_names(owner, "disk", list(zip(disk_names, disk_bodies, strict=True)), not_ours)
     # The graph only adds names we cannot derive from the current spec; ours were just read directly.
     derived = {nic.lower(), *(d.lower() for d in disk_names)}
     for row in rows:
         name = str(row.get("name", ""))
-        if name.lower() in derived or not is_owned(row.get("tags"), spec.name):
+        if name.lower() in derived or not owner.may_use(row.get("tags")):
             continue
         kind = str(row.get("type", "")).lower()
         if kind == NIC_TYPE:
             nics.append(name)
         elif kind == DISK_TYPE:
             disks.append(name)
-    return Inventory(nic_names=nics, disk_names=disks)
+    return Inventory(nic_names=nics, disk_names=disks, not_ours=not_ours)
 
 
-def _owned_names(machine: str, found: list[tuple[str, Any]]) -> list[str]:
+def _owned_names(owner: Owner, kind: str, found: list[tuple[str, Any]], not_ours: list[str]) -> list[str]:
     names = []
     for name, body in found:
         if body is None:
             continue
-        if is_owned(body.tags, machine):
+        if owner.may_use(body.tags):
             names.append(name)
         else:
-            log(machine, "ignoring %s: it exists but is not tagged as ours", name)
+            not_ours.append(f"{kind} {name}")
+            log(owner.machine, "ignoring %s: %s", name, owner.not_owned(kind, name, body.tags).message)
     return names

@@ -4,10 +4,12 @@ from typing import Any
 
 from azure.mgmt.compute import models as cm
 
-from activities.arm import classified, is_owned, log, resume_operation, wait_heartbeating
+from activities.arm import classified, log, resume_operation, wait_heartbeating
 from activities.clients import AzureClients
 from activities.disk_tags import tag_vm_disks
-from activities.errors import classify_code, not_owned
+from activities.errors import classify_code
+from activities.ownership import Ownership, owner_of
+from activities.retag import adopt_legacy_machine
 from activities.status import get_vm, vm_inventory
 from activities.vm_body import build_vm
 from models.activity_io import EnsureVmInput
@@ -28,20 +30,22 @@ def failed_vm_error(vm: cm.VirtualMachine) -> Exception:
 async def ensure_vm(clients: AzureClients, inp: EnsureVmInput) -> Inventory:
     spec = inp.spec
     vms = clients.compute.virtual_machines
+    owner = owner_of(clients, spec.resource_group, spec.name)
+    body = build_vm(spec, inp.nic_id, owner.tags(spec))
 
     def resume(token: str) -> Any:
-        return vms.begin_create_or_update(spec.resource_group, spec.name, build_vm(spec, inp.nic_id),
-                                          continuation_token=token)
+        return vms.begin_create_or_update(spec.resource_group, spec.name, body, continuation_token=token)
 
     async with classified(f"create VM {spec.name}"):
         _, vm = await resume_operation(spec.name, resume)
     if vm is None:
         vm = await get_vm(clients, spec.resource_group, spec.name)
-        if vm is not None and not is_owned(vm.tags, spec.name):
-            raise not_owned("VM", spec.name, spec.name)
+        ownership = owner.require("VM", spec.name, vm.tags) if vm is not None else None
         if vm is not None and vm.provisioning_state == "Succeeded":
             log(spec.name, "VM already exists; adopting it")
             inventory = vm_inventory(vm)
+            if ownership == Ownership.LEGACY:
+                await adopt_legacy_machine(clients, owner, spec, vm, inventory)
             await tag_vm_disks(clients, spec, inventory, created=False)
             return inventory
         if vm is not None and vm.provisioning_state == "Failed":
@@ -49,7 +53,7 @@ async def ensure_vm(clients: AzureClients, inp: EnsureVmInput) -> Inventory:
         log(spec.name, "creating VM (%s in %s)", spec.vm_size, spec.location)
         async with classified(f"create VM {spec.name}"):
             poller = await clients.compute.virtual_machines.begin_create_or_update(
-                spec.resource_group, spec.name, build_vm(spec, inp.nic_id)
+                spec.resource_group, spec.name, body
             )
             vm = await wait_heartbeating(poller)
     if vm.provisioning_state == "Failed":

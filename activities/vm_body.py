@@ -50,10 +50,11 @@ def _os_profile(spec: MachineSpec) -> cm.OSProfile:
     )
 
 
-def build_vm(spec: MachineSpec, nic_id: str) -> cm.VirtualMachine:
+def build_vm(spec: MachineSpec, nic_id: str, tags: dict[str, str]) -> cm.VirtualMachine:
+    """`tags`: activities.ownership.Owner.tags(spec), the only source of a resource's tags."""
     vm = cm.VirtualMachine(
         location=spec.location,
-        tags=spec.ownership_tags(),
+        tags=tags,
         hardware_profile=cm.HardwareProfile(vm_size=spec.vm_size),
         storage_profile=_storage(spec),
         os_profile=_os_profile(spec),

@@ -90,8 +90,8 @@ async def expect_not_found(env: ActivityEnvironment, driver: AzureDriver, spec: 
 async def lifecycle(url: str) -> list[tuple[str, Counter[str]]]:
     spec = bench_spec()
     machine = MachineRef(resource_group=spec.resource_group, name=spec.name)
-    driver = await AzureDriver.open(AzureConfig(subscription_id=SEED_SUBSCRIPTION, endpoint=url,
-                                                emulator_token="bench-token"))
+    driver = await AzureDriver.open(AzureConfig(installation_id="bench", subscription_id=SEED_SUBSCRIPTION,
+                                                endpoint=url, emulator_token="bench-token"))
     env = ActivityEnvironment()
     steps: list[tuple[str, Any]] = [
         ("create: find_vm (no VM)", lambda: env.run(driver.find_vm, spec)),

@@ -20,6 +20,9 @@ class Inventory(BaseModel):
     vm_state: VmState = VmState()
     nic_names: list[str] = []
     disk_names: list[str] = []
+    # Resources under this machine's names that another owner holds (activities/ownership.py): never
+    # touched, not part of the machine, shown so an operator sees why azmc leaves them alone.
+    not_ours: list[str] = []
 
     @property
     def has_vm(self) -> bool:
@@ -46,4 +49,6 @@ class Inventory(BaseModel):
         parts = [vm] if self.has_vm else ["no VM"]
         parts.append(f"NICs: {', '.join(self.nic_names) or 'none'}")
         parts.append(f"disks: {', '.join(self.disk_names) or 'none'}")
+        if self.not_ours:
+            parts.append(f"not ours, left alone: {', '.join(self.not_ours)}")
         return "; ".join(parts)

@@ -9,6 +9,8 @@ from typing import Any
 from pydantic import Field, SecretStr, ValidationError, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from models.naming import INSTALLATION_ID_PATTERN
+
 TASK_QUEUE = "azmc"
 DEFAULT_EMULATOR_SUBSCRIPTION = "00000000-0000-0000-0000-000000000000"  # the emulator's --seed subscription
 DEFAULT_EMULATOR_TOKEN = "azmc-emulator"  # the emulator accepts any non-empty bearer token
@@ -41,6 +43,9 @@ class Settings(BaseSettings):
     azure_endpoint: str | None = None
     azure_token: SecretStr | None = None
     azure_subscription_id: str | None = None
+    # Which azmc installation owns what this worker creates (the owner tag); unset = the Temporal
+    # namespace's id, which differs between clusters and namespaces (workers/installation.py).
+    installation_id: str | None = Field(None, pattern=INSTALLATION_ID_PATTERN)
 
     @model_validator(mode="after")
     def _tls_pair(self) -> "Settings":

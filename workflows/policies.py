@@ -15,6 +15,9 @@ from models.errors import NON_RETRYABLE, ErrorType
 CREATION_BACKOFF_START = timedelta(seconds=5)
 CREATION_BACKOFF_CAP = timedelta(minutes=3)
 CAPACITY_BACKOFF = timedelta(minutes=10)
+# A name held by another owner (NotOwned) frees up only when a person acts (deletes it where it is
+# managed): retrying sooner would change nothing; `reconcile` cuts the wait short once they have.
+OWNERSHIP_BACKOFF = timedelta(minutes=10)
 
 # Deletion stages and compensations retry forever with this capped backoff.
 CLEANUP_BACKOFF_START = timedelta(seconds=5)
@@ -40,6 +43,8 @@ def creation_backoff(attempt: int, error_type: str, suggested: timedelta | None)
     """
     if error_type == ErrorType.CAPACITY_EXHAUSTED:
         delay = CAPACITY_BACKOFF
+    elif error_type == ErrorType.NOT_OWNED:
+        delay = OWNERSHIP_BACKOFF
     else:
         delay = capped_backoff(attempt, CREATION_BACKOFF_START, CREATION_BACKOFF_CAP)
     if suggested is not None and suggested > delay:

@@ -26,9 +26,9 @@ def spec(**changes: Any) -> MachineSpec:
 
 
 def test_vm_body_is_arm_camel_case_with_delete_options_and_names() -> None:
-    body = build_vm(spec(), "/nic-id").as_dict()
+    body = build_vm(spec(), "/nic-id", {"azmc-machine": "vm1", "azmc-owner": "i/machine/rg/vm1"}).as_dict()
     props = body["properties"]
-    assert body["tags"] == {"azmc-machine": "vm1", "azmc-pool": "p1"}
+    assert body["tags"] == {"azmc-machine": "vm1", "azmc-owner": "i/machine/rg/vm1"}
     assert props["osProfile"]["linuxConfiguration"]["disablePasswordAuthentication"] is True
     assert "adminPassword" not in props["osProfile"]
     os_disk = props["storageProfile"]["osDisk"]
@@ -44,7 +44,7 @@ def test_vm_body_is_arm_camel_case_with_delete_options_and_names() -> None:
 
 def test_spot_and_zone() -> None:
     body = build_vm(spec(priority="Spot", spot={"eviction_policy": "Deallocate", "max_price": 0.5}, zone="2"),
-                    "/n").as_dict()
+                    "/n", {}).as_dict()
     assert body["zones"] == ["2"]
     assert body["properties"]["priority"] == "Spot"
     assert body["properties"]["evictionPolicy"] == "Deallocate"
@@ -52,10 +52,10 @@ def test_spot_and_zone() -> None:
 
 
 def test_nic_body() -> None:
-    body = build_nic(spec(accelerated_networking=True)).as_dict()
+    body = build_nic(spec(accelerated_networking=True), {"azmc-machine": "vm1"}).as_dict()
     assert body["properties"]["enableAcceleratedNetworking"] is True
     assert body["properties"]["ipConfigurations"][0]["properties"]["subnet"] == {"id": SUBNET}
-    assert body["tags"]["azmc-machine"] == "vm1"
+    assert body["tags"] == {"azmc-machine": "vm1"}
 
 
 def test_queries_match_the_tag_exactly_and_quote_values() -> None:

@@ -97,7 +97,8 @@ async def test_leftover_under_an_old_name_is_found_by_tag(driver, env, make_spec
 async def test_resource_without_our_tag_is_not_ours(driver, env, make_spec, make_disk, emulator) -> None:
     spec = make_spec()
     await make_disk("vm1-os-disk", {"owner": "someone-else"})
-    await assert_not_found(env, driver, spec)
+    inventory = await status(env, driver, spec)  # not part of the machine; shown as left alone
+    assert inventory.is_empty and inventory.not_ours == ["disk vm1-os-disk"]
     with pytest.raises(ApplicationError) as info:
         await env.run(driver.delete_disk, DeleteResourceInput(machine=MachineRef(resource_group="azmc-demo",
                                                                                    name="vm1"), name="vm1-os-disk"))
@@ -129,7 +130,8 @@ async def test_foreign_nic_with_our_name_is_never_touched(driver, env, make_spec
     foreign = nm.NetworkInterface(location="westeurope", tags={"team": "db"}, ip_configurations=[
         nm.NetworkInterfaceIPConfiguration(name="ip", subnet=nm.Subnet(id=emulator.subnet_id))])
     await (await sdk.network.network_interfaces.begin_create_or_update("azmc-demo", "vm1-nic", foreign)).result()
-    await assert_not_found(env, driver, spec)  # not ours, so not part of the machine
+    inventory = await status(env, driver, spec)  # not ours, so not part of the machine
+    assert inventory.is_empty and inventory.not_ours == ["NIC vm1-nic"]
     for attempt in (env.run(driver.ensure_nic, spec),
                     env.run(driver.delete_nic, DeleteResourceInput(machine=MachineRef(resource_group="azmc-demo",
                                                                                         name="vm1"),

@@ -1,5 +1,6 @@
 """Shared pieces of the workflow tests: specs, a Temporal test server with azmc's search attributes, waits."""
 
+import dataclasses
 import json
 import os
 import uuid
@@ -13,7 +14,7 @@ from temporalio.api.enums.v1 import IndexedValueType
 from temporalio.api.operatorservice.v1 import AddSearchAttributesRequest
 from temporalio.client import Client, WorkflowHandle
 from temporalio.contrib.pydantic import pydantic_data_converter
-from temporalio.testing import WorkflowEnvironment
+from temporalio.testing import ActivityEnvironment, WorkflowEnvironment
 from temporalio.worker import Worker
 
 from models.naming import workflow_id
@@ -44,6 +45,14 @@ def spec_dict(name: str = "vm1", subnet_id: str = SUBNET_ID, **overrides: Any) -
     }
     spec.update(overrides)
     return spec
+
+
+def machine_activity_env(name: str = "vm1") -> ActivityEnvironment:
+    """Runs driver activities as machine `name`'s own workflow would (the owner tag names its workflow id),
+    to arrange what an earlier run of that workflow left behind."""
+    env = ActivityEnvironment()
+    env.info = dataclasses.replace(env.info, workflow_id=workflow_id(RESOURCE_GROUP, name))
+    return env
 
 
 async def register_search_attributes(client: Client) -> None:

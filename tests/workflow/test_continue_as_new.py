@@ -3,12 +3,12 @@
 from datetime import timedelta
 
 from temporalio.client import WorkflowHandle
-from temporalio.testing import ActivityEnvironment
 
 from models.spec import MachineSpec
 from models.status import MachineStatus, Phase
 from tests.workflow.helpers import (
     in_phase,
+    machine_activity_env,
     record_history,
     spec_dict,
     start_machine,
@@ -59,7 +59,7 @@ async def test_continue_as_new_keeps_state_and_signals(stack: Stack) -> None:
 async def test_deletion_that_keeps_failing_continues_as_new_and_finishes(stack: Stack) -> None:
     """A NIC Azure refuses to delete for a long time: the retries move to fresh runs, the delete goes on."""
     spec = MachineSpec.model_validate(spec_dict(subnet_id=stack.emulator.subnet_id))
-    await ActivityEnvironment().run(stack.driver.ensure_nic, spec)
+    await machine_activity_env().run(stack.driver.ensure_nic, spec)
     fault = stack.emulator.add_fault("networkInterfaces.delete", name="vm1-nic", status=400, code="NicInUse",
                                      message="in use", times=-1)
     handle = await start_machine(stack.env.client, stack.task_queue, spec_dict(subnet_id=stack.emulator.subnet_id),

@@ -23,6 +23,11 @@ def test_capacity_waits_ten_minutes_and_azure_hints_win_when_longer() -> None:
     assert creation_backoff(7, ErrorType.THROTTLED, timedelta(seconds=2)) == timedelta(minutes=3)
 
 
+def test_a_name_held_by_another_owner_waits_ten_minutes_from_the_first_failure() -> None:
+    """Retrying sooner cannot change another owner's tag; an operator's `reconcile` cuts the wait short."""
+    assert [creation_backoff(n, ErrorType.NOT_OWNED, None) for n in (1, 2, 9)] == [timedelta(minutes=10)] * 3
+
+
 def test_current_details_show_phase_inventory_error_and_next_retry() -> None:
     state = LifecycleState.fresh(MachineSpec.model_validate(spec_dict()), 0)
     now = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
