@@ -5,7 +5,7 @@ from typing import Any
 
 from temporalio import activity
 
-from activities import delete, inventory_list, nic, power, status, vm
+from activities import delete, inventory_list, nic, power, spec_tags, status, vm
 from activities.clients import AzureClients, build_clients
 from activities.config import AzureConfig
 from models.activity_io import (
@@ -16,6 +16,8 @@ from models.activity_io import (
     ListMachinesInput,
     MachineRef,
     MachineSummary,
+    TagsUpdated,
+    UpdateTagsInput,
 )
 from models.inventory import Inventory
 from models.spec import MachineSpec
@@ -50,6 +52,7 @@ class AzureDriver:
             self.delete_disk,
             self.power_off,
             self.list_machines,
+            self.update_tags,
         ]
 
     @activity.defn(name=ActivityName.GET_MACHINE_STATUS.value)
@@ -92,3 +95,8 @@ class AzureDriver:
     @activity.defn(name=ActivityName.LIST_MACHINES.value)
     async def list_machines(self, inp: ListMachinesInput) -> list[MachineSummary]:
         return await inventory_list.list_machines(self._clients, inp)
+
+    @activity.defn(name=ActivityName.UPDATE_TAGS.value)
+    async def update_tags(self, inp: UpdateTagsInput) -> TagsUpdated:
+        """The spec's tags on the machine's own VM, NICs and disks (another owner's are left alone)."""
+        return await spec_tags.update_tags(self._clients, inp)

@@ -21,6 +21,7 @@ class ActivityName(StrEnum):
     DELETE_DISK = "delete_disk"  # DeleteResourceInput -> None
     POWER_OFF = "power_off"  # MachineRef -> None
     LIST_MACHINES = "list_machines"  # ListMachinesInput -> list[MachineSummary]
+    UPDATE_TAGS = "update_tags"  # UpdateTagsInput -> TagsUpdated (update_spec's tag changes)
 
 
 class _Io(BaseModel):
@@ -59,3 +60,15 @@ class MachineSummary(_Io):
     resource_group: str
     pool: str = ""
     inventory: Inventory
+
+
+class UpdateTagsInput(_Io):
+    """Give the machine's VM, NICs and disks the spec's tags; `remove`: tag names the previous spec set."""
+
+    spec: MachineSpec
+    remove: list[str] = []
+
+
+class TagsUpdated(_Io):
+    changed: list[str] = []  # "VM vm1", "NIC vm1-nic", "disk vm1-os-disk"
+    not_ours: list[str] = []  # resources under the machine's names that another owner holds: left alone

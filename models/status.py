@@ -29,6 +29,7 @@ class Stage(StrEnum):
     INITIATE_NIC_DELETION = "InitiateNICDeletion"
     INITIATE_DISK_DELETION = "InitiateDiskDeletion"
     VERIFY_DELETION = "VerifyDeletion"
+    UPDATE_SPEC = "UpdateSpec"
 
 
 class OperationState(StrEnum):

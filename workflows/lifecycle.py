@@ -19,6 +19,7 @@ with workflow.unsafe.imports_passed_through():
     from pydantic import ValidationError
 
     from models.requests import DeleteRequest
+    from models.spec_changes import SpecUpdate
     from models.status import MachineStatus, OperationState, Phase, Stage
 
 from workflows.azure_calls import AzureCalls
@@ -35,6 +36,7 @@ from workflows.inputs import (
     history_limit_from_memo,
 )
 from workflows.presentation import Presenter
+from workflows.spec_update import UPDATE_NAME, apply_pending_tags, apply_update, decode_update, validate
 from workflows.state import LifecycleState
 
 __all__ = ["HISTORY_LIMIT_MEMO", "MachineLifecycle"]
@@ -91,6 +93,18 @@ class MachineLifecycle:
         """Re-check Azure now (Running/Unknown), or start a fresh creation (Failed)."""
         self._reconcile_requested = True
 
+    @workflow.update(name=UPDATE_NAME)
+    async def update_spec(self, *args: Any) -> SpecUpdate:
+        """A new spec for this machine: tags, pool and timeouts change in place; anything else is refused."""
+        new = decode_update(args)
+        assert self._p is not None  # the validator refused the update before the input was decoded
+        return await apply_update(self._p, self._azure_calls(self._p), self._busy,
+                                  lambda: self._delete_request is not None, new)
+
+    @update_spec.validator
+    def _validate_update_spec(self, *args: Any) -> None:
+        validate(self._state, self._delete_request is not None, args)
+
     @workflow.query(name="status")
     def status(self) -> MachineStatus:
         if self._state is None:
@@ -140,6 +154,7 @@ class MachineLifecycle:
                 try:
                     wake = Wake(pending=lambda: self._reconcile_requested, take=self._take_reconcile)
                     await self._until_deleted(create_machine(p, azure, p.state.spec.timeouts.drain, wake))
+                    await self._tag_if_pending(p, azure)
                 except ContinueAsNewNeeded as reason:
                     p.log.info(f"continuing as new mid-creation: {reason}")
                     await self._continue_as_new(p)
@@ -167,6 +182,8 @@ class MachineLifecycle:
             p.state.unknown_since = None
             p.state.creation_started_at = None
             p.set_phase(Phase.PENDING)
+        else:
+            await self._tag_if_pending(p, azure)
 
     async def _delete_machine(self, p: Presenter) -> MachineStatus:
         request = self._delete_request or DeleteRequest()
@@ -198,6 +215,11 @@ class MachineLifecycle:
         if self._azure is None:
             self._azure = AzureCalls(p.state.spec)
         return self._azure
+
+    async def _tag_if_pending(self, p: Presenter, azure: AzureCalls) -> None:
+        """Tags an update_spec could not apply at once (creating, or tagging failed): now that it runs."""
+        if p.state.tags_pending and p.phase in (Phase.RUNNING, Phase.UNKNOWN) and self._delete_request is None:
+            await self._until_deleted(apply_pending_tags(p, azure))
 
     def _take_reconcile(self) -> None:
         self._reconcile_requested = False
