@@ -52,8 +52,8 @@ class AzureClients:
     credential: AsyncTokenCredential
     counter: RequestCounter
     subscription_id: str
-    # Which azmc installation these clients act for (activities/ownership.py).
-    installation_id: str
+    # Which azmc installation these clients act for (activities/ownership.py); None: read-only use.
+    installation_id: str | None
 
     async def close(self) -> None:
         await self.compute.close()
@@ -63,11 +63,11 @@ class AzureClients:
 
 
 def _credential(config: AzureConfig) -> AsyncTokenCredential:
-    if config.emulator_token is not None:
+    if config.emulator_token is not None:  # AzureConfig allows it only with a loopback endpoint
         return StaticTokenCredential(config.emulator_token)
     from azure.identity.aio import DefaultAzureCredential  # imported lazily: heavy, unused with the emulator
 
-    return DefaultAzureCredential()
+    return DefaultAzureCredential(authority=config.target.authority)
 
 
 def build_clients(config: AzureConfig) -> AzureClients:
@@ -84,10 +84,9 @@ def build_clients(config: AzureConfig) -> AzureClients:
         "connection_timeout": min(config.request_timeout_s, 20.0),
         "logging_enable": False,  # never dump request headers/bodies (bearer token) to logs
     }
-    if config.endpoint is not None:
-        common["base_url"] = config.endpoint.rstrip("/")
-        # The emulator accepts any scope; real sovereign clouds derive theirs from the endpoint.
-        common["credential_scopes"] = [common["base_url"] + "/.default"]
+    # Always explicit: the SDK's defaults are public Azure's, wrong for Azure Government and China.
+    common["base_url"] = config.target.base_url
+    common["credential_scopes"] = list(config.target.credential_scopes)
     compute = ComputeManagementClient(credential, config.subscription_id, **common)
     network = NetworkManagementClient(credential, config.subscription_id, **common)
     graph = ResourceGraphClient(credential, **common)

@@ -29,6 +29,9 @@ class AzureDriver:
 
     @classmethod
     async def open(cls, config: AzureConfig) -> "AzureDriver":
+        if not config.installation_id:
+            # Every write checks and sets the owner tag: without an installation id none could be safe.
+            raise ValueError("the Azure driver needs an installation id (AzureConfig.installation_id)")
         return cls(build_clients(config))
 
     async def close(self) -> None:

@@ -102,10 +102,21 @@ class Owner:
         )
 
 
+def made_by_installation(tags: Tags, installation_id: str) -> bool:
+    """Made by azmc for this installation (its owner tag names it), or LEGACY (azmc-machine only, made
+    before owner tags): what an installation may list as its own, e.g. abandoned machines."""
+    owner = tag_value(tags, OWNER_TAG)
+    if owner is not None:
+        return owner.split("/", 1)[0] == installation_id
+    return bool(tag_value(tags, MACHINE_TAG))
+
+
 def owner_of(clients: AzureClients, resource_group: str, machine: str) -> Owner:
     """The owner an activity acts for: this installation and the workflow that called it.
 
     Outside an activity (tests, tools) that is the machine's own workflow id.
     """
+    if not clients.installation_id:
+        raise ValueError("ownership needs the installation id (AzureConfig.installation_id)")
     wf_id = activity.info().workflow_id if activity.in_activity() else None
     return Owner(clients.installation_id, wf_id or workflow_id(resource_group, machine), machine)

@@ -5,19 +5,26 @@ from datetime import timedelta
 from enum import StrEnum
 from typing import Self
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
+from models.arm_names import (
+    DISK_NAME,
+    MACHINE_NAME,
+    NIC_NAME,
+    POOL_NAME,
+    RESOURCE_GROUP_NAME,
+    SUBNET_NAME,
+    VNET_NAME,
+    check_user_tags,
+)
 from models.durations import Duration
 from models.naming import MACHINE_TAG, POOL_TAG, data_disk_name, nic_name, os_disk_name
 
-# A subset of Azure's Linux VM name rules that is also a valid Kubernetes node name.
-_VM_NAME = re.compile(r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?$")
-_RESOURCE_GROUP = re.compile(r"^[-\w.()]*[-\w()]$")
 _SUBNET_ID = re.compile(
-    r"^/subscriptions/[^/]+/resourceGroups/[^/]+/providers/Microsoft\.Network/virtualNetworks/[^/]+/subnets/[^/]+$",
+    r"/subscriptions/[^/]+/resourceGroups/(?P<rg>[^/]+)/providers/Microsoft\.Network/"
+    r"virtualNetworks/(?P<vnet>[^/]+)/subnets/(?P<subnet>[^/]+)",
     re.IGNORECASE,
 )
-_MAX_AZURE_NAME = 80  # NIC and managed disk names
 DISK_SKUS = ("Standard_LRS", "StandardSSD_LRS", "Premium_LRS", "PremiumV2_LRS", "UltraSSD_LRS",
              "StandardSSD_ZRS", "Premium_ZRS")
 
@@ -99,8 +106,8 @@ class Timeouts(_Strict):
 
 
 class MachineSpec(_Strict):
-    name: str = Field(min_length=1, max_length=64)
-    resource_group: str = Field(min_length=1, max_length=90)
+    name: str = Field(min_length=MACHINE_NAME.min_length, max_length=MACHINE_NAME.max_length)
+    resource_group: str = Field(min_length=RESOURCE_GROUP_NAME.min_length, max_length=RESOURCE_GROUP_NAME.max_length)
     location: str = Field(min_length=1, pattern=r"^[a-z0-9]+$")
     vm_size: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_]+$")
     image: ImageReference
@@ -111,7 +118,7 @@ class MachineSpec(_Strict):
     data_disks: list[DataDisk] = []
     zone: str = Field("", pattern=r"^([1-3])?$")
     tags: dict[str, str] = {}
-    pool: str = Field("", max_length=63)
+    pool: str = Field("", max_length=POOL_NAME.max_length)
     priority: Priority = Priority.REGULAR
     spot: SpotSettings | None = None
     accelerated_networking: bool = False
@@ -120,25 +127,35 @@ class MachineSpec(_Strict):
     @field_validator("name")
     @classmethod
     def _vm_name(cls, value: str) -> str:
-        if not _VM_NAME.match(value):
-            raise ValueError("lower-case letters, digits and '-', starting and ending with a letter or digit")
+        MACHINE_NAME.check(value)
+        NIC_NAME.check_derived(nic_name(value))
+        DISK_NAME.check_derived(os_disk_name(value))
         return value
 
     @field_validator("resource_group")
     @classmethod
     def _rg_name(cls, value: str) -> str:
-        if not _RESOURCE_GROUP.match(value):
-            raise ValueError("letters, digits, '-', '_', '.', '(' and ')', not ending in '.'")
-        return value
+        return RESOURCE_GROUP_NAME.check(value)
+
+    @field_validator("pool")
+    @classmethod
+    def _pool_name(cls, value: str) -> str:
+        return POOL_NAME.check(value) if value else value
 
     @field_validator("subnet_id")
     @classmethod
     def _subnet(cls, value: str) -> str:
-        if not _SUBNET_ID.match(value):
+        parts = _SUBNET_ID.fullmatch(value)
+        if not parts:
             raise ValueError(
                 "an ARM subnet id: /subscriptions/<id>/resourceGroups/<rg>/providers/"
                 "Microsoft.Network/virtualNetworks/<vnet>/subnets/<subnet>"
             )
+        for rule, name in ((RESOURCE_GROUP_NAME, parts["rg"]), (VNET_NAME, parts["vnet"]),
+                           (SUBNET_NAME, parts["subnet"])):  # fmt: skip
+            problem = rule.problem(name)
+            if problem:
+                raise ValueError(f"{rule.kind} {name!r}: {problem}")
         return value
 
     @field_validator("ssh_public_key")
@@ -151,31 +168,25 @@ class MachineSpec(_Strict):
     @field_validator("tags")
     @classmethod
     def _tags(cls, value: dict[str, str]) -> dict[str, str]:
-        if len(value) > 45:
-            raise ValueError("at most 45 tags (Azure allows 50; azmc keeps some for itself)")
-        for key, tag_value in value.items():
-            if key.lower().startswith("azmc-"):
-                raise ValueError(f"tag {key!r}: the azmc- prefix is reserved for azmc's ownership tags")
-            if not key or len(key) > 512 or len(tag_value) > 256:
-                raise ValueError(f"tag {key!r}: keys are 1-512 characters, values at most 256")
+        check_user_tags(value)
         return value
 
     @field_validator("data_disks")
     @classmethod
-    def _unique_luns(cls, disks: list[DataDisk]) -> list[DataDisk]:
+    def _data_disks(cls, disks: list[DataDisk], info: ValidationInfo) -> list[DataDisk]:
         luns = [d.lun for d in disks]
         duplicates = sorted({lun for lun in luns if luns.count(lun) > 1})
         if duplicates:
             raise ValueError(f"duplicate lun {duplicates[0]}: every data disk needs its own lun")
+        if "name" in info.data:  # absent when the name itself was refused
+            for disk in disks:
+                DISK_NAME.check_derived(data_disk_name(info.data["name"], disk.lun, disk.name))
         return disks
 
     @model_validator(mode="after")
     def _consistent(self) -> Self:
         if self.spot is not None and self.priority != Priority.SPOT:
             raise ValueError("spot settings given but priority is not Spot")
-        for name in [*self.all_disk_names(), nic_name(self.name)]:
-            if len(name) > _MAX_AZURE_NAME:
-                raise ValueError(f"derived Azure name {name!r} is longer than {_MAX_AZURE_NAME} characters")
         return self
 
     def all_disk_names(self) -> list[str]:

@@ -65,9 +65,25 @@ def test_search_attributes_registered_are_the_workflows() -> None:
 
 
 def test_ports() -> None:
-    assert "7233:7233" in SERVICES["temporal"]["ports"]
-    assert "8080:8080" in SERVICES["temporal-ui"]["ports"]
+    assert "127.0.0.1:7233:7233" in SERVICES["temporal"]["ports"]
+    assert "127.0.0.1:8080:8080" in SERVICES["temporal-ui"]["ports"]
     assert SERVICES["temporal-ui"]["environment"]["TEMPORAL_ADDRESS"] == "temporal:7233"
+
+
+def _published_hosts(port: object) -> str:
+    """The host address a `ports` entry publishes on ("" = every interface), short or long syntax."""
+    if isinstance(port, dict):
+        return str(port.get("host_ip", ""))
+    parts = str(port).rsplit(":", 2)
+    return parts[0] if len(parts) == 3 else ""
+
+
+def test_nothing_is_published_beyond_loopback() -> None:
+    published = [(name, port) for name, service in SERVICES.items() for port in service.get("ports", [])]
+    assert published, "Temporal and its UI are published for the operator on this machine"
+    for name, port in published:
+        assert _published_hosts(port) == "127.0.0.1", f"{name} publishes {port} beyond loopback"
+    assert all("network_mode" not in s or s["network_mode"].startswith("service:") for s in SERVICES.values())
 
 
 @pytest.mark.parametrize("service", ["postgresql", "temporal", "temporal-ui", "worker", "emulator", "worker-local"])

@@ -12,6 +12,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.text import Text
 
 from models.schema import spec_json_schema
 from workers import machines
@@ -27,8 +28,9 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-# Logs and CI keep whole lines: without a terminal, rich would wrap at 80 columns.
-console = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
+# Logs and CI keep whole lines: without a terminal, rich would wrap at 80 columns. No markup or emoji
+# codes in plain strings: names and messages are printed as they are (rich renderables style the rest).
+console = Console(highlight=False, markup=False, emoji=False, width=None if sys.stdout.isatty() else 160)
 
 TemporalAddress = Annotated[
     str | None, typer.Option("--temporal-address", help="host:port [env AZMC_TEMPORAL_ADDRESS]")
@@ -55,18 +57,27 @@ def worker(
     task_queue: Annotated[str | None, typer.Option(help="[env AZMC_TASK_QUEUE, default azmc]")] = None,
     metrics_port: Annotated[int | None, typer.Option(help="Prometheus port, 0 = off [env AZMC_METRICS_PORT]")] = None,
     azure_endpoint: Annotated[
-        str | None, typer.Option(help="ARM endpoint (the emulator); unset = public Azure [env AZMC_AZURE_ENDPOINT]")
+        str | None,
+        typer.Option(help="ARM endpoint (loopback = the emulator); unset = the cloud's ARM [env AZMC_AZURE_ENDPOINT]"),
     ] = None,
     azure_subscription_id: Annotated[str | None, typer.Option(help="[env AZMC_AZURE_SUBSCRIPTION_ID]")] = None,
+    azure_cloud: Annotated[
+        str | None, typer.Option(help="AzureCloud, AzureUSGovernment or AzureChinaCloud [env AZMC_AZURE_CLOUD]")
+    ] = None,
     tls_cert: Annotated[Path | None, typer.Option(help="mTLS client cert [env AZMC_TEMPORAL_TLS_CERT]")] = None,
     tls_key: Annotated[Path | None, typer.Option(help="mTLS client key [env AZMC_TEMPORAL_TLS_KEY]")] = None,
+    tls_ca: Annotated[Path | None, typer.Option(help="the server's CA certificate [env AZMC_TEMPORAL_TLS_CA]")] = None,
+    tls_server_name: Annotated[
+        str | None, typer.Option(help="name in the server's certificate [env AZMC_TEMPORAL_TLS_SERVER_NAME]")
+    ] = None,
     log_format: Annotated[str | None, typer.Option(help="text or json [env AZMC_LOG_FORMAT]")] = None,
 ) -> None:
     """Run a worker on task queue `azmc` (the API key comes only from AZMC_TEMPORAL_API_KEY)."""
     settings = _settings(
         temporal_address=temporal_address, temporal_namespace=namespace, task_queue=task_queue,
         metrics_port=metrics_port, azure_endpoint=azure_endpoint, azure_subscription_id=azure_subscription_id,
-        temporal_tls_cert=tls_cert, temporal_tls_key=tls_key, log_format=log_format,
+        azure_cloud=azure_cloud, temporal_tls_cert=tls_cert, temporal_tls_key=tls_key, temporal_tls_ca=tls_ca,
+        temporal_tls_server_name=tls_server_name, log_format=log_format,
     )  # fmt: skip
     from workers.logs import setup_logging
     from workers.worker import run_worker  # imports the SDKs: only once the settings are known to be usable
@@ -141,7 +152,7 @@ def apply(
     async def main() -> None:
         client = await connect(settings)
         applied = await machines.apply(client, spec, settings.task_queue)
-        console.print(applied.line(spec), markup=False)
+        console.print(Text(applied.line(spec)))
         if wait:
             from workers.waiting import wait_running
 
@@ -157,15 +168,23 @@ def get(
     temporal_address: TemporalAddress = None,
     namespace: Namespace = None,
 ) -> None:
-    """List machines (from Temporal visibility): name, phase, pool, age."""
+    """List machines (from Temporal visibility): name, phase, pool, age; and abandoned ones found in Azure."""
+    from workers import abandoned  # reads Azure with the SDK: imported only for `get`
+
     settings = _client_settings(temporal_address, namespace)
 
     async def main() -> None:
-        rows = await machines.list_machines(await connect(settings), include_closed=all_, pool=pool)
-        if not rows:
+        machines.visibility_query(open_only=True, pool=pool)  # a pool that is not valid is refused before connecting
+        azure = abandoned.azure_config_or_none(settings)
+        client = await connect(settings)
+        rows = await machines.list_machines(client, include_closed=all_, pool=pool)
+        left = await abandoned.abandoned_or_note(client, azure, rows, pool)
+        if not rows and not left:
             console.print("no machines; create one with `azmc apply -f spec.json`")
             return
-        console.print(machines_table(rows, show_status=all_))
+        console.print(machines_table(rows, show_status=all_, abandoned=left))
+        if left:
+            console.print(Text(abandoned.HINT))
 
     run_friendly(main)
 
@@ -182,6 +201,7 @@ def describe(
     settings = _client_settings(temporal_address, namespace)
 
     async def main() -> None:
+        machines.machine_ref(name, resource_group)  # a name that is not valid is refused before connecting
         client = await connect(settings)
         wf_id = await machines.resolve(client, name, resource_group)
         status = await machines.status(client, wf_id)
@@ -208,10 +228,11 @@ def delete(
     settings = _client_settings(temporal_address, namespace)
 
     async def main() -> None:
+        machines.machine_ref(name, resource_group)  # a name that is not valid is refused before connecting
         client = await connect(settings)
         wf_id = await machines.resolve(client, name, resource_group)
         await machines.request_delete(client, wf_id, force=force)
-        console.print(f"deletion requested for {wf_id}")
+        console.print(Text(f"deletion requested for {wf_id}"))
         if wait:
             await wait_deleted(client, wf_id, console)
 

@@ -1,5 +1,7 @@
 """Connect to Temporal from settings, turning connection failures into one line that says what to do."""
 
+from pathlib import Path
+
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.runtime import Runtime
@@ -8,16 +10,27 @@ from temporalio.service import TLSConfig
 from workers.settings import Settings, SettingsError
 
 
-def _tls(settings: Settings) -> TLSConfig | bool:
-    if settings.temporal_tls_cert and settings.temporal_tls_key:
-        try:
-            return TLSConfig(
-                client_cert=settings.temporal_tls_cert.read_bytes(),
-                client_private_key=settings.temporal_tls_key.read_bytes(),
-            )
-        except OSError as error:
-            raise SettingsError(f"cannot read the Temporal TLS certificate or key: {error}") from None
-    return settings.uses_tls
+def _read(path: Path | None, variable: str) -> bytes | None:
+    if path is None:
+        return None
+    try:
+        return path.read_bytes()
+    except OSError as error:
+        raise SettingsError(f"cannot read {variable} {str(path)!r}: {error.strerror}") from None
+
+
+def tls_config(settings: Settings) -> TLSConfig | bool:
+    """What `Client.connect(tls=...)` gets: False (plain), True (system roots) or a TLSConfig (mTLS, own CA,
+    server name). Reads the files, so an unreadable one stops the process with one line naming the variable."""
+    if not settings.uses_tls:
+        return False
+    config = TLSConfig(
+        client_cert=_read(settings.temporal_tls_cert, "AZMC_TEMPORAL_TLS_CERT"),
+        client_private_key=_read(settings.temporal_tls_key, "AZMC_TEMPORAL_TLS_KEY"),
+        server_root_ca_cert=_read(settings.temporal_tls_ca, "AZMC_TEMPORAL_TLS_CA"),
+        domain=settings.temporal_tls_server_name or None,
+    )
+    return config if config != TLSConfig() else True
 
 
 async def connect(settings: Settings, runtime: Runtime | None = None) -> Client:
@@ -26,7 +39,7 @@ async def connect(settings: Settings, runtime: Runtime | None = None) -> Client:
         return await Client.connect(
             settings.temporal_address,
             namespace=settings.temporal_namespace,
-            tls=_tls(settings),
+            tls=tls_config(settings),
             api_key=api_key,
             data_converter=pydantic_data_converter,
             runtime=runtime,

@@ -38,11 +38,11 @@ def phases_table(tracks: list[MachineTrack]) -> Table:
         status = track.status
         operation = status.last_operation if status else None
         table.add_row(
-            track.spec.name,
+            Text(track.spec.name),
             phase_text(track.phase),
-            str(status.attempts if status else 0),
-            f"{operation.stage} {operation.state}" if operation else "-",
-            _short_inventory(status.inventory) if status else "-",
+            Text(str(status.attempts if status else 0)),
+            Text(f"{operation.stage} {operation.state}" if operation else "-"),
+            Text(_short_inventory(status.inventory) if status else "-"),
             Text((track.errors[-1] if track.errors else "")[:70], style="yellow"),
         )
     return table
@@ -79,8 +79,8 @@ def summary(result: DemoResult) -> Group:
     for track in result.tracks:
         status = track.status
         machines.add_row(
-            track.spec.name, phase_text(track.phase), str(track.vm_create_attempts), _compact(track.stages),
-            _short_inventory(status.inventory) if status else "-",
+            Text(track.spec.name), phase_text(track.phase), Text(str(track.vm_create_attempts)),
+            Text(_compact(track.stages)), Text(_short_inventory(status.inventory) if status else "-"),
         )  # fmt: skip
     events = [Text(f"{track.spec.name}: {line[:200]}", style="yellow") for track in result.tracks
               for line in [*track.azure_errors, *track.notes]]  # fmt: skip
@@ -88,7 +88,7 @@ def summary(result: DemoResult) -> Group:
     requests.add_column("operation")
     requests.add_column("count", justify="right")
     for operation, count in result.requests.items():
-        requests.add_row(operation, str(count))
+        requests.add_row(Text(operation), Text(str(count)))
     leftover = len(result.leftovers)
     verdict = Text(
         f"emulator: {leftover} resources left" + ("" if leftover else " (zero leftovers)"),
@@ -105,7 +105,7 @@ def demo_stack(config: StackConfig, console: Console) -> Iterator[bool]:
     temporal_up = tcp_open(config.temporal_port)
     emulator_up = EmulatorControl(config.emulator_url).healthy()
     if temporal_up and emulator_up:
-        console.print(f"using the running stack at {config.temporal_address} and {config.emulator_url}")
+        console.print(Text(f"using the running stack at {config.temporal_address} and {config.emulator_url}"))
         yield False
         return
     if temporal_up or emulator_up:
@@ -125,7 +125,7 @@ async def _run(config: StackConfig, count: int, interactive: bool, console: Cons
     client = await connect(settings)
     emulator = EmulatorControl(config.emulator_url)
     specs = demo_specs(count, SEED_SUBSCRIPTION, float(emulator.settings()["time_scale"]))
-    console.print(f"applying {count} machines; {specs[1].name}'s VM creation will fail with AllocationFailed")
+    console.print(Text(f"applying {count} machines; {specs[1].name}'s VM creation will fail with AllocationFailed"))
     started = time.monotonic()
 
     live = Live(phases_table([]), console=console, refresh_per_second=8) if interactive else None
@@ -136,7 +136,8 @@ async def _run(config: StackConfig, count: int, interactive: bool, console: Cons
         elif changed is not None and changed.status is not None:
             operation = changed.status.last_operation
             detail = f"{operation.stage} {operation.state}: {operation.description}" if operation else ""
-            console.print(f"{time.monotonic() - started:6.1f}s {changed.spec.name:<14} {changed.phase:<16} {detail}")
+            line = f"{time.monotonic() - started:6.1f}s {changed.spec.name:<14} {changed.phase:<16} {detail}"
+            console.print(Text(line))  # Azure's messages are text, not markup
 
     scenario = DemoScenario(client, emulator, specs, TASK_QUEUE, on_change)
     if live is None:
@@ -152,7 +153,7 @@ def run_demo_command(config: StackConfig, count: int, interactive: bool, console
         with demo_stack(config, console) as stack_is_ours:
             result = asyncio.run(_run(config, count, interactive, console))
             console.print(summary(result))
-            console.print(f"finished in {result.seconds:.1f}s; see it in the Temporal UI: {ui_link(config)}",
+            console.print(Text(f"finished in {result.seconds:.1f}s; see it in the Temporal UI: {ui_link(config)}"),
                           soft_wrap=True)
             if stack_is_ours and interactive:
                 # The UI link is only worth printing if the UI is still there to look at.

@@ -4,6 +4,7 @@ import time
 
 from rich.console import Console
 from rich.panel import Panel
+from rich.text import Text
 
 from workers.dev_stack import DevStack, StackConfig
 from workers.errors import fail
@@ -13,11 +14,14 @@ from workers.processes import StackError, stop_on_sigterm
 
 def stack_panel(config: StackConfig) -> Panel:
     return Panel(
-        f"Temporal   {config.temporal_address}  (UI {config.ui_url})\n"
-        f"Emulator   {config.emulator_url}  (time scale {config.time_scale:g})\n"
-        f"Worker     task queue azmc, metrics http://127.0.0.1:{config.metrics_port}/metrics\n"
-        f"State      {config.state_dir}/ (temporal.db and logs)\n\n"
-        "Try: azmc apply -f examples/machine.yaml; azmc get; azmc describe vm1; azmc delete vm1 --wait",
+        Text(  # paths and URLs are the user's text, not markup
+            f"Temporal   {config.temporal_address}  (UI {config.ui_url})\n"
+            f"Emulator   {config.emulator_url}  (time scale {config.time_scale:g})\n"
+            f"Worker     task queue azmc, metrics http://127.0.0.1:{config.metrics_port}/metrics\n"
+            f"State      {config.state_dir}/ (temporal.db and logs)\n\n"
+            "Try: azmc apply -f examples/machine.yaml; azmc get; azmc describe vm1; azmc delete vm1 --wait\n"
+            f"So that `azmc get` also shows abandoned resources: export AZMC_AZURE_ENDPOINT={config.emulator_url}"
+        ),
         title="azmc dev",
     )
 

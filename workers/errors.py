@@ -6,6 +6,7 @@ from typing import Any, NoReturn, TypeVar
 
 import typer
 from rich.console import Console
+from rich.text import Text
 from temporalio.service import RPCError
 
 from workers.machines import MachineError
@@ -14,15 +15,21 @@ from workers.settings import SettingsError
 from workers.spec_file import SpecError
 
 T = TypeVar("T")
-stderr = Console(stderr=True, highlight=False, soft_wrap=True)
+# The message may hold a file name, a machine name or Azure's text: printed as Text, never as markup.
+stderr = Console(stderr=True, highlight=False, soft_wrap=True, markup=False, emoji=False)
 
 # Errors whose message already says what is wrong and how to fix it.
 USER_ERRORS: tuple[type[Exception], ...] = (SettingsError, SpecError, StackError, MachineError)
 
 
 def fail(message: str, code: int = 1) -> NoReturn:
-    stderr.print(f"[bold red]error:[/] {message}", markup=True)
+    stderr.print(Text.assemble(("error:", "bold red"), " ", message))
     raise typer.Exit(code)
+
+
+def note(message: str) -> None:
+    """A line on stderr about something the command could not do, while the rest of its answer stands."""
+    stderr.print(Text.assemble(("note:", "yellow"), " ", message))
 
 
 def run_friendly(main: Callable[[], Coroutine[Any, Any, T]]) -> T:

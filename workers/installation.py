@@ -16,8 +16,11 @@ from workers.settings import Settings, SettingsError
 
 
 async def installation_id(settings: Settings, client: Client) -> str:
-    if settings.installation_id:
-        return settings.installation_id
+    return settings.installation_id or await namespace_installation_id(client)
+
+
+async def namespace_installation_id(client: Client) -> str:
+    """The id of the namespace `client` is connected to; SettingsError (one line) when it cannot be read."""
     try:
         described = await client.workflow_service.describe_namespace(
             DescribeNamespaceRequest(namespace=client.namespace))

@@ -37,7 +37,9 @@ def _fields(record: logging.LogRecord) -> dict[str, Any]:
 
 def _logfmt_value(value: Any) -> str:
     text = str(value)
-    if not text or any(ch in text for ch in ' "='):
+    # Quoted (JSON-escaped) when a value could break the line: a newline or terminal escape in a name
+    # or in Azure's message must not forge a second log line or recolour the terminal.
+    if not text or any(ch in text for ch in ' "=\\') or not text.isprintable():
         return json.dumps(text)
     return text
 

@@ -12,6 +12,8 @@ from temporalio.common import (
 )
 from temporalio.exceptions import WorkflowAlreadyStartedError
 
+from models.arm_names import MACHINE_NAME, POOL_NAME, RESOURCE_GROUP_NAME, NameRule
+from models.inventory import Inventory
 from models.naming import workflow_id
 from models.requests import DeleteRequest
 from models.spec import MachineSpec
@@ -34,6 +36,18 @@ class MachineRow:
     pool: str
     started: datetime | None
     status: str
+    workflow_id: str
+    open: bool = True
+
+
+@dataclass(frozen=True)
+class AbandonedMachine:
+    """Resources tagged by azmc whose machine workflow is not open (found by workers/abandoned.py)."""
+
+    name: str
+    resource_group: str
+    pool: str
+    inventory: Inventory
     workflow_id: str
 
 
@@ -123,15 +137,33 @@ def _row(execution_id: str, attributes: TypedSearchAttributes, started: datetime
         started=started,
         status=state,
         workflow_id=execution_id,
+        open=status == WorkflowExecutionStatus.RUNNING,
     )
 
 
+def checked(rule: NameRule, value: str) -> str:
+    """`value` if it is a valid name of this kind (the spec's rules), else MachineError in one line."""
+    problem = rule.problem(value)
+    if problem:
+        raise MachineError(f"{rule.kind} {value!r} is not valid: {problem}")
+    return value
+
+
+def visibility_query(*, open_only: bool, name: str = "", resource_group: str = "", pool: str = "") -> str:
+    """A list filter built only from names that pass the spec's rules, which allow no quote or backslash:
+    text that is not a valid name is refused here, never pasted into the query."""
+    clauses = [f"WorkflowType = '{WORKFLOW_TYPE}'"]
+    if open_only:
+        clauses.append("ExecutionStatus = 'Running'")
+    for key, rule, value in ((AZMC_MACHINE, MACHINE_NAME, name), (AZMC_RESOURCE_GROUP, RESOURCE_GROUP_NAME,
+                             resource_group), (AZMC_POOL, POOL_NAME, pool)):  # fmt: skip
+        if value:
+            clauses.append(f"{key.name} = '{checked(rule, value)}'")
+    return " AND ".join(clauses)
+
+
 async def list_machines(client: Client, include_closed: bool = False, pool: str = "") -> list[MachineRow]:
-    query = f"WorkflowType = '{WORKFLOW_TYPE}'"
-    if not include_closed:
-        query += " AND ExecutionStatus = 'Running'"
-    if pool:
-        query += f" AND AzmcPool = '{pool}'"
+    query = visibility_query(open_only=not include_closed, pool=pool)
     rows = [
         _row(wf.id, wf.typed_search_attributes, wf.start_time, wf.status)
         async for wf in client.list_workflows(query)
@@ -139,17 +171,32 @@ async def list_machines(client: Client, include_closed: bool = False, pool: str 
     return sorted(rows, key=lambda row: (row.resource_group, row.name))
 
 
-async def resolve(client: Client, name: str, resource_group: str = "") -> str:
-    """The workflow id of a machine given as NAME, RG/NAME or machine/RG/NAME."""
-    if name.startswith("machine/"):
-        return name
-    if "/" in name:
-        rg, _, short = name.partition("/")
-        return workflow_id(rg, short)
+def _checked_id(resource_group: str, name: str) -> str:
+    return workflow_id(checked(RESOURCE_GROUP_NAME, resource_group), checked(MACHINE_NAME, name))
+
+
+def machine_ref(name: str, resource_group: str = "") -> str | None:
+    """NAME, RG/NAME or machine/RG/NAME checked by the spec's name rules (MachineError otherwise, before any
+    call): the workflow id when the resource group is known, else None (look the name up in visibility)."""
+    parts = name.split("/")
+    if len(parts) == 3 and parts[0] == "machine":
+        return _checked_id(parts[1], parts[2])
+    if len(parts) == 2:
+        return _checked_id(parts[0], parts[1])
+    if len(parts) != 1:
+        raise MachineError(f"{name!r} is not NAME, RESOURCE_GROUP/NAME or machine/RESOURCE_GROUP/NAME")
     if resource_group:
-        return workflow_id(resource_group, name)
-    query = f"WorkflowType = '{WORKFLOW_TYPE}' AND AzmcMachine = '{name}' AND ExecutionStatus = 'Running'"
-    found = [wf.id async for wf in client.list_workflows(query)]
+        return _checked_id(resource_group, name)
+    checked(MACHINE_NAME, name)
+    return None
+
+
+async def resolve(client: Client, name: str, resource_group: str = "") -> str:
+    """The workflow id of a machine given as NAME, RG/NAME or machine/RG/NAME; every part must be a valid name."""
+    wf_id = machine_ref(name, resource_group)
+    if wf_id is not None:
+        return wf_id
+    found = [wf.id async for wf in client.list_workflows(visibility_query(open_only=True, name=name))]
     if not found:
         raise MachineError(f"no running machine named {name!r}; list them with `azmc get`, or pass -g RESOURCE_GROUP")
     if len(set(found)) > 1:

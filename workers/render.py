@@ -1,4 +1,8 @@
-"""Rich renderings of machines: the `azmc get` table, the `azmc describe` view and phase colours."""
+"""Rich renderings of machines: the `azmc get` table, the `azmc describe` view and phase colours.
+
+Names, messages and Azure's text are user or Azure data: they go into rich only as `Text`, never as
+a markup string, so `[/x]` or `[bold]` in them is printed as it is.
+"""
 
 from datetime import UTC, datetime
 
@@ -9,7 +13,9 @@ from rich.text import Text
 
 from models.inventory import Inventory
 from models.status import MachineStatus
-from workers.machines import MachineRow
+from workers.machines import AbandonedMachine, MachineRow
+
+ABANDONED = "Abandoned"
 
 PHASE_STYLE = {
     "Pending": "dim",
@@ -20,6 +26,7 @@ PHASE_STYLE = {
     "Failed": "bold red",
     "Terminating": "magenta",
     "Deleted": "dim green",
+    ABANDONED: "bold red",
 }
 
 
@@ -37,18 +44,41 @@ def age(started: datetime | None, now: datetime | None = None) -> str:
     return f"{max(seconds, 0)}s"
 
 
-def machines_table(rows: list[MachineRow], show_status: bool = False) -> Table:
+def in_azure(inventory: Inventory) -> str:
+    """What exists in Azure, on one line: "VM vm1, NIC vm1-nic, disks vm1-os-disk"."""
+    parts = [f"VM {inventory.node_name}"] if inventory.has_vm else []
+    if inventory.nic_names:
+        parts.append(f"NIC {', '.join(inventory.nic_names)}")
+    if inventory.disk_names:
+        parts.append(f"disks {', '.join(inventory.disk_names)}")
+    return ", ".join(parts) or "nothing"
+
+
+def machines_table(rows: list[MachineRow], show_status: bool = False,
+                   abandoned: list[AbandonedMachine] | None = None) -> Table:  # fmt: skip
+    """Machines with a workflow, then (when there are any) abandoned ones with what of them is in Azure."""
+    abandoned = abandoned or []
     table = Table(box=None, header_style="bold")
     for column in ("NAME", "RESOURCE GROUP", "PHASE", "POOL", "AGE"):
         table.add_column(column)
     if show_status:
         table.add_column("WORKFLOW")
+    if abandoned:
+        table.add_column("IN AZURE", overflow="fold")
     for row in rows:
-        cells: list[str | Text] = [row.name, row.resource_group, phase_text(row.phase), row.pool or "-"]
-        cells.append(age(row.started))
+        cells = [Text(row.name), Text(row.resource_group), phase_text(row.phase), Text(row.pool or "-"),
+                 Text(age(row.started))]  # fmt: skip
         if show_status:
-            cells.append(row.status)
+            cells.append(Text(row.status))
+        if abandoned:
+            cells.append(Text(""))
         table.add_row(*cells)
+    for machine in abandoned:
+        cells = [Text(machine.name), Text(machine.resource_group), phase_text(ABANDONED), Text(machine.pool or "-"),
+                 Text("-")]  # fmt: skip
+        if show_status:
+            cells.append(Text("not open"))
+        table.add_row(*cells, Text(in_azure(machine.inventory)))
     return table
 
 
@@ -69,20 +99,21 @@ def describe_view(status: MachineStatus, wf_id: str) -> Panel:
     facts = Table.grid(padding=(0, 2))
     facts.add_column(style="bold")
     facts.add_column(overflow="fold")
-    facts.add_row("Workflow", wf_id)
+    facts.add_row("Workflow", Text(wf_id))
     facts.add_row("Phase", phase_text(status.phase))
-    facts.add_row("Pool", status.pool or "-")
-    facts.add_row("Attempts", str(status.attempts))
+    facts.add_row("Pool", Text(status.pool or "-"))
+    facts.add_row("Attempts", Text(str(status.attempts)))
     if status.last_operation:
         op = status.last_operation
-        facts.add_row("Last operation", f"{op.stage} {op.state}: {op.description}")
+        facts.add_row("Last operation", Text(f"{op.stage} {op.state}: {op.description}"))
     if status.last_error:
         facts.add_row("Last error", Text(status.last_error, style="yellow"))
     if status.next_retry_at:
-        facts.add_row("Next retry", status.next_retry_at.isoformat(timespec="seconds"))
-    facts.add_row("Inventory", inventory_lines(status.inventory))
+        facts.add_row("Next retry", Text(status.next_retry_at.isoformat(timespec="seconds")))
+    facts.add_row("Inventory", Text(inventory_lines(status.inventory)))
     history = Table("when", "stage", "state", "description", box=None, header_style="bold")
     for op in status.recent_operations:
-        history.add_row(op.updated_at.strftime("%H:%M:%S"), str(op.stage), str(op.state), op.description)
+        history.add_row(Text(op.updated_at.strftime("%H:%M:%S")), Text(str(op.stage)), Text(str(op.state)),
+                        Text(op.description))  # fmt: skip
     return Panel(Group(facts, Text(""), Text("Recent operations", style="bold"), history),
-                 title=f"{status.resource_group}/{status.name}")  # fmt: skip
+                 title=Text(f"{status.resource_group}/{status.name}"))  # fmt: skip

@@ -6,9 +6,11 @@ Secrets (Temporal API key, emulator token) are SecretStr so they never reach a l
 from pathlib import Path
 from typing import Any
 
-from pydantic import Field, SecretStr, ValidationError, model_validator
+from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from activities.cloud import AzureCloud
+from activities.config import check_endpoint, is_loopback_endpoint
 from models.naming import INSTALLATION_ID_PATTERN
 
 TASK_QUEUE = "azmc"
@@ -29,6 +31,8 @@ class Settings(BaseSettings):
     temporal_tls: bool = False
     temporal_tls_cert: Path | None = None
     temporal_tls_key: Path | None = None
+    temporal_tls_ca: Path | None = None  # the server's CA, for a cluster whose certificate is not in the system roots
+    temporal_tls_server_name: str | None = None  # the name in the server's certificate, when the address differs
     temporal_api_key: SecretStr | None = None
     task_queue: str = TASK_QUEUE
 
@@ -39,13 +43,20 @@ class Settings(BaseSettings):
     max_concurrent_activities: int = Field(200, ge=1)
     log_format: str = Field("text", pattern="^(text|json)$")
 
-    # Azure: an endpoint means "talk to this ARM-compatible URL" (the emulator); none means public Azure.
+    # Azure: an endpoint means "talk to this ARM-compatible URL" (a loopback one is the emulator); none
+    # means the cloud's ARM. The cloud (default: the endpoint's, else public Azure) sets authority and audience.
     azure_endpoint: str | None = None
+    azure_cloud: AzureCloud | None = None
     azure_token: SecretStr | None = None
     azure_subscription_id: str | None = None
     # Which azmc installation owns what this worker creates (the owner tag); unset = the Temporal
     # namespace's id, which differs between clusters and namespaces (workers/installation.py).
     installation_id: str | None = Field(None, pattern=INSTALLATION_ID_PATTERN)
+
+    @field_validator("azure_endpoint")
+    @classmethod
+    def _endpoint(cls, value: str | None) -> str | None:
+        return check_endpoint(value) if value else value
 
     @model_validator(mode="after")
     def _tls_pair(self) -> "Settings":
@@ -55,11 +66,13 @@ class Settings(BaseSettings):
 
     @property
     def emulator_mode(self) -> bool:
-        return bool(self.azure_endpoint)
+        """Only a loopback endpoint is the emulator (fixed token, seed subscription); any other uses azure-identity."""
+        return is_loopback_endpoint(self.azure_endpoint)
 
     @property
     def uses_tls(self) -> bool:
-        return self.temporal_tls or bool(self.temporal_tls_cert) or self.temporal_api_key is not None
+        return (self.temporal_tls or bool(self.temporal_tls_cert) or bool(self.temporal_tls_ca)
+                or bool(self.temporal_tls_server_name) or self.temporal_api_key is not None)  # fmt: skip
 
     def subscription(self) -> str:
         """The subscription to manage; the emulator's seed subscription is the default only in emulator mode."""
@@ -75,6 +88,9 @@ class Settings(BaseSettings):
     def emulator_token(self) -> str | None:
         """Static bearer token for the emulator; None means DefaultAzureCredential (real Azure)."""
         if not self.emulator_mode:
+            if self.azure_token:
+                raise SettingsError("AZMC_AZURE_TOKEN is only for the emulator on a loopback AZMC_AZURE_ENDPOINT; "
+                                    "Azure itself is reached through azure-identity")  # fmt: skip
             return None
         return self.azure_token.get_secret_value() if self.azure_token else DEFAULT_EMULATOR_TOKEN
 
@@ -88,4 +104,4 @@ def load_settings(**overrides: Any) -> Settings:
         first = error.errors()[0]
         field = ".".join(str(part) for part in first["loc"]) or "settings"
         env = f"AZMC_{field.upper()}" if first["loc"] else "settings"
-        raise SettingsError(f"invalid {env}: {first['msg']}") from None
+        raise SettingsError(f"invalid {env}: {first['msg'].removeprefix('Value error, ')}") from None

@@ -3,6 +3,7 @@
 import asyncio
 
 from rich.console import Console
+from rich.text import Text
 from temporalio.client import Client, WorkflowExecutionStatus
 
 from models.status import MachineStatus, Phase
@@ -10,10 +11,11 @@ from workers import machines
 from workers.machines import MachineError
 
 
-def _progress(status: MachineStatus) -> str:
+def _progress(status: MachineStatus) -> Text:
+    """Text, not a string: a status line may carry Azure's message, and rich's spinner parses strings as markup."""
     operation = status.last_operation
     detail = f" - {operation.stage}: {operation.description}" if operation else ""
-    return f"{status.name or 'machine'} {status.phase}{detail}"
+    return Text(f"{status.name or 'machine'} {status.phase}{detail}")
 
 
 async def wait_running(client: Client, wf_id: str, console: Console, poll_s: float = 0.5) -> MachineStatus:
@@ -29,7 +31,7 @@ async def wait_running(client: Client, wf_id: str, console: Console, poll_s: flo
             if await machines.execution_status(client, wf_id) != WorkflowExecutionStatus.RUNNING:
                 raise MachineError(f"the workflow {wf_id} ended before the machine was Running; see `azmc describe`")
             await asyncio.sleep(poll_s)
-    console.print(f"{wf_id} is Running ({status.inventory.node_name})")
+    console.print(Text(f"{wf_id} is Running ({status.inventory.node_name})"))
     return status
 
 
@@ -44,4 +46,4 @@ async def wait_deleted(client: Client, wf_id: str, console: Console, poll_s: flo
             await asyncio.sleep(poll_s)
     if state != WorkflowExecutionStatus.COMPLETED:
         raise MachineError(f"{wf_id} ended {state.name.lower() if state else 'unknown'}; see `azmc describe`")
-    console.print(f"{wf_id} deleted: nothing of it is left in Azure")
+    console.print(Text(f"{wf_id} deleted: nothing of it is left in Azure"))

@@ -24,13 +24,17 @@ from workflows import ALL_WORKFLOWS
 log = logging.getLogger("azmc.worker")
 
 
-def azure_config(settings: Settings, installation: str) -> AzureConfig:
-    """The driver's configuration; raises SettingsError when the subscription or endpoint is unusable."""
+def azure_config(settings: Settings, installation: str | None = None) -> AzureConfig:
+    """The driver's configuration; raises SettingsError when the subscription or endpoint is unusable.
+
+    `installation`: the resolved installation id (workers/installation.py); AZMC_INSTALLATION_ID if not given.
+    """
     try:
         return AzureConfig(
             subscription_id=settings.subscription(),
-            installation_id=installation,
+            installation_id=installation or settings.installation_id,
             endpoint=settings.azure_endpoint,
+            cloud=settings.azure_cloud,
             emulator_token=settings.emulator_token(),
         )
     except ValidationError as error:
@@ -65,8 +69,7 @@ def build_worker(settings: Settings, client: object, driver: AzureDriver) -> Wor
 
 async def run_worker(settings: Settings) -> None:
     """Run until SIGTERM/SIGINT. Raises SettingsError (one line) when a setting or Temporal is unusable."""
-    # Validate Azure settings before touching the network (the installation id is checked again below).
-    azure_config(settings, settings.installation_id or "unresolved")
+    azure_config(settings)  # validate Azure settings before touching the network
     client = await connect(settings, telemetry_runtime(settings))
     installation = await installation_id(settings, client)
     driver = await AzureDriver.open(azure_config(settings, installation))

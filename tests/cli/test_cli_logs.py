@@ -40,3 +40,11 @@ def test_an_exception_is_one_line(caplog: pytest.LogCaptureFixture) -> None:
         record.exc_info = sys.exc_info()
     line = LogfmtFormatter().format(record)
     assert "\n" not in line and "error=\"RuntimeError: boom\"" in line
+
+
+@pytest.mark.parametrize("hostile", ["vm1\nts=0 level=error msg=forged", "vm1\rx", "a\x1b[31mred", "tab\there",
+                                     "back\\slash"])
+def test_hostile_values_cannot_forge_lines_or_escape_codes(hostile: str) -> None:
+    line = LogfmtFormatter().format(_record(f"deleting {hostile}", azmc_machine=hostile))
+    assert "\n" not in line and "\r" not in line and "\x1b" not in line and "\t" not in line
+    assert f"azmc_machine={json.dumps(hostile)}" in line  # quoted, JSON-escaped: the value reads back exactly

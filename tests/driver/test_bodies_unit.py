@@ -11,7 +11,7 @@ from activities.vm_body import build_vm
 from models.schema import spec_json_schema
 from models.spec import MachineSpec
 
-SUBNET = "/subscriptions/s/resourceGroups/rg/providers/Microsoft.Network/virtualNetworks/v/subnets/default"
+SUBNET = "/subscriptions/s/resourceGroups/rg/providers/Microsoft.Network/virtualNetworks/vnet/subnets/default"
 
 
 def spec(**changes: Any) -> MachineSpec:

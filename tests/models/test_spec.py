@@ -83,7 +83,7 @@ def test_spot_settings_need_spot_priority() -> None:
 def test_derived_names_must_fit_azure_limits() -> None:
     long_name = "a" * 64
     disks = [{"name": "d" * 30, "lun": 1, "size_gb": 1}]
-    assert error_fields(spec_dict(name=long_name, data_disks=disks)) == [""]
+    assert error_fields(spec_dict(name=long_name, data_disks=disks)) == ["data_disks"]
 
 
 def test_disk_names_follow_mcm_conventions_sorted_by_lun() -> None:
