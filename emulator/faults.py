@@ -43,7 +43,7 @@ class FaultRule(BaseModel):
     times: int = Field(1, ge=-1)
     probability: float = Field(1.0, ge=0.0, le=1.0)
     stage: Literal["request", "operation"] = "request"
-    delay_s: float = Field(0.0, ge=0.0)
+    delay_s: float = Field(0.0, ge=0.0, le=3600.0)
 
     @property
     def fails(self) -> bool:

@@ -10,10 +10,11 @@ from emulator import errors
 from emulator.arm_ids import Scope
 from emulator.backends.common import (
     base_body,
+    deletable,
     ensure_idle,
     get_existing,
+    listed,
     prepare_put,
-    require_group,
     require_location,
     start_operation,
 )
@@ -26,6 +27,15 @@ _TIER_SIZES = [(4, 1), (8, 2), (16, 3), (32, 4), (64, 6), (128, 10), (256, 15), 
                (2048, 40), (4096, 50), (8192, 60), (16384, 70), (32767, 80)]
 _READ_ONLY = ("diskState", "LastOwnershipUpdateTime", "provisioningState", "uniqueId", "timeCreated")
 _TIERS = {"Premium_LRS": "P", "Premium_ZRS": "P", "StandardSSD_LRS": "E", "StandardSSD_ZRS": "E"}
+
+
+MAX_DISK_GB = 32767
+
+
+def check_size(size_gb: int | None, target: str = "diskSizeGB") -> None:
+    """A managed disk holds 1 GB to 32 TiB (None: not given)."""
+    if size_gb is not None and not 1 <= size_gb <= MAX_DISK_GB:
+        raise errors.out_of_range(target, size_gb, 1, MAX_DISK_GB)
 
 
 def _sku(name: str) -> dict[str, str]:
@@ -45,6 +55,7 @@ class DisksBackend:
             raise errors.invalid("Required parameter 'creationData.createOption' is missing (null).",
                                  target="disk.creationData.createOption")
         size = props.get("diskSizeGB")
+        check_size(size)
         if existing is None and creation.get("createOption") == "Empty" and not size:
             raise errors.invalid("Required parameter 'diskSizeGB' is missing (null).", target="diskSizeGB")
         if existing is not None:
@@ -81,6 +92,7 @@ class DisksBackend:
         ensure_idle(self.state, disk.id)
         props = dict(request.get("properties") or {})
         size = props.pop("diskSizeGB", None)
+        check_size(size)
         for read_only in _READ_ONLY:
             props.pop(read_only, None)
         before = disk.properties.get("provisioningState", "Succeeded")
@@ -108,16 +120,12 @@ class DisksBackend:
         return get_existing(self.state, scope, DISK_TYPE, name).body
 
     def list(self, subscription: str, resource_group: str | None) -> list[dict[str, Any]]:
-        if resource_group is not None:
-            require_group(self.state, Scope(subscription, resource_group))
-        return [d.body for d in self.state.store.of_type(DISK_TYPE, subscription, resource_group)]
+        return [d.body for d in listed(self.state, DISK_TYPE, subscription, resource_group)]
 
     def delete(self, scope: Scope, name: str) -> Outcome:
-        scope = require_group(self.state, scope)
-        disk = self.state.store.get(scope.resource_id(DISK_TYPE, name))
+        disk = deletable(self.state, scope, DISK_TYPE, name)
         if disk is None:
             return Outcome(204)
-        ensure_idle(self.state, disk.id)
         if disk.body.get("managedBy"):
             raise errors.ArmError(
                 409,
@@ -136,8 +144,7 @@ class DisksBackend:
                request: dict[str, Any] | None = None, state: str = "Succeeded",
                os_type: str | None = None, zones: list[str] | None = None) -> Resource:
         rid = scope.resource_id(DISK_TYPE, name)
-        body = base_body(rid, name, DISK_TYPE, request or {})
-        body["location"] = location
+        body = base_body(rid, name, DISK_TYPE, request or {}, location)
         body["sku"] = _sku(sku)
         if zones:
             body["zones"] = zones

@@ -9,7 +9,8 @@ from typing import Any
 
 from emulator import arm_ids, errors
 from emulator.arm_ids import Scope
-from emulator.backends.disks import DISK_TYPE, DisksBackend
+from emulator.arm_rules.names import check_name
+from emulator.backends.disks import DISK_TYPE, DisksBackend, check_size
 from emulator.state import EmulatorState
 from emulator.store import Resource
 
@@ -37,6 +38,8 @@ def plan_disks(state: EmulatorState, scope: Scope, vm_id: str, vm_name: str,
     storage["dataDisks"] = [d for d in storage.get("dataDisks") or [] if not d.get("toBeDetached")]
     for entry in storage["dataDisks"]:
         lun = int(entry.get("lun", 0))
+        if not 0 <= lun <= 63:
+            raise errors.out_of_range("dataDisk.lun", lun, 0, 63)
         if lun in seen_luns:
             raise errors.invalid(f"Data disks with duplicate LUN {lun} are not allowed.",
                                  target="dataDisks.lun")
@@ -62,6 +65,8 @@ def _plan(state: EmulatorState, scope: Scope, vm_id: str, entry: dict[str, Any],
         _check_free(disk, vm_id)
         return PlannedDisk(entry, disk.name, disk, option, disk.properties.get("diskSizeGB", 30),
                            disk.body["sku"]["name"])
+    if entry.get("name"):  # a disk the VM creates is named by the same rule as one created alone
+        check_name("disks", entry["name"])
     name = entry.get("name") or default_name
     existing = state.store.get(scope.resource_id(DISK_TYPE, name))
     if existing is not None:
@@ -72,6 +77,7 @@ def _plan(state: EmulatorState, scope: Scope, vm_id: str, entry: dict[str, Any],
                 f"Disk {name} already exists in resource group {scope.resource_group.upper()}. "
                 "Only CreateOption.Attach is supported.",
             )
+    check_size(entry.get("diskSizeGB"))
     if option.lower() == "empty" and not entry.get("diskSizeGB"):
         raise errors.invalid("Required parameter 'diskSizeGB' is missing (null).", target="dataDisk.diskSizeGB")
     size = int(entry.get("diskSizeGB") or 30)
