@@ -7,7 +7,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict
 
-from models.inventory import Inventory
+from models.inventory import DataDiskRef, Inventory
 from models.spec import MachineSpec
 
 
@@ -20,6 +20,9 @@ class ActivityName(StrEnum):
     DELETE_NIC = "delete_nic"  # DeleteResourceInput -> None
     DELETE_DISK = "delete_disk"  # DeleteResourceInput -> None
     POWER_OFF = "power_off"  # MachineRef -> None
+    START_VM = "start_vm"  # MachineRef -> Inventory (the VM, running); a stopped VM is started, never rebuilt
+    # MachineRef -> Inventory: VM PATCH setting every data disk's deleteOption to Detach (VMs of older azmc)
+    KEEP_DATA_DISKS = "keep_data_disks"
     LIST_MACHINES = "list_machines"  # ListMachinesInput -> list[MachineSummary]
 
 
@@ -35,6 +38,9 @@ class MachineRef(_Io):
 class EnsureVmInput(_Io):
     spec: MachineSpec
     nic_id: str
+    # Data disks that exist already: attached (createOption Attach), never created again. The others of
+    # the spec are created empty.
+    attach: list[DataDiskRef] = []
 
 
 class DeleteVmInput(_Io):
