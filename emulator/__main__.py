@@ -37,8 +37,12 @@ def parse_args(argv: list[str] | None = None) -> EmulatorConfig:
     parser.add_argument("--index-lag", type=float, default=0.0, help="Resource Graph index lag (seconds)")
     parser.add_argument("--subscription", default=SEED_SUBSCRIPTION)
     args = parser.parse_args(argv)
-    start = LiveSettings(time_scale=args.time_scale, throttling=args.throttling,
-                         index_lag_s=args.index_lag, latency_profile=args.latency_profile)
+    start = LiveSettings()
+    try:
+        start.update({"time_scale": args.time_scale, "throttling": args.throttling, "index_lag_s": args.index_lag,
+                      "latency_profile": args.latency_profile})
+    except ValueError as exc:
+        parser.error(str(exc))
     return EmulatorConfig(host=args.host, port=args.port, subscription=args.subscription, seed=args.seed,
                           faults_file=args.faults, start=start)
 

@@ -4,15 +4,17 @@ from typing import Any
 
 
 class ArmError(Exception):
-    def __init__(self, status: int, code: str, message: str, target: str | None = None) -> None:
+    def __init__(self, status: int, code: str, message: str, target: str | None = None,
+                 details: list[dict[str, Any]] | None = None) -> None:
         super().__init__(f"{status} {code}: {message}")
         self.status = status
         self.code = code
         self.message = message
         self.target = target
+        self.details = details or []
 
     def error_object(self) -> dict[str, Any]:
-        error: dict[str, Any] = {"code": self.code, "message": self.message, "details": []}
+        error: dict[str, Any] = {"code": self.code, "message": self.message, "details": self.details}
         if self.target:
             error["target"] = self.target
         return error
@@ -41,6 +43,11 @@ def another_operation_in_progress(resource_id: str, operation_id: str) -> ArmErr
         f"Another operation on this or dependent resource is in progress. To retrieve status of the "
         f"operation use uri: {operation_id}. Resource: {resource_id}",
     )
+
+
+def out_of_range(parameter: str, value: int, low: int, high: int) -> ArmError:
+    return ArmError(400, "InvalidParameter", f"The value {value} of parameter '{parameter}' is out of range. The value "
+                    f"must be between {low} and {high}, inclusive.", target=parameter)
 
 
 def invalid(message: str, target: str | None = None, code: str = "InvalidParameter") -> ArmError:

@@ -18,6 +18,14 @@ _DEFAULT_CODES = {400: "BadRequest", 401: "AuthenticationFailed", 403: "Authoriz
                   500: "InternalServerError", 503: "ServiceUnavailable"}
 
 
+# Azure's own wording, used when a rule gives the code but no message.
+_DEFAULT_MESSAGES = {
+    "AllocationFailed": "Allocation failed. We do not have sufficient capacity for the requested VM size in this "
+                        "region. Read more about improving likelihood of allocation success at "
+                        "http://aka.ms/allocation-guidance",
+}
+
+
 class FaultRule(BaseModel):
     """Matches `<resourceType>.<verb>` (glob) and a resource name (glob).
 
@@ -35,7 +43,7 @@ class FaultRule(BaseModel):
     times: int = Field(1, ge=-1)
     probability: float = Field(1.0, ge=0.0, le=1.0)
     stage: Literal["request", "operation"] = "request"
-    delay_s: float = Field(0.0, ge=0.0)
+    delay_s: float = Field(0.0, ge=0.0, le=3600.0)
 
     @property
     def fails(self) -> bool:
@@ -43,7 +51,7 @@ class FaultRule(BaseModel):
 
     def error(self) -> ArmError:
         code = self.code or _DEFAULT_CODES.get(self.status, "InternalServerError")
-        message = self.message or f"Injected fault for {self.operation} ({code})."
+        message = self.message or _DEFAULT_MESSAGES.get(code, f"Injected fault for {self.operation} ({code}).")
         return ArmError(self.status or 500, code, message)
 
 

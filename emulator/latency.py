@@ -3,6 +3,7 @@
 # Rough figures observed on Azure; what matters is their order of magnitude.
 _REALISTIC: dict[str, float] = {
     "virtualMachines.put": 45.0,
+    "virtualMachines.patch": 20.0,
     "virtualMachines.delete": 30.0,
     "virtualMachines.powerOff": 15.0,
     "virtualMachines.deallocate": 30.0,

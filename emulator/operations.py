@@ -39,7 +39,6 @@ class Operation:
     status: str = "InProgress"
     end_time: str | None = None
     error: ArmError | None = None
-    result: dict[str, Any] | None = None
     task: asyncio.Task[None] | None = field(default=None, repr=False)
 
     def status_body(self) -> dict[str, Any]:
@@ -86,7 +85,6 @@ class OperationRegistry:
         work: Work,
         on_failure: OnFailure | None = None,
         fault: Fault | None = None,
-        result: Callable[[], dict[str, Any] | None] | None = None,
     ) -> Operation:
         wall = self._clock.scaled(azure_seconds) + (fault.delay_s if fault else 0.0)
         op = Operation(
@@ -104,7 +102,7 @@ class OperationRegistry:
         self._forget_old()
         self._ops[op.id] = op
         op.task = asyncio.get_running_loop().create_task(
-            self._run(op, azure_seconds, work, on_failure, fault, result)
+            self._run(op, azure_seconds, work, on_failure, fault)
         )
         return op
 
@@ -115,7 +113,6 @@ class OperationRegistry:
         work: Work,
         on_failure: OnFailure | None,
         fault: Fault | None,
-        result: Callable[[], dict[str, Any] | None] | None,
     ) -> None:
         try:
             await self._clock.sleep_scaled(azure_seconds)
@@ -124,7 +121,6 @@ class OperationRegistry:
             if fault is not None and fault.fails:
                 raise fault.error()
             await work()
-            op.result = result() if result else None
             op.status = "Succeeded"
         except ArmError as error:
             op.error = error

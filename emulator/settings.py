@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -22,27 +23,39 @@ class LiveSettings:
     # Items per list page before a nextLink (ARM pages at 1000; small values let tests page).
     page_size: int = 1000
 
-    def update(self, changes: dict[str, Any]) -> None:
-        known = {f.name: f.type for f in fields(self)}
-        for key, value in changes.items():
-            if key not in known:
-                raise ValueError(f"unknown setting {key!r}; known: {', '.join(known)}")
-            if key == "latency_profile" and value not in LATENCY_PROFILES:
-                raise ValueError(f"latency_profile must be one of {', '.join(LATENCY_PROFILES)}")
-            if key == "throttling":
-                value = bool(value)
-            elif key == "page_size":
-                value = int(value)
-                if value < 1:
-                    raise ValueError("page_size must be >= 1")
-            elif key in ("time_scale", "index_lag_s"):
-                value = float(value)
-                if value < 0:
-                    raise ValueError(f"{key} must be >= 0")
+    def update(self, changes: Any) -> None:
+        """Apply `changes` all or nothing; ValueError names the first bad one."""
+        if not isinstance(changes, dict):
+            raise ValueError("settings must be a JSON object of setting -> value")
+        checked = {key: _checked(key, value) for key, value in changes.items()}
+        for key, value in checked.items():
             setattr(self, key, value)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+def _checked(key: str, value: Any) -> Any:
+    known = [f.name for f in fields(LiveSettings)]
+    if key not in known:
+        raise ValueError(f"unknown setting {key!r}; known: {', '.join(known)}")
+    if key == "latency_profile":
+        if value not in LATENCY_PROFILES:
+            raise ValueError(f"latency_profile must be one of {', '.join(LATENCY_PROFILES)}")
+        return value
+    if key == "throttling":
+        if not isinstance(value, bool):
+            raise ValueError("throttling must be true or false")
+        return value
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"{key} must be a number")
+    if key == "page_size":
+        if value != int(value) or value < 1:
+            raise ValueError("page_size must be a whole number >= 1")
+        return int(value)
+    if not math.isfinite(value) or value < 0:  # time_scale, index_lag_s
+        raise ValueError(f"{key} must be a finite number >= 0")
+    return float(value)
 
 
 @dataclass

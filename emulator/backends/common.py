@@ -8,6 +8,8 @@ from typing import Any
 from emulator import errors
 from emulator.arm_ids import Scope
 from emulator.faults import Fault
+from emulator.latency import duration
+from emulator.operations import OnFailure, Operation, Work
 from emulator.state import EmulatorState
 from emulator.store import Resource
 
@@ -55,6 +57,23 @@ def prepare_put(
 
 def operation_fault(state: EmulatorState, operation: str, name: str) -> Fault | None:
     return state.faults.take(operation, name, "operation")
+
+
+def start_operation(state: EmulatorState, resource: Resource, op_name: str, work: Work,
+                    on_failure: OnFailure | None = None, location: str | None = None) -> Operation:
+    """The long-running operation `op_name` ("<resourceType>.<verb>") on `resource`: it locks the resource,
+    takes the profile's Azure duration and any operation-stage fault aimed at it, then runs `work`."""
+    return state.operations.start(
+        name=op_name,
+        namespace=resource.type.split("/", 1)[0],
+        subscription=resource.subscription,
+        location=location or resource.body.get("location", "global"),
+        locks=[resource.id],
+        azure_seconds=duration(state.settings.latency_profile, op_name),
+        work=work,
+        on_failure=on_failure,
+        fault=operation_fault(state, op_name, resource.name),
+    )
 
 
 def etag() -> str:

@@ -12,13 +12,12 @@ from emulator.backends.common import (
     base_body,
     ensure_idle,
     get_existing,
-    operation_fault,
     prepare_put,
     require_group,
     require_location,
+    start_operation,
 )
 from emulator.backends.outcome import Outcome
-from emulator.latency import duration
 from emulator.state import EmulatorState
 from emulator.store import Resource
 
@@ -27,6 +26,15 @@ _TIER_SIZES = [(4, 1), (8, 2), (16, 3), (32, 4), (64, 6), (128, 10), (256, 15), 
                (2048, 40), (4096, 50), (8192, 60), (16384, 70), (32767, 80)]
 _READ_ONLY = ("diskState", "LastOwnershipUpdateTime", "provisioningState", "uniqueId", "timeCreated")
 _TIERS = {"Premium_LRS": "P", "Premium_ZRS": "P", "StandardSSD_LRS": "E", "StandardSSD_ZRS": "E"}
+
+
+MAX_DISK_GB = 32767
+
+
+def check_size(size_gb: int | None, target: str = "diskSizeGB") -> None:
+    """A managed disk holds 1 GB to 32 TiB (None: not given)."""
+    if size_gb is not None and not 1 <= size_gb <= MAX_DISK_GB:
+        raise errors.out_of_range(target, size_gb, 1, MAX_DISK_GB)
 
 
 def _sku(name: str) -> dict[str, str]:
@@ -46,6 +54,7 @@ class DisksBackend:
             raise errors.invalid("Required parameter 'creationData.createOption' is missing (null).",
                                  target="disk.creationData.createOption")
         size = props.get("diskSizeGB")
+        check_size(size)
         if existing is None and creation.get("createOption") == "Empty" and not size:
             raise errors.invalid("Required parameter 'diskSizeGB' is missing (null).", target="diskSizeGB")
         if existing is not None:
@@ -71,7 +80,7 @@ class DisksBackend:
             disk.properties["provisioningState"] = "Failed"
             self.state.store.changed(disk)
 
-        op = self._start(disk, "disks.put", work, failed)
+        op = start_operation(self.state, disk, "disks.put", work, failed)
         return Outcome(202 if existing is None else 200, disk.body, op)
 
     def patch(self, scope: Scope, name: str, request: dict[str, Any]) -> Outcome:
@@ -82,6 +91,7 @@ class DisksBackend:
         ensure_idle(self.state, disk.id)
         props = dict(request.get("properties") or {})
         size = props.pop("diskSizeGB", None)
+        check_size(size)
         for read_only in _READ_ONLY:
             props.pop(read_only, None)
         before = disk.properties.get("provisioningState", "Succeeded")
@@ -103,7 +113,7 @@ class DisksBackend:
             disk.properties["provisioningState"] = before
             self.state.store.changed(disk)
 
-        return Outcome(202, None, self._start(disk, "disks.patch", work, failed))
+        return Outcome(202, None, start_operation(self.state, disk, "disks.patch", work, failed))
 
     def get(self, scope: Scope, name: str) -> dict[str, Any]:
         return get_existing(self.state, scope, DISK_TYPE, name).body
@@ -129,7 +139,7 @@ class DisksBackend:
         async def work() -> None:
             self.state.store.delete(disk.id)
 
-        return Outcome(202, None, self._start(disk, "disks.delete", work, None))
+        return Outcome(202, None, start_operation(self.state, disk, "disks.delete", work, None))
 
     # ---- used by the VM backend
 
@@ -186,15 +196,3 @@ class DisksBackend:
             tier = next((t for gb, t in _TIER_SIZES if size_gb <= gb), _TIER_SIZES[-1][1])
             disk.properties["tier"] = f"{letter}{tier}"
 
-    def _start(self, disk: Resource, op_name: str, work: Any, failed: Any) -> Any:
-        return self.state.operations.start(
-            name=op_name,
-            namespace="Microsoft.Compute",
-            subscription=disk.subscription,
-            location=disk.body.get("location", "global"),
-            locks=[disk.id],
-            azure_seconds=duration(self.state.settings.latency_profile, op_name),
-            work=work,
-            on_failure=failed,
-            fault=operation_fault(self.state, op_name, disk.name),
-        )

@@ -15,13 +15,12 @@ from emulator.backends.common import (
     ensure_idle,
     etag,
     get_existing,
-    operation_fault,
     prepare_put,
     require_group,
     require_location,
+    start_operation,
 )
 from emulator.backends.outcome import Outcome
-from emulator.latency import duration
 from emulator.state import EmulatorState
 from emulator.store import Resource
 
@@ -92,8 +91,17 @@ class NetworkInterfacesBackend:
             nic.properties["provisioningState"] = "Failed"
             self.state.store.changed(nic)
 
-        op = self._start(nic, "networkInterfaces.put", work, failed)
+        op = start_operation(self.state, nic, "networkInterfaces.put", work, failed)
         return Outcome(200 if existing else 201, nic.body, op)
+
+    def update_tags(self, scope: Scope, name: str, request: dict[str, Any]) -> Outcome:
+        """`network_interfaces.update_tags`: synchronous, the tags replaced as a whole."""
+        nic = get_existing(self.state, scope, NIC_TYPE, name)
+        ensure_idle(self.state, nic.id)
+        nic.body["tags"] = dict(request.get("tags") or {})
+        nic.body["etag"] = etag()
+        self.state.store.changed(nic)
+        return Outcome(200, nic.body)
 
     def get(self, scope: Scope, name: str) -> dict[str, Any]:
         return get_existing(self.state, scope, NIC_TYPE, name).body
@@ -123,7 +131,7 @@ class NetworkInterfacesBackend:
         async def work() -> None:
             self.state.store.delete(nic.id)
 
-        return Outcome(202, None, self._start(nic, "networkInterfaces.delete", work, None))
+        return Outcome(202, None, start_operation(self.state, nic, "networkInterfaces.delete", work, None))
 
     # ---- rules the VM backend applies
 
@@ -220,18 +228,6 @@ class NetworkInterfacesBackend:
         self.state.next_ip[key] = offset + 1
         return str(network.network_address + offset % max(network.num_addresses, 1))
 
-    def _start(self, nic: Resource, op_name: str, work: Any, failed: Any) -> Any:
-        return self.state.operations.start(
-            name=op_name,
-            namespace="Microsoft.Network",
-            subscription=nic.subscription,
-            location=nic.body.get("location", "global"),
-            locks=[nic.id],
-            azure_seconds=duration(self.state.settings.latency_profile, op_name),
-            work=work,
-            on_failure=failed,
-            fault=operation_fault(self.state, op_name, nic.name),
-        )
 
 
 def _mac(resource_id: str) -> str:

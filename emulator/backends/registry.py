@@ -9,7 +9,7 @@ from emulator.backends.network_interfaces import NetworkInterfacesBackend
 from emulator.backends.resource_groups import ResourceGroupsBackend
 from emulator.backends.virtual_machines import VirtualMachinesBackend
 from emulator.backends.virtual_networks import VirtualNetworksBackend
-from emulator.backends.vm_lifecycle import VmLifecycleBackend
+from emulator.backends.vm_power import VmPowerBackend
 from emulator.state import EmulatorState
 
 
@@ -21,7 +21,7 @@ class Backends:
     nics: NetworkInterfacesBackend
     disks: DisksBackend
     vms: VirtualMachinesBackend
-    vm_lifecycle: VmLifecycleBackend
+    vm_power: VmPowerBackend
 
     @classmethod
     def create(cls, state: EmulatorState) -> Backends:
@@ -29,4 +29,4 @@ class Backends:
         disks = DisksBackend(state)
         vms = VirtualMachinesBackend(state, nics, disks)
         return cls(state, ResourceGroupsBackend(state), VirtualNetworksBackend(state), nics, disks, vms,
-                   VmLifecycleBackend(state, vms))
+                   VmPowerBackend(state, vms))

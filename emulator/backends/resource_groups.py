@@ -6,9 +6,8 @@ from typing import Any
 
 from emulator import errors
 from emulator.arm_ids import Scope
-from emulator.backends.common import GROUP_TYPE, ensure_idle, group_id, operation_fault, require_location
+from emulator.backends.common import GROUP_TYPE, ensure_idle, group_id, require_location, start_operation
 from emulator.backends.outcome import Outcome
-from emulator.latency import duration
 from emulator.state import EmulatorState
 from emulator.store import Resource
 
@@ -72,17 +71,7 @@ class ResourceGroupsBackend:
         def failed(_: errors.ArmError) -> None:
             group.properties["provisioningState"] = "Succeeded"
 
-        op = self.state.operations.start(
-            name="resourceGroups.delete",
-            namespace="Microsoft.Resources",
-            subscription=subscription,
-            location=group.body["location"],
-            locks=[rid],
-            azure_seconds=duration(self.state.settings.latency_profile, "resourceGroups.delete"),
-            work=remove_everything,
-            on_failure=failed,
-            fault=operation_fault(self.state, "resourceGroups.delete", name),
-        )
+        op = start_operation(self.state, group, "resourceGroups.delete", remove_everything, failed)
         return Outcome(202, None, op)
 
     def exists(self, subscription: str, name: str) -> bool:

@@ -1,4 +1,8 @@
-"""Virtual machines: PUT references NICs and creates disks; a failed create leaves a Failed VM."""
+"""Virtual machines: PUT and PATCH (NICs referenced, disks created or attached), GET, DELETE with cascades.
+
+A failed create leaves a Failed VM whose NICs are reserved; power operations and Spot eviction live
+in `vm_power.py`.
+"""
 
 from __future__ import annotations
 
@@ -10,24 +14,25 @@ from emulator import arm_ids, errors
 from emulator.arm_ids import Scope
 from emulator.backends.common import (
     base_body,
+    ensure_idle,
     get_existing,
-    operation_fault,
     prepare_put,
     require_group,
     require_location,
+    start_operation,
 )
 from emulator.backends.disks import DisksBackend
 from emulator.backends.network_interfaces import NetworkInterfacesBackend
 from emulator.backends.outcome import Outcome
 from emulator.backends.vm_disks import plan_disks, realize
 from emulator.backends.vm_instance_view import instance_view
+from emulator.backends.vm_model import SECRETS, check_immutable, default_os_profile, merge_update, os_type
+from emulator.backends.vm_nics import attach_nics, attached_nics, nic_delete_option, validate_nic_refs
 from emulator.latency import duration
 from emulator.state import EmulatorState
 from emulator.store import Resource
 
 VM_TYPE = "Microsoft.Compute/virtualMachines"
-# Never echoed by Azure.
-_SECRETS = ("adminPassword", "customData")
 
 
 class VirtualMachinesBackend:
@@ -37,66 +42,18 @@ class VirtualMachinesBackend:
         self.disks = disks
 
     def put(self, scope: Scope, name: str, request: dict[str, Any]) -> Outcome:
-        scope, rid, existing = prepare_put(self.state, scope, VM_TYPE, name)
-        location = require_location(request)
-        props = copy.deepcopy(request.get("properties") or {})
-        nic_refs = self._validate_nics(rid, props)
-        storage = props.get("storageProfile") or {}
-        planned_os, planned_data = plan_disks(self.state, scope, rid, name, storage)
-        if existing is None and planned_os is None:
-            raise errors.invalid("Required parameter 'osDisk' is missing (null).", target="osDisk")
-
-        # Validation passed: from here on the request changes state.
-        os_type = self._os_type(props)
-        zones = request.get("zones")
-        if planned_os is not None:
-            storage["osDisk"] = realize(self.disks, scope, rid, location, planned_os, os_type, zones)
-        elif existing is not None:
-            storage["osDisk"] = existing.properties["storageProfile"]["osDisk"]
-        storage["dataDisks"] = [realize(self.disks, scope, rid, location, d, None, zones) for d in planned_data]
-        if existing is not None:
-            self._detach_dropped(existing, nic_refs, storage)
-        for index, ref in enumerate(nic_refs):
-            nic_props = ref.setdefault("properties", {})
-            nic_props.setdefault("deleteOption", "Detach")
-            nic = self.state.store.get(ref["id"])
-            assert nic is not None
-            ref["id"] = nic.id
-            self.nics.attach(nic, rid, primary=bool(nic_props.get("primary", index == 0)))
-
-        body = base_body(rid, name, VM_TYPE, request)
-        body["location"] = location
-        props["storageProfile"] = storage
-        props.setdefault("networkProfile", {})["networkInterfaces"] = nic_refs
-        for secret in _SECRETS:
-            (props.get("osProfile") or {}).pop(secret, None)
-        if props.get("osProfile"):
-            _default_os_profile(props["osProfile"], os_type)
-        props.setdefault("securityProfile", {"securityType": "Standard"})
-        old = existing.properties if existing else {}
-        props["vmId"] = old.get("vmId") or str(uuid.uuid4())
-        props["timeCreated"] = old.get("timeCreated") or self.state.clock.utc_iso()
-        props["provisioningState"] = "Updating" if existing else "Creating"
-        body["properties"] = props
-        version = int(existing.extra.get("version", 0)) + 1 if existing else 1
-        body["etag"] = f'"{version}"'
-        vm = Resource(VM_TYPE, scope.subscription, scope.resource_group, body,
-                      extra=dict(existing.extra) if existing else {"power": "starting"})
-        vm.extra.pop("error", None)
-        vm.extra["version"] = version
-        self.state.store.put(vm)
-        op = self.state.operations.start(
-            name="virtualMachines.put",
-            namespace="Microsoft.Compute",
-            subscription=scope.subscription,
-            location=location,
-            locks=[rid],
-            azure_seconds=duration(self.state.settings.latency_profile, "virtualMachines.put"),
-            work=lambda: self._created(vm),
-            on_failure=lambda error: self._create_failed(vm, error),
-            fault=operation_fault(self.state, "virtualMachines.put", name),
-        )
+        scope, _, existing = prepare_put(self.state, scope, VM_TYPE, name)
+        vm, op = self._write(scope, name, request, existing, "virtualMachines.put")
         return Outcome(200 if existing else 201, vm.body, op)
+
+    def patch(self, scope: Scope, name: str, update: dict[str, Any]) -> Outcome:
+        """`virtual_machines.begin_update`: the update merged into the stored model, then written as a PUT
+        would be (a Failed VM may be updated; success makes it Succeeded)."""
+        existing = get_existing(self.state, scope, VM_TYPE, name)
+        ensure_idle(self.state, existing.id)
+        scope = Scope(existing.subscription, existing.resource_group)
+        vm, op = self._write(scope, name, merge_update(existing.body, update), existing, "virtualMachines.patch")
+        return Outcome(200, vm.body, op)
 
     def get(self, scope: Scope, name: str, expand: str | None) -> dict[str, Any]:
         vm = get_existing(self.state, scope, VM_TYPE, name)
@@ -115,66 +72,131 @@ class VirtualMachinesBackend:
             vms = [v for v in vms if v.body.get("location", "").lower() == location.lower()]
         return [v.body for v in vms]
 
-    # ---- state transitions
+    def delete(self, scope: Scope, name: str) -> Outcome:
+        """`forceDeletion` needs nothing extra here: the emulator has no guest to shut down."""
+        scope = require_group(self.state, scope)
+        vm = self.state.store.get(scope.resource_id(VM_TYPE, name))
+        if vm is None:
+            return Outcome(204)
+        ensure_idle(self.state, vm.id)
+        was_failed = vm.properties.get("provisioningState") == "Failed"
+        vm.properties["provisioningState"] = "Deleting"
+        self.state.store.changed(vm)
 
-    async def _created(self, vm: Resource) -> None:
+        def failed(error: errors.ArmError) -> None:
+            self._mark_failed(vm, error)
+
+        return Outcome(202, None, start_operation(self.state, vm, "virtualMachines.delete",
+                                                  lambda: self.delete_with_cascades(vm, was_failed), failed))
+
+    async def delete_with_cascades(self, vm: Resource, was_failed: bool = False) -> None:
+        """Remove the VM, then its NICs/disks by deleteOption (Detach: they stay, detached).
+
+        NICs of a Failed VM are detached and reserved (180 s) instead: Azure refuses to delete them
+        until the reservation expires, which is exactly the case azmc must clean up later.
+        """
+        store = self.state.store
+        profile = self.state.settings.latency_profile
+        nics = [(nic, nic_delete_option(vm, nic)) for nic in attached_nics(self.state, vm)]
+        storage = vm.properties.get("storageProfile", {})
+        disk_entries = ([storage["osDisk"]] if storage.get("osDisk") else []) + storage.get("dataDisks", [])
+        store.delete(vm.id)
+        for nic, option in nics:
+            self.nics.detach(nic)
+            if was_failed:
+                self.nics.reserve(nic, vm.id)
+            elif option == "Delete":
+                await self.state.clock.sleep_scaled(duration(profile, "networkInterfaces.delete"))
+                store.delete(nic.id)
+        for entry in disk_entries:
+            disk = store.get((entry.get("managedDisk") or {}).get("id", ""))
+            if disk is None:
+                continue
+            self.disks.detach(disk)
+            if entry.get("deleteOption") == "Delete":
+                await self.state.clock.sleep_scaled(duration(profile, "disks.delete"))
+                store.delete(disk.id)
+
+    # ---- the write PUT and PATCH share
+
+    def _write(self, scope: Scope, name: str, request: dict[str, Any], existing: Resource | None,
+               op_name: str) -> tuple[Resource, Any]:
+        rid = scope.resource_id(VM_TYPE, name)
+        location = require_location(request)
+        props = copy.deepcopy(request.get("properties") or {})
+        if existing is not None:
+            check_immutable(existing.properties, props)
+        nic_refs = validate_nic_refs(self.state, self.nics, rid, props)
+        storage = props.get("storageProfile") or {}
+        planned_os, planned_data = plan_disks(self.state, scope, rid, name, storage)
+        if existing is None and planned_os is None:
+            raise errors.invalid("Required parameter 'osDisk' is missing (null).", target="osDisk")
+
+        # Validation passed: from here on the request changes state.
+        kind = os_type(props)
+        zones = request.get("zones")
+        if planned_os is not None:
+            storage["osDisk"] = realize(self.disks, scope, rid, location, planned_os, kind, zones)
+        elif existing is not None:
+            storage["osDisk"] = existing.properties["storageProfile"]["osDisk"]
+        storage["dataDisks"] = [realize(self.disks, scope, rid, location, d, None, zones) for d in planned_data]
+        if existing is not None:
+            self._detach_dropped(existing, nic_refs, storage)
+        attach_nics(self.state, self.nics, rid, nic_refs)
+
+        body = base_body(rid, name, VM_TYPE, request)
+        body["location"] = location
+        props["storageProfile"] = storage
+        props.setdefault("networkProfile", {})["networkInterfaces"] = nic_refs
+        for secret in SECRETS:
+            (props.get("osProfile") or {}).pop(secret, None)
+        if props.get("osProfile"):
+            default_os_profile(props["osProfile"], kind)
+        props.setdefault("securityProfile", {"securityType": "Standard"})
+        old = existing.properties if existing else {}
+        props["vmId"] = old.get("vmId") or str(uuid.uuid4())
+        props["timeCreated"] = old.get("timeCreated") or self.state.clock.utc_iso()
+        props["provisioningState"] = "Updating" if existing else "Creating"
+        body["properties"] = props
+        version = int(existing.extra.get("version", 0)) + 1 if existing else 1
+        body["etag"] = f'"{version}"'
+        vm = Resource(VM_TYPE, scope.subscription, scope.resource_group, body,
+                      extra=dict(existing.extra) if existing else {"power": "starting"})
+        vm.extra.pop("error", None)
+        vm.extra["version"] = version
+        self.state.store.put(vm)
+        on_failure = self._create_failed if op_name.endswith(".put") else self._mark_failed
+        op = start_operation(self.state, vm, op_name, lambda: self._succeeded(vm),
+                             lambda error: on_failure(vm, error))
+        return vm, op
+
+    async def _succeeded(self, vm: Resource) -> None:
+        """A VM that never ran (new, or Failed at creation) now runs; an update keeps its power state."""
         vm.properties["provisioningState"] = "Succeeded"
-        vm.extra["power"] = "running"
+        if vm.extra.get("power") in (None, "starting"):
+            vm.extra["power"] = "running"
         vm.extra.pop("failed", None)
         self.state.store.changed(vm)
-        for nic in self.attached_nics(vm):
+        for nic in attached_nics(self.state, vm):
             self.nics.release(nic, vm.id)
 
     def _create_failed(self, vm: Resource, error: errors.ArmError) -> None:
         """Azure keeps the VM (Failed) and reserves its NICs for 180 s."""
+        self._mark_failed(vm, error)
+        if vm.extra.get("power") == "starting":
+            vm.extra["power"] = None
+        for nic in attached_nics(self.state, vm):
+            self.nics.reserve(nic, vm.id)
+
+    def _mark_failed(self, vm: Resource, error: errors.ArmError) -> None:
         vm.properties["provisioningState"] = "Failed"
         vm.extra["failed"] = True
         vm.extra["error"] = error
-        vm.extra["power"] = None
         self.state.store.changed(vm)
-        for nic in self.attached_nics(vm):
-            self.nics.reserve(nic, vm.id)
-
-    # ---- helpers
-
-    def attached_nics(self, vm: Resource) -> list[Resource]:
-        refs = vm.properties.get("networkProfile", {}).get("networkInterfaces", [])
-        found = [self.state.store.get(ref["id"]) for ref in refs]
-        return [nic for nic in found if nic is not None]
-
-    def _validate_nics(self, vm_id: str, props: dict[str, Any]) -> list[dict[str, Any]]:
-        network = props.get("networkProfile") or {}
-        refs: list[dict[str, Any]] = network.get("networkInterfaces") or []
-        if network.get("networkInterfaceConfigurations"):
-            raise errors.invalid(
-                "networkProfile.networkInterfaceConfigurations is not supported by the azmc emulator; "
-                "create the NIC first and reference it in networkProfile.networkInterfaces.",
-                target="networkInterfaceConfigurations",
-            )
-        if not refs:
-            raise errors.invalid("The virtual machine must have at least one network interface.",
-                                 target="networkProfile.networkInterfaces")
-        for ref in refs:
-            nic = self.state.store.get(ref.get("id", ""))
-            if nic is None:
-                raise errors.invalid(
-                    f"Resource {ref.get('id')} referenced by resource {vm_id} was not found. Please make sure "
-                    "that the referenced resource exists, and that both resources are in the same region.",
-                    code="InvalidResourceReference",
-                )
-            self.nics.check_not_reserved(nic, for_vm=vm_id)
-            owner = (nic.properties.get("virtualMachine") or {}).get("id")
-            if owner and arm_ids.key(owner) != arm_ids.key(vm_id):
-                raise errors.ArmError(
-                    400, "NicInUse",
-                    f"Network Interface {nic.id} is used by existing resource {owner}. A network interface "
-                    "can be attached to one virtual machine only.",
-                )
-        return refs
 
     def _detach_dropped(self, vm: Resource, nic_refs: list[dict[str, Any]], storage: dict[str, Any]) -> None:
         keep_nics = {arm_ids.key(r["id"]) for r in nic_refs}
-        for nic in self.attached_nics(vm):
+        for nic in attached_nics(self.state, vm):
             if arm_ids.key(nic.id) not in keep_nics:
                 self.nics.detach(nic)
         keep_disks = {arm_ids.key(d["managedDisk"]["id"]) for d in storage["dataDisks"]}
@@ -182,28 +204,3 @@ class VirtualMachinesBackend:
             disk = self.state.store.get(entry.get("managedDisk", {}).get("id", ""))
             if disk is not None and arm_ids.key(disk.id) not in keep_disks:
                 self.disks.detach(disk)
-
-    @staticmethod
-    def _os_type(props: dict[str, Any]) -> str:
-        os_disk = (props.get("storageProfile") or {}).get("osDisk") or {}
-        if os_disk.get("osType"):
-            return str(os_disk["osType"])
-        profile = props.get("osProfile") or {}
-        publisher = ((props.get("storageProfile") or {}).get("imageReference") or {}).get("publisher", "")
-        windows = "windowsConfiguration" in profile or "windows" in str(publisher).lower()
-        return "Windows" if windows else "Linux"
-
-
-def _default_os_profile(profile: dict[str, Any], os_type: str) -> None:
-    """Defaults Azure fills into the osProfile it echoes."""
-    profile.setdefault("secrets", [])
-    profile.setdefault("allowExtensionOperations", True)
-    profile.setdefault("requireGuestProvisionSignal", True)
-    if os_type == "Windows":
-        config = profile.setdefault("windowsConfiguration", {})
-        config.setdefault("provisionVMAgent", True)
-        config.setdefault("enableAutomaticUpdates", True)
-    else:
-        config = profile.setdefault("linuxConfiguration", {})
-        config.setdefault("disablePasswordAuthentication", False)
-        config.setdefault("provisionVMAgent", True)

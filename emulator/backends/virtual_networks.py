@@ -13,13 +13,12 @@ from emulator.backends.common import (
     ensure_idle,
     etag,
     get_existing,
-    operation_fault,
     prepare_put,
     require_group,
     require_location,
+    start_operation,
 )
 from emulator.backends.outcome import Outcome
-from emulator.latency import duration
 from emulator.state import EmulatorState
 from emulator.store import Resource
 
@@ -198,17 +197,7 @@ class VirtualNetworksBackend:
     def _operation(self, resource: Resource, op_name: str, work: Any, status: int,
                    failed: Any = None) -> Outcome:
         vnet_location = resource.body.get("location") or self._vnet_location(resource)
-        op = self.state.operations.start(
-            name=op_name,
-            namespace="Microsoft.Network",
-            subscription=resource.subscription,
-            location=vnet_location,
-            locks=[resource.id],
-            azure_seconds=duration(self.state.settings.latency_profile, op_name),
-            work=work,
-            on_failure=failed,
-            fault=operation_fault(self.state, op_name, resource.name),
-        )
+        op = start_operation(self.state, resource, op_name, work, failed, location=vnet_location)
         return Outcome(status, None, op)
 
     def _vnet_location(self, subnet: Resource) -> str:

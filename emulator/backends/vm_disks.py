@@ -9,7 +9,7 @@ from typing import Any
 
 from emulator import arm_ids, errors
 from emulator.arm_ids import Scope
-from emulator.backends.disks import DISK_TYPE, DisksBackend
+from emulator.backends.disks import DISK_TYPE, DisksBackend, check_size
 from emulator.state import EmulatorState
 from emulator.store import Resource
 
@@ -33,8 +33,12 @@ def plan_disks(state: EmulatorState, scope: Scope, vm_id: str, vm_name: str,
     planned_os = _plan(state, scope, vm_id, os_disk, f"{vm_name}_OsDisk_1_{uuid.uuid4().hex}") if os_disk else None
     planned_data: list[PlannedDisk] = []
     seen_luns: set[int] = set()
-    for entry in storage.get("dataDisks") or []:
+    # Azure detaches a data disk marked toBeDetached; it leaves the VM's list.
+    storage["dataDisks"] = [d for d in storage.get("dataDisks") or [] if not d.get("toBeDetached")]
+    for entry in storage["dataDisks"]:
         lun = int(entry.get("lun", 0))
+        if not 0 <= lun <= 63:
+            raise errors.out_of_range("dataDisk.lun", lun, 0, 63)
         if lun in seen_luns:
             raise errors.invalid(f"Data disks with duplicate LUN {lun} are not allowed.",
                                  target="dataDisks.lun")
@@ -50,9 +54,13 @@ def _plan(state: EmulatorState, scope: Scope, vm_id: str, entry: dict[str, Any],
     option = entry.get("createOption", "Empty")
     if option.lower() == "attach":
         ref = managed.get("id")
-        disk = state.store.get(ref) if ref else None
+        if not ref:
+            raise errors.invalid("Required parameter 'managedDisk.id' is missing (null).",
+                                 target="dataDisk.managedDisk.id")
+        disk = state.store.get(ref)
         if disk is None:
-            raise errors.ArmError(404, "NotFound", f"Disk {ref or entry.get('name')} could not be found.")
+            raise errors.ArmError(404, "NotFound", f"Disk {ref} could not be found.",
+                                  target="dataDisk.managedDisk.id")
         _check_free(disk, vm_id)
         return PlannedDisk(entry, disk.name, disk, option, disk.properties.get("diskSizeGB", 30),
                            disk.body["sku"]["name"])
@@ -66,6 +74,7 @@ def _plan(state: EmulatorState, scope: Scope, vm_id: str, entry: dict[str, Any],
                 f"Disk {name} already exists in resource group {scope.resource_group.upper()}. "
                 "Only CreateOption.Attach is supported.",
             )
+    check_size(entry.get("diskSizeGB"))
     if option.lower() == "empty" and not entry.get("diskSizeGB"):
         raise errors.invalid("Required parameter 'diskSizeGB' is missing (null).", target="dataDisk.diskSizeGB")
     size = int(entry.get("diskSizeGB") or 30)
@@ -75,8 +84,12 @@ def _plan(state: EmulatorState, scope: Scope, vm_id: str, entry: dict[str, Any],
 def _check_free(disk: Resource, vm_id: str) -> None:
     owner = disk.body.get("managedBy")
     if owner and arm_ids.key(owner) != arm_ids.key(vm_id):
-        raise errors.ArmError(409, "OperationNotAllowed",
-                              f"Disk {disk.name} is already attached to VM {owner}.")
+        raise errors.ArmError(
+            409, "ConflictingUserInput",
+            f"Cannot attach the disk {disk.name} to VM {vm_id} because it is already attached to VM {owner}. "
+            "A disk can be attached to only one VM at a time.",
+            target=disk.id,
+        )
 
 
 def realize(disks: DisksBackend, scope: Scope, vm_id: str, location: str, planned: PlannedDisk,

@@ -9,7 +9,11 @@ from aiohttp import web
 from pydantic import ValidationError
 
 from emulator import arm_ids
+from emulator.arm_ids import Scope
 from emulator.backends.registry import Backends
+from emulator.backends.virtual_machines import VM_TYPE
+from emulator.errors import ArmError
+from emulator.handlers.routing import read_json
 from emulator.seeding import seed
 from emulator.store import Resource
 
@@ -21,11 +25,13 @@ def _json(body: Any, status: int = 200) -> web.Response:
 
 
 async def _body(request: web.Request) -> Any:
-    raw = await request.read()
-    try:
-        return json.loads(raw) if raw.strip() else {}
-    except ValueError as exc:
-        raise web.HTTPBadRequest(text=f"invalid JSON: {exc}") from exc
+    """The JSON body ({} for none) under the same limits as ARM requests; raises ArmError."""
+    parsed = await read_json(request)
+    return {} if parsed is None else parsed
+
+
+def _error(error: ArmError) -> web.Response:
+    return _json(error.body(), error.status)
 
 
 def describe(resource: Resource, backends: Backends) -> dict[str, Any]:
@@ -52,6 +58,9 @@ def describe(resource: Resource, backends: Backends) -> dict[str, Any]:
     }
     if "diskState" in props:
         out["diskState"] = props["diskState"]
+        out["uniqueId"] = props.get("uniqueId")
+    if resource.type == VM_TYPE:
+        out["powerState"] = resource.extra.get("power")
     if resource.type.lower() == "microsoft.network/networkinterfaces":
         held = backends.nics.reservation(resource)
         if held is not None:
@@ -66,7 +75,7 @@ async def add_fault(request: web.Request) -> web.Response:
     state = request.app[BACKENDS].state
     try:
         fault = state.faults.add_raw(await _body(request))
-    except ValidationError as exc:
+    except (ValidationError, TypeError) as exc:
         return _json({"error": {"code": "InvalidFault", "message": str(exc)}}, 400)
     return _json({"id": fault.id}, 201)
 
@@ -111,6 +120,21 @@ async def post_settings(request: web.Request) -> web.Response:
     return _json(settings.as_dict())
 
 
+async def evict(request: web.Request) -> web.Response:
+    """Evict a Spot VM by its eviction policy: `{"id"}` or `{"resourceGroup", "name"[, "subscription"]}`."""
+    backends = request.app[BACKENDS]
+    body = await _body(request)
+    if not isinstance(body, dict):
+        raise ArmError(400, "InvalidRequestContent", "The body must be a JSON object.")
+    vm_id = body.get("id")
+    if not vm_id and body.get("resourceGroup") and body.get("name"):
+        subscription = str(body.get("subscription") or backends.state.config.subscription)
+        vm_id = Scope(subscription, str(body["resourceGroup"])).resource_id(VM_TYPE, str(body["name"]))
+    if not isinstance(vm_id, str) or not vm_id:
+        raise ArmError(400, "InvalidRequestContent", "Give the VM's 'id', or its 'resourceGroup' and 'name'.")
+    return _json(await backends.vm_power.evict(vm_id))
+
+
 async def reset(request: web.Request) -> web.Response:
     backends = request.app[BACKENDS]
     await backends.state.reset()
@@ -124,6 +148,15 @@ async def health(request: web.Request) -> web.Response:
     return _json({"status": "ok", "resources": len(state.store.all()), "settings": state.settings.as_dict()})
 
 
+@web.middleware
+async def control_errors(request: web.Request, handler: Any) -> web.StreamResponse:
+    """A control-API request the emulator refuses answers in ARM's error shape, never 500 or plain text."""
+    try:
+        return await handler(request)
+    except ArmError as error:
+        return _error(error)
+
+
 def add_routes(app: web.Application) -> None:
     app.router.add_post("/_emulator/faults", add_fault)
     app.router.add_get("/_emulator/faults", list_faults)
@@ -133,5 +166,6 @@ def add_routes(app: web.Application) -> None:
     app.router.add_get("/_emulator/requests", requests)
     app.router.add_get("/_emulator/settings", get_settings)
     app.router.add_post("/_emulator/settings", post_settings)
+    app.router.add_post("/_emulator/evict", evict)
     app.router.add_post("/_emulator/reset", reset)
     app.router.add_get("/_emulator/health", health)

@@ -14,6 +14,10 @@ async def put(call: Call) -> web.StreamResponse:
     return outcome_response(call, call.backends.nics.put(call.scope, call.params["name"], call.body))
 
 
+async def update_tags(call: Call) -> web.StreamResponse:
+    return outcome_response(call, call.backends.nics.update_tags(call.scope, call.params["name"], call.body))
+
+
 async def get(call: Call) -> web.StreamResponse:
     return json_response(200, call.backends.nics.get(call.scope, call.params["name"]))
 
@@ -33,6 +37,7 @@ async def list_all(call: Call) -> web.StreamResponse:
 def routes() -> list[Route]:
     return [
         route("PUT", NIC, "networkInterfaces", "put", put),
+        route("PATCH", NIC, "networkInterfaces", "patch", update_tags),
         route("GET", NIC, "networkInterfaces", "get", get),
         route("DELETE", NIC, "networkInterfaces", "delete", delete),
         route("GET", NETWORK + "/networkInterfaces", "networkInterfaces", "list", list_in_group),

@@ -33,7 +33,7 @@ async def result(call: Call) -> web.StreamResponse:
         return json_response(202, None, headers)
     if op.error is not None:
         return json_response(op.error.status, op.error.body())
-    return json_response(200 if op.result is not None else 204, op.result)
+    return json_response(204)
 
 
 def routes() -> list[Route]:

@@ -31,6 +31,8 @@ async def query(call: Call) -> web.StreamResponse:
         answer = engine.execute(text, rows, body.get("options") or {})
     except engine.QueryError as error:
         return json_response(400, error.error_body())
+    except RecursionError:  # a chain of thousands of `and`s or `.a.b.c...` members
+        return _bad_request("The query is too complex: its expressions nest too deeply.")
     return json_response(200, answer)
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -10,7 +9,7 @@ from typing import Any
 
 from aiohttp import web
 
-from emulator import errors
+from emulator import arm_rules, errors
 from emulator.arm_ids import Scope
 from emulator.backends.registry import Backends
 
@@ -47,6 +46,7 @@ class Route:
     resource_type: str
     verb: str
     handler: Handler
+    template: str = ""  # e.g. "/subscriptions/{sub}/resourceGroups/{rg}"
 
     @property
     def operation(self) -> str:
@@ -60,12 +60,16 @@ def route(method: str, template: str, resource_type: str, verb: str, handler: Ha
             regex += f"(?P<{part[1:-1]}>[^/]+)"
         else:
             regex += re.escape(part)
-    return Route(method, re.compile(f"^{regex}/?$", re.IGNORECASE), resource_type, verb, handler)
+    return Route(method, re.compile(f"^{regex}/?$", re.IGNORECASE), resource_type, verb, handler, template)
 
 
 class Router:
     def __init__(self, routes: list[Route]) -> None:
         self._routes = routes
+
+    @property
+    def routes(self) -> list[Route]:
+        return list(self._routes)
 
     def match(self, method: str, path: str) -> tuple[Route, dict[str, str]] | None:
         lookup = "GET" if method == "HEAD" else method
@@ -82,15 +86,23 @@ class Router:
 
 
 async def read_body(request: web.Request) -> dict[str, Any]:
-    if not request.can_read_body:
+    """The JSON object a request carries ({} for none), under ARM's limits (see `arm_rules.json_body`)."""
+    parsed = await read_json(request)
+    if parsed is None:
         return {}
-    raw = await request.read()
-    if not raw.strip():
-        return {}
-    try:
-        parsed = json.loads(raw)
-    except ValueError as exc:
-        raise errors.ArmError(400, "InvalidRequestContent", f"The request content was invalid: {exc}") from exc
     if not isinstance(parsed, dict):
         raise errors.ArmError(400, "InvalidRequestContent", "The request content must be a JSON object.")
     return parsed
+
+
+async def read_json(request: web.Request) -> Any:
+    """Any JSON value a request carries (None for no body), under ARM's size, depth and number limits."""
+    if not request.can_read_body:
+        return None
+    if (request.content_length or 0) > arm_rules.MAX_BODY_BYTES:
+        raise arm_rules.too_large()
+    try:
+        raw = await request.read()
+    except web.HTTPRequestEntityTooLarge:
+        raise arm_rules.too_large() from None
+    return arm_rules.parse(raw) if raw.strip() else None

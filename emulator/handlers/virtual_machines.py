@@ -15,6 +15,10 @@ async def put(call: Call) -> web.StreamResponse:
     return outcome_response(call, call.backends.vms.put(call.scope, call.params["name"], call.body))
 
 
+async def patch(call: Call) -> web.StreamResponse:
+    return outcome_response(call, call.backends.vms.patch(call.scope, call.params["name"], call.body))
+
+
 async def get(call: Call) -> web.StreamResponse:
     return json_response(200, call.backends.vms.get(call.scope, call.params["name"], call.query("$expand")))
 
@@ -24,7 +28,7 @@ async def instance_view(call: Call) -> web.StreamResponse:
 
 
 async def delete(call: Call) -> web.StreamResponse:
-    return outcome_response(call, call.backends.vm_lifecycle.delete(call.scope, call.params["name"]))
+    return outcome_response(call, call.backends.vms.delete(call.scope, call.params["name"]))
 
 
 async def list_in_group(call: Call) -> web.StreamResponse:
@@ -41,7 +45,7 @@ async def list_by_location(call: Call) -> web.StreamResponse:
 
 def _power(verb: str) -> Handler:
     async def handler(call: Call) -> web.StreamResponse:
-        return outcome_response(call, call.backends.vm_lifecycle.power(call.scope, call.params["name"], verb))
+        return outcome_response(call, call.backends.vm_power.power(call.scope, call.params["name"], verb))
 
     return handler
 
@@ -49,6 +53,7 @@ def _power(verb: str) -> Handler:
 def routes() -> list[Route]:
     return [
         route("PUT", VM, "virtualMachines", "put", put),
+        route("PATCH", VM, "virtualMachines", "patch", patch),
         route("GET", VM, "virtualMachines", "get", get),
         route("GET", VM + "/instanceView", "virtualMachines", "instanceView", instance_view),
         route("DELETE", VM, "virtualMachines", "delete", delete),

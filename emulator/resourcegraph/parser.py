@@ -37,6 +37,8 @@ _WORD_COMPARISONS = frozenset(
     }
 )  # fmt: skip
 AGGREGATES = frozenset({"count"})
+# Parentheses and calls nest at most this deep (the service refuses pathological queries too).
+MAX_NESTING = 64
 # Words that may follow a complete expression without being a binary operator.
 _FOLLOWING_KEYWORDS = frozenset({"and", "or", "asc", "desc", "nulls", "by"})
 
@@ -49,6 +51,7 @@ class _Parser:
     def __init__(self, tokens: list[Token]) -> None:
         self.tokens = tokens
         self.index = 0
+        self.nesting = 0
 
     # ---- token helpers ------------------------------------------------------------------------
     @property
@@ -177,10 +180,14 @@ class _Parser:
 
     # ---- scalar expressions -------------------------------------------------------------------
     def expression(self) -> Expr:
+        self.nesting += 1
+        if self.nesting > MAX_NESTING:
+            raise QueryError(f"the query nests parentheses or calls more than {MAX_NESTING} levels deep")
         left = self.conjunction()
         while self.at(Kind.IDENT, "or"):
             self.advance()
             left = Logical("or", left, self.conjunction())
+        self.nesting -= 1
         return left
 
     def conjunction(self) -> Expr:

@@ -22,9 +22,24 @@ def nic_body(subnet_id: str, tags: dict[str, str] | None = None) -> nm.NetworkIn
     )
 
 
+def attach_disk(lun: int, disk_id: str, delete_option: str = "Detach") -> cm.DataDisk:
+    """A data disk entry that attaches an existing managed disk."""
+    return cm.DataDisk(lun=lun, create_option="Attach", delete_option=delete_option,
+                       managed_disk=cm.ManagedDiskParameters(id=disk_id))
+
+
+def empty_disk(size_gb: int = 8) -> cm.Disk:
+    return cm.Disk(location=LOCATION, disk_size_gb=size_gb, creation_data=cm.CreationData(create_option="Empty"))
+
+
 def vm_body(name: str, nic_id: str, *, data_disks: int = 1, delete_option: str = "Delete",
-            tags: dict[str, str] | None = None) -> cm.VirtualMachine:
+            tags: dict[str, str] | None = None, attach: list[cm.DataDisk] | None = None,
+            eviction_policy: str | None = None) -> cm.VirtualMachine:
+    """A Linux VM on `nic_id`; `attach` adds existing disks; `eviction_policy` makes it a Spot VM."""
+    spot = {"priority": "Spot", "eviction_policy": eviction_policy,
+            "billing_profile": cm.BillingProfile(max_price=-1)} if eviction_policy else {}
     return cm.VirtualMachine(
+        **spot,
         location=LOCATION,
         tags=tags or {"azmc-machine": name},
         hardware_profile=cm.HardwareProfile(vm_size="Standard_D2s_v5"),
@@ -39,7 +54,7 @@ def vm_body(name: str, nic_id: str, *, data_disks: int = 1, delete_option: str =
                             delete_option=delete_option,
                             managed_disk=cm.ManagedDiskParameters(storage_account_type="Premium_LRS"))
                 for lun in range(data_disks)
-            ],
+            ] + (attach or []),
         ),
         os_profile=cm.OSProfile(
             computer_name=name, admin_username="azmc", admin_password="never-echoed-1A!",

@@ -15,13 +15,16 @@ _SUBNET = re.compile(r"^(/subscriptions/[^/]+/resourceGroups/([^/]+)/providers/M
                      r"[^/]+)/subnets/[^/]+$", re.IGNORECASE)
 _NIC = re.compile(r"^/subscriptions/[^/]+/resourceGroups/([^/]+)/providers/Microsoft\.Network/networkInterfaces/"
                   r"[^/]+$", re.IGNORECASE)
+# Examples name referenced resources with placeholders ("/networkInterfaces/{existing-nic-name}"),
+# which no real name could be: the braces go.
+_PLACEHOLDER = re.compile(r"/\{([A-Za-z0-9_-]+)\}")
 LOCATION = "westus"
 
 
 def localize(handle: EmulatorHandle, value: Any) -> Any:
-    """Point every subscription in the example at the emulator's subscription."""
+    """Point every subscription in the example at the emulator's subscription; placeholder names made real."""
     text = _SUBSCRIPTION.sub(f"/subscriptions/{handle.subscription_id}", json.dumps(value))
-    return json.loads(text)
+    return json.loads(_PLACEHOLDER.sub(r"/\1", text))
 
 
 def call(handle: EmulatorHandle, method: str, path: str, body: Any = None, query: str = "") -> ArmAnswer:

@@ -66,6 +66,10 @@ class EmulatorHandle:
             return self._call("POST", "/_emulator/settings", changes)
         return self._call("GET", "/_emulator/settings")
 
+    def evict(self, vm_id: str) -> dict[str, Any]:
+        """Evict a running Spot VM by its eviction policy: `{"id", "evictionPolicy"}`."""
+        return self._call("POST", "/_emulator/evict", {"id": vm_id})
+
     def reset(self) -> None:
         self._call("POST", "/_emulator/reset")
 

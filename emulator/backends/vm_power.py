@@ -1,0 +1,79 @@
+"""VM power operations (powerOff, deallocate, start) and Spot eviction.
+
+A start that fails (AllocationFailed, injected as an operation-stage fault) leaves the VM as Azure
+does: provisioning Failed with the error in its instance view, power state unchanged (deallocated).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from emulator import errors
+from emulator.arm_ids import Scope
+from emulator.backends.common import ensure_idle, get_existing, start_operation
+from emulator.backends.outcome import Outcome
+from emulator.backends.virtual_machines import VM_TYPE, VirtualMachinesBackend
+from emulator.state import EmulatorState
+
+# verb -> (transitional power state, final power state)
+_POWER_VERBS = {
+    "powerOff": ("stopping", "stopped"),
+    "deallocate": ("deallocating", "deallocated"),
+    "start": ("starting", "running"),
+}
+SPOT_PRIORITIES = ("spot", "low")  # "Low" is the older name of Spot
+
+
+class VmPowerBackend:
+    def __init__(self, state: EmulatorState, vms: VirtualMachinesBackend) -> None:
+        self.state = state
+        self.vms = vms
+
+    def power(self, scope: Scope, name: str, verb: str) -> Outcome:
+        vm = get_existing(self.state, scope, VM_TYPE, name)
+        ensure_idle(self.state, vm.id)
+        transitional, final = _POWER_VERBS[verb]
+        power_before = vm.extra.get("power")
+        provisioning_before = vm.properties.get("provisioningState")
+        vm.extra["power"] = transitional
+        vm.properties["provisioningState"] = "Updating"
+        self.state.store.changed(vm)
+
+        async def work() -> None:
+            vm.extra["power"] = final
+            vm.properties["provisioningState"] = "Succeeded"
+            vm.extra.pop("error", None)
+            vm.extra.pop("failed", None)
+            self.state.store.changed(vm)
+
+        def failed(error: errors.ArmError) -> None:
+            vm.extra["power"] = power_before
+            vm.properties["provisioningState"] = provisioning_before
+            if verb == "start":
+                vm.properties["provisioningState"] = "Failed"
+                vm.extra["error"] = error
+            self.state.store.changed(vm)
+
+        return Outcome(202, None, start_operation(self.state, vm, f"virtualMachines.{verb}", work, failed))
+
+    async def evict(self, vm_id: str) -> dict[str, Any]:
+        """Evict a running Spot VM now, by its eviction policy: Deallocate keeps it (deallocated), Delete
+        removes it with its NICs and disks by their deleteOption."""
+        vm = self.state.store.get(vm_id)
+        if vm is None or vm.type != VM_TYPE:
+            raise errors.ArmError(404, "ResourceNotFound", f"Virtual machine '{vm_id}' was not found.")
+        priority = str(vm.properties.get("priority") or "Regular")
+        if priority.lower() not in SPOT_PRIORITIES:
+            raise errors.ArmError(400, "OperationNotAllowed",
+                                  f"Only Spot virtual machines can be evicted; {vm.name} has priority {priority}.")
+        ensure_idle(self.state, vm.id)
+        if vm.extra.get("power") != "running":
+            raise errors.ArmError(400, "OperationNotAllowed",
+                                  f"Only a running VM can be evicted; {vm.name} is {vm.extra.get('power')}.")
+        policy = str(vm.properties.get("evictionPolicy") or "Deallocate")  # Azure's default for Spot
+        if policy.lower() == "delete":
+            await self.vms.delete_with_cascades(vm)
+        else:
+            vm.extra["power"] = "deallocated"
+            self.state.store.changed(vm)
+        return {"id": vm.id, "evictionPolicy": policy}
