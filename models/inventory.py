@@ -66,12 +66,11 @@ class Inventory(BaseModel):
 
     @property
     def vm_stopped(self) -> bool:
-        """Provisioned but powered off (out of band, or a Spot eviction with policy Deallocate): start it."""
-        return (
-            self.has_vm
-            and self.vm_state.provisioning_state == "Succeeded"
-            and self.vm_state.power_state in STOPPED_POWER_STATES
-        )
+        """Powered off (out of band, or a Spot eviction with policy Deallocate): start it, never rebuild it.
+
+        Whatever the provisioning state: a start that failed (AllocationFailed) leaves the VM Failed and
+        still deallocated, and starting it again is still the way back."""
+        return self.has_vm and self.vm_state.power_state in STOPPED_POWER_STATES
 
     def with_unique_ids(self, known: dict[str, str]) -> "Inventory":
         """This inventory with the data disks' uniqueIds filled in from `known` (ARM id or name -> uniqueId,
