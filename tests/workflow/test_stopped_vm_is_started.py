@@ -107,3 +107,31 @@ async def test_spot_vm_evicted_with_deallocate_is_started_again(stack: Stack) ->
     await handle.signal("delete")
     await handle.result()
     assert stack.machine_resources() == []
+
+
+async def test_creation_finding_its_vm_deallocated_starts_it_and_waits_in_unknown_without_capacity(
+        stack: Stack) -> None:
+    """A fresh workflow (say, after an operator terminated the old one) finds the VM deallocated."""
+    from temporalio.testing import ActivityEnvironment
+
+    from models.activity_io import EnsureVmInput
+    from models.spec import MachineSpec
+
+    spec = MachineSpec.model_validate(spec_dict(subnet_id=stack.emulator.subnet_id))
+    env = ActivityEnvironment()
+    await env.run(stack.driver.ensure_vm, EnsureVmInput(spec=spec, nic_id=await env.run(stack.driver.ensure_nic,
+                                                                                         spec)))
+    async with operator(stack) as azure:
+        await (await azure.compute.virtual_machines.begin_deallocate(RG, "vm1")).result()
+    before_vm, before_disk, puts = vm(stack), unique_id(stack), _vm_puts(stack)
+    stack.emulator.add_fault("virtualMachines.start", name="vm1", times=1, **ALLOCATION_FAILED)
+    handle = await start_machine(stack.env.client, stack.task_queue, spec_dict(subnet_id=stack.emulator.subnet_id))
+    waiting = await wait_for(stack.env, handle, in_phase(Phase.UNKNOWN, Phase.CRASH_LOOP_BACK_OFF, Phase.RUNNING))
+    assert waiting.phase == Phase.UNKNOWN and "AllocationFailed" in waiting.last_error  # not a creation backoff
+    running = await wait_for(stack.env, handle, in_phase(Phase.RUNNING), step=timedelta(minutes=1),
+                             virtual_limit=timedelta(minutes=12))
+    assert any("started the deallocated VM vm1" in d for d in descriptions(running))
+    assert vm(stack)["id"] == before_vm["id"] and unique_id(stack) == before_disk and _vm_puts(stack) == puts
+    await handle.signal("delete")
+    await handle.result()
+    assert stack.machine_resources() == []
