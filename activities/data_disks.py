@@ -1,7 +1,8 @@
-"""keep_data_disks: before a VM is deleted for a recovery, make sure deleting it cannot delete its data.
+"""set_data_disk_delete_option: what deleting the VM does to its data disks, set before the VM is deleted.
 
-VMs created by azmc before data disks were created with deleteOption Detach have deleteOption Delete on
-their data disks: deleting such a VM would delete the data with it. One VM PATCH flips them to Detach.
+Detach before a recovery deletes the VM: VMs created by azmc before data disks were created with Detach
+have deleteOption Delete, and deleting such a VM would delete the data with it. Delete before `delete`
+deletes the VM: its data disks then go in the same ARM operation instead of one delete each.
 """
 
 from azure.mgmt.compute import models as cm
@@ -10,28 +11,37 @@ from activities.arm import classified, is_owned, log, resume_operation, wait_hea
 from activities.clients import AzureClients
 from activities.errors import error, not_owned
 from activities.status import get_vm, vm_inventory
-from models.activity_io import MachineRef
+from models.activity_io import DataDiskDeleteOptionInput
 from models.errors import ErrorType
 from models.inventory import Inventory
 
 
-def _detached(disk: cm.DataDisk) -> cm.DataDisk:
-    # A PATCH's dataDisks list replaces the VM's: every disk is sent, as attached, with Detach.
+def _with_option(disk: cm.DataDisk, option: str) -> cm.DataDisk:
+    # A PATCH's dataDisks list replaces the VM's: every disk is sent, as attached, with the option.
     return cm.DataDisk(lun=disk.lun, name=disk.name, create_option=cm.DiskCreateOptionTypes.ATTACH,
                        managed_disk=cm.ManagedDiskParameters(id=disk.managed_disk.id if disk.managed_disk else None),
-                       caching=disk.caching, delete_option=cm.DiskDeleteOptionTypes.DETACH)
+                       caching=disk.caching, delete_option=option)
 
 
-async def keep_data_disks(clients: AzureClients, machine: MachineRef) -> Inventory:
-    """Every data disk of the VM gets deleteOption Detach; returns the VM as it is then (empty: no VM).
-    Raises Transient when Azure's answer still shows a data disk with Delete."""
-    rg, name = machine.resource_group, machine.name
+def _confirmed(name: str, inventory: Inventory, option: str) -> Inventory:
+    """The caller deletes the VM next: it must know what goes with it."""
+    other = [disk.name for disk in inventory.data_disks if disk.delete_option.lower() != option.lower()]
+    if other:
+        raise error(ErrorType.TRANSIENT, f"VM {name}: data disks {', '.join(other)} still do not have "
+                                         f"deleteOption {option} after the update")
+    return inventory
+
+
+async def set_data_disk_delete_option(clients: AzureClients, inp: DataDiskDeleteOptionInput) -> Inventory:
+    """Every data disk of the VM gets `inp.delete_option`; returns the VM as it is then (empty: no VM).
+    Raises Transient when Azure's answer still shows another option."""
+    rg, name, option = inp.machine.resource_group, inp.machine.name, inp.delete_option
     vms = clients.compute.virtual_machines
-    async with classified(f"keep data disks of VM {name}"):
+    async with classified(f"set deleteOption {option} on the data disks of VM {name}"):
         resumed, updated = await resume_operation(
             name, lambda token: vms.begin_update(rg, name, cm.VirtualMachineUpdate(), continuation_token=token))
     if resumed and updated is not None:
-        return _confirmed(name, vm_inventory(updated))
+        return _confirmed(name, vm_inventory(updated), option)
     vm = await get_vm(clients, rg, name)
     if vm is None:
         log(name, "VM does not exist (any more): no data disk can go with it")
@@ -39,20 +49,11 @@ async def keep_data_disks(clients: AzureClients, machine: MachineRef) -> Invento
     if not is_owned(vm.tags, name):
         raise not_owned("VM", name, name)
     inventory = vm_inventory(vm)
-    if all(disk.survives_vm_delete for disk in inventory.data_disks):
+    if all(disk.delete_option.lower() == option.lower() for disk in inventory.data_disks):
         return inventory
-    disks = [_detached(disk) for disk in (vm.storage_profile.data_disks if vm.storage_profile else None) or []]
-    log(name, "setting deleteOption Detach on data disks %s", ", ".join(d.name for d in inventory.data_disks))
+    disks = [_with_option(d, option) for d in (vm.storage_profile.data_disks if vm.storage_profile else None) or []]
+    log(name, "setting deleteOption %s on data disks %s", option, ", ".join(d.name for d in inventory.data_disks))
     update = cm.VirtualMachineUpdate(storage_profile=cm.StorageProfile(data_disks=disks))
-    async with classified(f"keep data disks of VM {name}"):
+    async with classified(f"set deleteOption {option} on the data disks of VM {name}"):
         updated = await wait_heartbeating(await vms.begin_update(rg, name, update))
-    return _confirmed(name, vm_inventory(updated))
-
-
-def _confirmed(name: str, inventory: Inventory) -> Inventory:
-    """The caller deletes the VM next: it must be sure no data disk goes with it."""
-    doomed = [disk.name for disk in inventory.data_disks if not disk.survives_vm_delete]
-    if doomed:
-        raise error(ErrorType.TRANSIENT, f"VM {name}: data disks {', '.join(doomed)} still have deleteOption "
-                                         "Delete after the update")
-    return inventory
+    return _confirmed(name, vm_inventory(updated), option)

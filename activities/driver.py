@@ -10,6 +10,7 @@ from activities.clients import AzureClients, build_clients
 from activities.config import AzureConfig
 from models.activity_io import (
     ActivityName,
+    DataDiskDeleteOptionInput,
     DeleteResourceInput,
     DeleteVmInput,
     EnsureVmInput,
@@ -50,7 +51,7 @@ class AzureDriver:
             self.delete_disk,
             self.power_off,
             self.start_vm,
-            self.keep_data_disks,
+            self.set_data_disk_delete_option,
             self.list_machines,
         ]
 
@@ -96,10 +97,10 @@ class AzureDriver:
         """Start a stopped or deallocated VM (never rebuilt); CapacityExhausted when Azure has no room."""
         return await power.start_vm(self._clients, machine)
 
-    @activity.defn(name=ActivityName.KEEP_DATA_DISKS.value)
-    async def keep_data_disks(self, machine: MachineRef) -> Inventory:
-        """Set deleteOption Detach on the VM's data disks, so deleting the VM keeps them."""
-        return await data_disks.keep_data_disks(self._clients, machine)
+    @activity.defn(name=ActivityName.SET_DATA_DISK_DELETE_OPTION.value)
+    async def set_data_disk_delete_option(self, inp: DataDiskDeleteOptionInput) -> Inventory:
+        """What deleting the VM does to its data disks: Detach (a recovery) or Delete (`delete`)."""
+        return await data_disks.set_data_disk_delete_option(self._clients, inp)
 
     @activity.defn(name=ActivityName.LIST_MACHINES.value)
     async def list_machines(self, inp: ListMachinesInput) -> list[MachineSummary]:

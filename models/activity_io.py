@@ -4,6 +4,7 @@ Workflows call activities by these names so they never import the Azure-side imp
 """
 
 from enum import StrEnum
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -21,8 +22,9 @@ class ActivityName(StrEnum):
     DELETE_DISK = "delete_disk"  # DeleteResourceInput -> None
     POWER_OFF = "power_off"  # MachineRef -> None
     START_VM = "start_vm"  # MachineRef -> Inventory (the VM, running); a stopped VM is started, never rebuilt
-    # MachineRef -> Inventory: VM PATCH setting every data disk's deleteOption to Detach (VMs of older azmc)
-    KEEP_DATA_DISKS = "keep_data_disks"
+    # DataDiskDeleteOptionInput -> Inventory: VM PATCH of every data disk's deleteOption, before the VM
+    # is deleted: Detach for a recovery (VMs of older azmc have Delete), Delete for `delete`
+    SET_DATA_DISK_DELETE_OPTION = "set_data_disk_delete_option"
     LIST_MACHINES = "list_machines"  # ListMachinesInput -> list[MachineSummary]
 
 
@@ -46,6 +48,11 @@ class EnsureVmInput(_Io):
 class DeleteVmInput(_Io):
     machine: MachineRef
     force: bool = False
+
+
+class DataDiskDeleteOptionInput(_Io):
+    machine: MachineRef
+    delete_option: Literal["Detach", "Delete"]
 
 
 class DeleteResourceInput(_Io):

@@ -12,7 +12,14 @@ from temporalio import workflow
 from temporalio.exceptions import ActivityError, ApplicationError, FailureError, TimeoutError
 
 with workflow.unsafe.imports_passed_through():
-    from models.activity_io import ActivityName, DeleteResourceInput, DeleteVmInput, EnsureVmInput, MachineRef
+    from models.activity_io import (
+        ActivityName,
+        DataDiskDeleteOptionInput,
+        DeleteResourceInput,
+        DeleteVmInput,
+        EnsureVmInput,
+        MachineRef,
+    )
     from models.errors import ErrorType
     from models.inventory import DataDiskRef, Inventory
     from models.spec import MachineSpec
@@ -140,12 +147,14 @@ class AzureCalls:
             summary=f"Start the {power_state or 'stopped'} VM {self.spec.name}",
         )
 
-    async def keep_data_disks(self) -> Inventory:
+    async def set_data_disk_delete_option(self, option: str) -> Inventory:
+        """Detach: deleting the VM keeps its data disks (a recovery). Delete: they go with it (`delete`)."""
         return await self._call(
-            ActivityName.KEEP_DATA_DISKS, self.ref, result_type=Inventory,
+            ActivityName.SET_DATA_DISK_DELETE_OPTION,
+            DataDiskDeleteOptionInput(machine=self.ref, delete_option=option), result_type=Inventory,
             start_to_close_timeout=policies.VM_TIMEOUT, heartbeat_timeout=policies.VM_HEARTBEAT,
             retry_policy=policies.CREATE_RETRY,
-            summary=f"Set deleteOption Detach on the data disks of VM {self.spec.name}",
+            summary=f"Set deleteOption {option} on the data disks of VM {self.spec.name}",
         )
 
     async def delete_vm(self, force: bool) -> None:

@@ -52,6 +52,23 @@ async def _drain(p: Presenter, azure: AzureCalls, drain_timeout: timedelta) -> N
     p.operation(Stage.INITIATE_DRAIN, OperationState.SUCCESSFUL, "VM powered off")
 
 
+async def _data_disks_go_with_the_vm(p: Presenter, azure: AzureCalls, inventory: Inventory) -> None:
+    """`delete` deletes the data too: with deleteOption Delete they go in the VM's own delete, one ARM
+    request instead of a delete (and a read) per disk. Best effort: if it fails, they are deleted one by one."""
+    detached = [disk for disk in inventory.data_disks if disk.delete_option.lower() != "delete"]
+    if not detached:
+        return
+    try:
+        await azure.set_data_disk_delete_option("Delete")
+    except ActivityError as err:
+        p.operation(Stage.INITIATE_VM_DELETION, OperationState.FAILED,
+                    f"could not set deleteOption Delete on data disks {names(detached)}: "
+                    "deleting them one by one after the VM", error=error_text(err))
+        return
+    p.operation(Stage.INITIATE_VM_DELETION, OperationState.PROCESSING,
+                f"data disks {names(detached)} go with the VM (deleteOption Delete)")
+
+
 def _steps(azure: AzureCalls, inventory: Inventory) -> list[tuple[Stage, str, Callable[[], Awaitable[None]]]]:
     nics = [(Stage.INITIATE_NIC_DELETION, f"delete NIC {nic}", lambda nic=nic: azure.delete_nic(nic))
             for nic in inventory.nic_names]
@@ -108,6 +125,8 @@ async def remove_everything(
         if drain and passes == 1 and not force and inventory.vm_healthy:
             await _drain(p, azure, drain_timeout)
         if inventory.has_vm:
+            if not keep_data_disks and workflow.patched(patches.KEEP_DATA_DISKS):
+                await _data_disks_go_with_the_vm(p, azure, inventory)
             if keep_data_disks:
                 await until_done(p, Stage.INITIATE_VM_DELETION, f"keep the data disks of VM {inventory.node_name}",
                                  lambda vm=inventory: make_data_disks_survive(p, azure, vm,

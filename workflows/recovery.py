@@ -33,15 +33,15 @@ def created_by_attempt(spec: MachineSpec, attach: list[DataDiskRef]) -> list[str
 
 
 async def make_data_disks_survive(p: Presenter, azure: AzureCalls, inventory: Inventory, stage: Stage) -> None:
-    """A VM of an older azmc has deleteOption Delete on its data disks: set Detach before deleting it.
-    keep_data_disks fails (an ActivityError) unless Azure confirms it, so the VM is never deleted with data."""
+    """A VM of an older azmc has deleteOption Delete on its data disks: set Detach before deleting it. The
+    activity fails (an ActivityError) unless Azure confirms it, so the VM is never deleted with its data."""
     doomed = [disk for disk in inventory.data_disks if not disk.survives_vm_delete]
     if not doomed:
         return
     p.operation(stage, OperationState.PROCESSING,
                 f"data disks {names(doomed)} would be deleted with VM {inventory.node_name} "
                 "(deleteOption Delete, set by an older azmc): setting Detach first")
-    await azure.keep_data_disks()
+    await azure.set_data_disk_delete_option("Detach")
 
 
 async def disks_to_attach(p: Presenter, azure: AzureCalls, inventory: Inventory) -> list[DataDiskRef]:

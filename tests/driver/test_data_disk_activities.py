@@ -1,5 +1,5 @@
 """The driver side of data survival: find the data disks a gone VM left, attach them, start a stopped
-VM, make an older VM's data disks survive its deletion, tag what a failed create left."""
+VM, set what deleting the VM does to its data disks, tag what a failed create left."""
 
 from typing import Any
 
@@ -7,7 +7,13 @@ import pytest
 from azure.mgmt.compute import models as cm
 from temporalio.exceptions import ApplicationError
 
-from models.activity_io import DeleteResourceInput, DeleteVmInput, EnsureVmInput, MachineRef
+from models.activity_io import (
+    DataDiskDeleteOptionInput,
+    DeleteResourceInput,
+    DeleteVmInput,
+    EnsureVmInput,
+    MachineRef,
+)
 from models.errors import ErrorType
 from tests.driver.conftest import put_disk
 
@@ -87,22 +93,33 @@ async def test_start_vm_refuses_a_missing_or_foreign_vm(driver, env, make_spec, 
     assert foreign.value.type == ErrorType.NOT_OWNED
 
 
-async def test_keep_data_disks_flips_delete_to_detach_once(driver, env, make_spec, create_machine, emulator,
-                                                           sdk) -> None:
+async def test_data_disk_delete_option_is_set_with_one_patch_and_only_when_needed(
+        driver, env, make_spec, create_machine, emulator, sdk) -> None:
     await create_machine(make_spec())
     before = unique_id(emulator)
     old = cm.DataDisk(lun=0, create_option="Attach", delete_option="Delete")  # as an older azmc made it
     update = cm.VirtualMachineUpdate(storage_profile=cm.StorageProfile(data_disks=[old]))
     await (await sdk.compute.virtual_machines.begin_update(RG, "vm1", update)).result()
     patches = ops(emulator)["virtualMachines.patch"]
-    kept = await env.run(driver.keep_data_disks, VM1)
+    detach = DataDiskDeleteOptionInput(machine=VM1, delete_option="Detach")
+    kept = await env.run(driver.set_data_disk_delete_option, detach)
     assert [(d.name, d.delete_option) for d in kept.data_disks] == [(DATA, "Detach")]
     assert ops(emulator)["virtualMachines.patch"] == patches + 1
-    await env.run(driver.keep_data_disks, VM1)  # already Detach: read, no PATCH
+    await env.run(driver.set_data_disk_delete_option, detach)  # already Detach: read, no PATCH
     assert ops(emulator)["virtualMachines.patch"] == patches + 1
     await env.run(driver.delete_vm, DeleteVmInput(machine=VM1, force=True))
     assert unique_id(emulator) == before  # the VM went, the data stayed
-    assert (await env.run(driver.keep_data_disks, VM1)).is_empty  # no VM: nothing can go with it
+    assert (await env.run(driver.set_data_disk_delete_option, detach)).is_empty  # no VM: nothing to set
+
+
+async def test_delete_option_delete_takes_the_data_disk_with_the_vm(
+        driver, env, make_spec, create_machine, emulator) -> None:
+    await create_machine(make_spec())
+    doomed = await env.run(driver.set_data_disk_delete_option,
+                           DataDiskDeleteOptionInput(machine=VM1, delete_option="Delete"))
+    assert [d.delete_option for d in doomed.data_disks] == ["Delete"]
+    await env.run(driver.delete_vm, DeleteVmInput(machine=VM1))
+    assert emulator.resources("disks") == []
 
 
 async def test_a_failed_create_tags_the_disks_it_left_so_they_can_be_deleted(

@@ -9,7 +9,7 @@ from models.spec import MachineSpec
 from models.status import Phase, Stage
 from tests.driver.conftest import put_disk
 from tests.workflow.data_disks import DATA_DISK, disk, operator
-from tests.workflow.helpers import record_history, spec_dict, start_machine, wait_for
+from tests.workflow.helpers import in_phase, record_history, spec_dict, start_machine, wait_for
 from tests.workflow.stack import Stack
 
 ATTACHED = ("Disk vm1-data-0-data-disk is attached to VM /subscriptions/00000000-0000-0000-0000-000000000000/"
@@ -70,3 +70,15 @@ async def test_disk_still_attached_is_a_conflict_retried_with_the_reason_shown(s
     assert final.phase == Phase.DELETED and stack.machine_resources() == []
     took = final.recent_operations[-1].updated_at - waiting.last_operation.updated_at
     assert took < timedelta(minutes=1), took
+
+
+async def test_delete_takes_the_data_disk_with_the_vm_in_one_request(stack: Stack) -> None:
+    """`delete` deletes the data too, cheaply: deleteOption Delete (one PATCH), then the VM's own delete."""
+    handle = await start_machine(stack.env.client, stack.task_queue, spec_dict(subnet_id=stack.emulator.subnet_id))
+    await wait_for(stack.env, handle, in_phase(Phase.RUNNING))
+    await handle.signal("delete", {"force": True})
+    final = await handle.result()
+    assert final.phase == Phase.DELETED and stack.machine_resources() == []
+    writes = stack.emulator.requests()["by_operation"]
+    assert writes.get("virtualMachines.patch") == 1 and writes.get("disks.delete", 0) == 0
+    assert any(f"data disks {DATA_DISK} go with the VM" in op.description for op in final.recent_operations)
