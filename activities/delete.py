@@ -42,7 +42,7 @@ async def delete_vm(clients: AzureClients, inp: DeleteVmInput) -> None:
     vms = clients.compute.virtual_machines
 
     def begin(**kwargs: Any) -> Awaitable[AsyncLROPoller[None]]:
-        # The NIC and disks go with the VM: they were created with deleteOption Delete.
+        # The NIC and OS disk go with the VM (deleteOption Delete); data disks are detached and kept.
         return vms.begin_delete(rg, name, force_deletion=True if inp.force else None, **kwargs)
 
     await _delete_owned("VM", name, owner_of(clients, rg, name), lambda: vms.get(rg, name), begin)

@@ -15,3 +15,16 @@ WORKFLOW_ID_MATCHES_SPEC = "workflow-id-matches-spec"
 # A history limit (memo azmc_history_limit, or carried) below policies.MIN_HISTORY_LIMIT is raised to
 # it, so a run cannot continue as new about once a second forever. Checked only for such a limit.
 HISTORY_LIMIT_FLOOR = "history-limit-floor"
+
+# A stopped or deallocated VM (out of band, a Spot eviction) is started (start_vm), never deleted and
+# re-created; a failed start (AllocationFailed) waits in Unknown with the capacity backoff.
+START_STOPPED_VM = "start-stopped-vm-never-rebuild"
+
+# A VM that must be re-created keeps its data disks: it is deleted only after its data disks have
+# deleteOption Detach (keep_data_disks), the new VM attaches the ones that exist, a failed attempt's
+# compensation deletes only the disks that attempt created, and a creation timeout keeps them too.
+KEEP_DATA_DISKS = "keep-data-disks-across-recovery"
+
+# Deletion: NICs and disks that do not depend on each other are deleted concurrently, each step
+# retrying on its own, so one that cannot be deleted never keeps the others alive.
+INDEPENDENT_CLEANUP = "independent-cleanup-steps"

@@ -37,7 +37,8 @@ def capped_backoff(attempt: int, start: timedelta, cap: timedelta) -> timedelta:
 
 
 def creation_backoff(attempt: int, error_type: str, suggested: timedelta | None) -> timedelta:
-    """How long CrashLoopBackOff waits after failed attempt number `attempt`.
+    """How long CrashLoopBackOff waits after failed attempt number `attempt` (and Unknown after a failed
+    start of a stopped VM: the same capacity wait).
 
     Azure's own hint (Retry-After, a NIC reservation) wins when it is longer than our backoff.
     """
@@ -71,9 +72,14 @@ CREATE_RETRY = _policy(
     ErrorType.CAPACITY_EXHAUSTED, ErrorType.NIC_RESERVED, attempts=3, max_interval=timedelta(seconds=30)
 )
 
-# Deletes (compensations and deletion stages): NicReserved returns to the workflow, which waits the
-# reservation out where an operator can see it; the workflow loop retries everything else forever.
-DELETE_RETRY = _policy(ErrorType.NIC_RESERVED, attempts=4, max_interval=timedelta(seconds=30))
+# Deletes (compensations and deletion stages): what needs a longer wait - a NIC reservation, a disk
+# still attached (Conflict), anything Azure calls capacity - returns to the workflow, which waits where
+# an operator sees the error and the next retry time; the workflow loop retries everything forever.
+DELETE_RETRY = _policy(ErrorType.NIC_RESERVED, ErrorType.CONFLICT, ErrorType.CAPACITY_EXHAUSTED,
+                       attempts=4, max_interval=timedelta(seconds=30))
+
+# Starting a stopped VM: AllocationFailed returns at once; the workflow waits (10 min) visibly, in Unknown.
+START_RETRY = CREATE_RETRY
 
 # Drain is best effort: bounded by the drain timeout, then deletion proceeds.
 DRAIN_RETRY = _policy(attempts=3, max_interval=timedelta(seconds=30))

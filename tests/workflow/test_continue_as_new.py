@@ -75,6 +75,8 @@ async def test_deletion_that_keeps_failing_continues_as_new_and_finishes(stack: 
     assert terminating.phase == Phase.TERMINATING and terminating.inventory.nic_names == ["vm1-nic"]
     assert terminating.last_error  # the failure is shown, not hidden
     stack.emulator.remove_fault(fault)
+    # `latest` is not the time-skipping handle start_workflow returned: skip to the retry explicitly.
+    await wait_for(stack.env, latest, in_phase(Phase.DELETED), step=timedelta(seconds=30))
     final = await latest.result()
     assert final.phase == Phase.DELETED
     assert stack.machine_resources() == []

@@ -66,7 +66,10 @@ async def test_failed_vm_is_deleted_then_created_again(stack: Stack) -> None:
     handle = await start_machine(stack.env.client, stack.task_queue, spec_dict(subnet_id=stack.emulator.subnet_id))
     running = await wait_for(stack.env, handle, in_phase(Phase.RUNNING, Phase.FAILED))
     assert running.phase == Phase.RUNNING and running.attempts == 1
-    assert any("deleting it before creating it again" in d for d in _descriptions(running))
+    # The Failed VM goes; the data disk its failed create made is data all the same: kept and attached.
+    assert any("deleting it, keeping data disks vm1-data-0-data-disk, before creating it again" in d
+               for d in _descriptions(running))
+    assert any("re-created the VM, kept data disks vm1-data-0-data-disk" in d for d in _descriptions(running))
     assert stack.kinds() == RUNNING_KINDS
     assert [r["provisioningState"] for r in stack.emulator.resources("virtualMachines")] == ["Succeeded"]
     await handle.signal("delete")
