@@ -1,7 +1,7 @@
-"""Small helpers every activity module shares: classified calls, ownership, heartbeating LRO waits."""
+"""Small helpers every activity module shares: classified calls, heartbeating LRO waits (ownership: ownership.py)."""
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from datetime import timedelta
 from typing import Any, TypeVar
@@ -11,7 +11,6 @@ from azure.core.polling import AsyncLROPoller
 from temporalio import activity
 
 from activities.errors import classify
-from models.naming import MACHINE_TAG
 
 T = TypeVar("T")
 
@@ -34,10 +33,6 @@ async def classified(action: str) -> AsyncIterator[None]:
 
 def resource_name(arm_id: str) -> str:
     return arm_id.rstrip("/").rsplit("/", 1)[-1]
-
-
-def is_owned(tags: Mapping[str, str] | None, machine: str) -> bool:
-    return (tags or {}).get(MACHINE_TAG) == machine
 
 
 def log(machine: str, message: str, *args: Any) -> None:

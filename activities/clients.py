@@ -52,6 +52,8 @@ class AzureClients:
     credential: AsyncTokenCredential
     counter: RequestCounter
     subscription_id: str
+    # Which azmc installation these clients act for (activities/ownership.py); None: read-only use.
+    installation_id: str | None
 
     async def close(self) -> None:
         await self.compute.close()
@@ -88,4 +90,4 @@ def build_clients(config: AzureConfig) -> AzureClients:
     compute = ComputeManagementClient(credential, config.subscription_id, **common)
     network = NetworkManagementClient(credential, config.subscription_id, **common)
     graph = ResourceGraphClient(credential, **common)
-    return AzureClients(compute, network, graph, credential, counter, config.subscription_id)
+    return AzureClients(compute, network, graph, credential, counter, config.subscription_id, config.installation_id)

@@ -6,6 +6,7 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from activities.cloud import ArmTarget, AzureCloud, arm_target, resolve_cloud
+from models.naming import INSTALLATION_ID_PATTERN
 
 _LOOPBACK_NAMES = {"localhost"}
 
@@ -43,6 +44,10 @@ class AzureConfig(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     subscription_id: str = Field(min_length=1)
+    # Which azmc installation these clients act for: the first half of every owner tag, and the only
+    # owner whose resources they change (activities/ownership.py). The driver refuses to open without
+    # one (no default could tell two installations apart); None only for a tool that reads.
+    installation_id: str | None = Field(default=None, pattern=INSTALLATION_ID_PATTERN)
     # None = the cloud's ARM (https://management.azure.com for public Azure); else an ARM endpoint such as the emulator.
     endpoint: str | None = None
     # None = the cloud of the endpoint, else public Azure. Sets the authority and the tokens' ARM audience.

@@ -6,16 +6,17 @@ from typing import Any
 from azure.core.exceptions import ResourceNotFoundError
 from azure.core.polling import AsyncLROPoller
 
-from activities.arm import classified, get_or_none, is_owned, log, resume_operation, wait_heartbeating
+from activities.arm import classified, get_or_none, log, resume_operation, wait_heartbeating
 from activities.clients import AzureClients
-from activities.errors import not_owned
+from activities.ownership import Owner, owner_of
 from models.activity_io import DeleteResourceInput, DeleteVmInput
 
 Getter = Callable[[], Awaitable[Any]]
 Starter = Callable[..., Awaitable[AsyncLROPoller[None]]]
 
 
-async def _delete_owned(kind: str, name: str, machine: str, get: Getter, begin: Starter) -> None:
+async def _delete_owned(kind: str, name: str, owner: Owner, get: Getter, begin: Starter) -> None:
+    machine = owner.machine
     action = f"delete {kind} {name}"
     async with classified(action):
         # A previous attempt started the delete: keep polling it instead of checking and re-sending.
@@ -27,8 +28,7 @@ async def _delete_owned(kind: str, name: str, machine: str, get: Getter, begin: 
         if existing is None:
             log(machine, "%s %s does not exist; nothing to delete", kind, name)
             return
-        if not is_owned(existing.tags, machine):
-            raise not_owned(kind, name, machine)
+        owner.require(kind, name, existing.tags)
         log(machine, "deleting %s %s", kind, name)
         try:
             await wait_heartbeating(await begin())
@@ -42,17 +42,17 @@ async def delete_vm(clients: AzureClients, inp: DeleteVmInput) -> None:
     vms = clients.compute.virtual_machines
 
     def begin(**kwargs: Any) -> Awaitable[AsyncLROPoller[None]]:
-        # The NIC and disks go with the VM: they were created with deleteOption Delete.
+        # The NIC and OS disk go with the VM (deleteOption Delete); data disks are detached and kept.
         return vms.begin_delete(rg, name, force_deletion=True if inp.force else None, **kwargs)
 
-    await _delete_owned("VM", name, name, lambda: vms.get(rg, name), begin)
+    await _delete_owned("VM", name, owner_of(clients, rg, name), lambda: vms.get(rg, name), begin)
 
 
 async def delete_nic(clients: AzureClients, inp: DeleteResourceInput) -> None:
     rg = inp.machine.resource_group
     nics = clients.network.network_interfaces
     await _delete_owned(
-        "NIC", inp.name, inp.machine.name,
+        "NIC", inp.name, owner_of(clients, rg, inp.machine.name),
         lambda: nics.get(rg, inp.name),
         lambda **kwargs: nics.begin_delete(rg, inp.name, **kwargs),
     )
@@ -62,7 +62,7 @@ async def delete_disk(clients: AzureClients, inp: DeleteResourceInput) -> None:
     rg = inp.machine.resource_group
     disks = clients.compute.disks
     await _delete_owned(
-        "disk", inp.name, inp.machine.name,
+        "disk", inp.name, owner_of(clients, rg, inp.machine.name),
         lambda: disks.get(rg, inp.name),
         lambda **kwargs: disks.begin_delete(rg, inp.name, **kwargs),
     )

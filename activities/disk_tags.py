@@ -3,31 +3,37 @@ outlives its VM would be invisible to the ownership rules (never deleted, never 
 """
 
 import asyncio
+from collections.abc import Collection
 
 from azure.mgmt.compute import models as cm
 
-from activities.arm import classified, get_or_none, heartbeat_until, is_owned, log
+from activities.arm import classified, get_or_none, heartbeat_until, log
 from activities.clients import AzureClients
+from activities.ownership import Owner, Ownership, owner_of
 from models.inventory import Inventory
-from models.naming import MACHINE_TAG
 from models.spec import MachineSpec
 
 
-async def tag_vm_disks(clients: AzureClients, spec: MachineSpec, inventory: Inventory, *, created: bool) -> None:
-    """Give every disk the VM names our ownership tags.
+async def tag_vm_disks(clients: AzureClients, spec: MachineSpec, inventory: Inventory, *, created: bool,
+                       attached: Collection[str] = ()) -> dict[str, str]:
+    """Give every disk the VM names our ownership tags; returns disk name -> uniqueId of the disks it saw.
 
-    A VM we just created names only disks its PUT made (an existing name is a 409), so they are known to
-    be untagged: no GET needed. An adopted VM's disks may be tagged already, or another machine's: read them.
+    A VM we just created names only disks its PUT made (an existing name is a 409) and the disks it
+    `attached` (ours already: read before the PUT), so the former are known to be untagged: no GET
+    needed. An adopted VM's disks may be tagged already, or another machine's: read them.
     """
-    names = inventory.disk_names
+    skip = {name.lower() for name in attached}
+    names = [name for name in inventory.disk_names if name.lower() not in skip]
     if not names:
-        return
+        return {}
+    seen: dict[str, str] = {}
+    owner = owner_of(clients, spec.resource_group, spec.name)
     if created:
-        todo = {name: spec.ownership_tags() for name in names}
+        todo = {name: owner.tags(spec) for name in names}
     else:
-        todo = await _untagged(clients, spec, names)
+        todo = await _untagged(clients, spec, owner, names, seen)
     if not todo:
-        return
+        return seen
     log(spec.name, "tagging disks %s", ", ".join(todo))
     # "" rather than a disk poller's token: ensure_vm's retry resumes a VM operation from the heartbeat,
     # and with nothing to resume it adopts the VM and finds the still-untagged disks by GET.
@@ -36,26 +42,33 @@ async def tag_vm_disks(clients: AzureClients, spec: MachineSpec, inventory: Inve
     for outcome in await heartbeat_until(patches, ""):
         if isinstance(outcome, BaseException):
             raise outcome
+        if outcome.name and outcome.unique_id:
+            seen[outcome.name] = outcome.unique_id
+    return seen
 
 
-async def _untagged(clients: AzureClients, spec: MachineSpec, names: list[str]) -> dict[str, dict[str, str]]:
-    """Disks lacking our tag, with the tags to give them (theirs kept, ours added); another machine's skipped."""
+async def _untagged(clients: AzureClients, spec: MachineSpec, owner: Owner, names: list[str],
+                    seen: dict[str, str]) -> dict[str, dict[str, str]]:
+    """Disks lacking our tags, with the tags to give them (theirs kept, ours added); another owner's skipped."""
     rg = spec.resource_group
     async with classified(f"read disks of {spec.name}"):
         disks = await asyncio.gather(*(get_or_none(clients.compute.disks.get(rg, n)) for n in names))
     todo: dict[str, dict[str, str]] = {}
     for name, disk in zip(names, disks, strict=True):
+        if disk is not None and disk.unique_id:
+            seen[name] = disk.unique_id
         tags = dict((disk.tags if disk else None) or {})
-        if disk is None or is_owned(tags, spec.name):
+        ownership = owner.classify(tags)
+        if disk is None or ownership == Ownership.OURS:
             continue
-        if MACHINE_TAG in tags:
-            log(spec.name, "leaving disk %s alone: it is tagged as machine %s's", name, tags[MACHINE_TAG])
+        if ownership == Ownership.FOREIGN:
+            log(spec.name, "leaving disk %s alone: %s", name, owner.not_owned("disk", name, tags).message)
             continue
-        todo[name] = {**tags, **spec.ownership_tags()}
+        todo[name] = {**tags, **owner.tags(spec)}
     return todo
 
 
-async def _patch(clients: AzureClients, spec: MachineSpec, name: str, tags: dict[str, str]) -> None:
+async def _patch(clients: AzureClients, spec: MachineSpec, name: str, tags: dict[str, str]) -> cm.Disk:
     async with classified(f"tag disk {name}"):
         poller = await clients.compute.disks.begin_update(spec.resource_group, name, cm.DiskUpdate(tags=tags))
-        await poller.result()
+        return await poller.result()

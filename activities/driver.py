@@ -5,17 +5,20 @@ from typing import Any
 
 from temporalio import activity
 
-from activities import delete, inventory_list, nic, power, status, vm
+from activities import data_disks, delete, inventory_list, nic, power, spec_tags, status, vm
 from activities.clients import AzureClients, build_clients
 from activities.config import AzureConfig
 from models.activity_io import (
     ActivityName,
+    DataDiskDeleteOptionInput,
     DeleteResourceInput,
     DeleteVmInput,
     EnsureVmInput,
     ListMachinesInput,
     MachineRef,
     MachineSummary,
+    TagsUpdated,
+    UpdateTagsInput,
 )
 from models.inventory import Inventory
 from models.spec import MachineSpec
@@ -27,6 +30,9 @@ class AzureDriver:
 
     @classmethod
     async def open(cls, config: AzureConfig) -> "AzureDriver":
+        if not config.installation_id:
+            # Every write checks and sets the owner tag: without an installation id none could be safe.
+            raise ValueError("the Azure driver needs an installation id (AzureConfig.installation_id)")
         return cls(build_clients(config))
 
     async def close(self) -> None:
@@ -49,7 +55,10 @@ class AzureDriver:
             self.delete_nic,
             self.delete_disk,
             self.power_off,
+            self.start_vm,
+            self.set_data_disk_delete_option,
             self.list_machines,
+            self.update_tags,
         ]
 
     @activity.defn(name=ActivityName.GET_MACHINE_STATUS.value)
@@ -59,7 +68,7 @@ class AzureDriver:
 
     @activity.defn(name=ActivityName.FIND_VM.value)
     async def find_vm(self, spec: MachineSpec) -> Inventory:
-        """The VM and the NICs/disks it names (one GET); an empty Inventory when there is no VM."""
+        """The VM and the NICs/disks it names (one GET); without a VM, the spec's data disks that exist."""
         return await status.find_vm(self._clients, spec)
 
     @activity.defn(name=ActivityName.ENSURE_NIC.value)
@@ -74,7 +83,7 @@ class AzureDriver:
 
     @activity.defn(name=ActivityName.DELETE_VM.value)
     async def delete_vm(self, inp: DeleteVmInput) -> None:
-        """Delete the VM (its NIC and disks go with it); a missing VM is success."""
+        """Delete the VM (its NIC and OS disk go with it; data disks are detached); a missing VM is success."""
         await delete.delete_vm(self._clients, inp)
 
     @activity.defn(name=ActivityName.DELETE_NIC.value)
@@ -89,6 +98,21 @@ class AzureDriver:
     async def power_off(self, machine: MachineRef) -> None:
         await power.power_off(self._clients, machine)
 
+    @activity.defn(name=ActivityName.START_VM.value)
+    async def start_vm(self, machine: MachineRef) -> Inventory:
+        """Start a stopped or deallocated VM (never rebuilt); CapacityExhausted when Azure has no room."""
+        return await power.start_vm(self._clients, machine)
+
+    @activity.defn(name=ActivityName.SET_DATA_DISK_DELETE_OPTION.value)
+    async def set_data_disk_delete_option(self, inp: DataDiskDeleteOptionInput) -> Inventory:
+        """What deleting the VM does to its data disks: Detach (a recovery) or Delete (`delete`)."""
+        return await data_disks.set_data_disk_delete_option(self._clients, inp)
+
     @activity.defn(name=ActivityName.LIST_MACHINES.value)
     async def list_machines(self, inp: ListMachinesInput) -> list[MachineSummary]:
         return await inventory_list.list_machines(self._clients, inp)
+
+    @activity.defn(name=ActivityName.UPDATE_TAGS.value)
+    async def update_tags(self, inp: UpdateTagsInput) -> TagsUpdated:
+        """The spec's tags on the machine's own VM, NICs and disks (another owner's are left alone)."""
+        return await spec_tags.update_tags(self._clients, inp)

@@ -129,6 +129,10 @@ def classify_code(code: str, message: str, *, status: int | None = None, wait: t
     kwargs: dict[str, Any] = {"code": code, "status": status}
     if lowered == "nicreservedforanothervm":
         return error(ErrorType.NIC_RESERVED, text, delay=nic_reservation_delay(message), **kwargs)
+    if lowered == "operationnotallowed" and "quota" not in message.lower():
+        # Azure's code for "results in exceeding approved quota" (capacity) and also for "disk is still
+        # attached to a VM" (a conflict that ends when the VM lets go): only the former waits 10 minutes.
+        return error(ErrorType.CONFLICT, text, delay=wait, **kwargs)
     if lowered in _CAPACITY_CODES:
         return error(ErrorType.CAPACITY_EXHAUSTED, text, delay=CAPACITY_DELAY, **kwargs)
     if lowered in _CONFLICT_CODES or status == 409:
@@ -148,9 +152,3 @@ def classify_code(code: str, message: str, *, status: int | None = None, wait: t
         return error(ErrorType.INVALID_SPEC, text, **kwargs)
     return error(ErrorType.TRANSIENT, text, **kwargs)
 
-
-def not_owned(kind: str, name: str, machine: str) -> ApplicationError:
-    return error(
-        ErrorType.NOT_OWNED,
-        f"{kind} {name} exists but is not tagged azmc-machine={machine}; azmc will not touch it",
-    )

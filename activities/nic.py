@@ -2,17 +2,17 @@
 
 from azure.mgmt.network import models as nm
 
-from activities.arm import classified, get_or_none, is_owned, log, wait_heartbeating
+from activities.arm import classified, get_or_none, log, wait_heartbeating
 from activities.clients import AzureClients
-from activities.errors import not_owned
+from activities.ownership import Owner, owner_of
 from models.naming import nic_name
 from models.spec import MachineSpec
 
 
-def build_nic(spec: MachineSpec) -> nm.NetworkInterface:
+def build_nic(spec: MachineSpec, tags: dict[str, str]) -> nm.NetworkInterface:
     return nm.NetworkInterface(
         location=spec.location,
-        tags=spec.ownership_tags(),
+        tags=tags,
         enable_accelerated_networking=spec.accelerated_networking,
         ip_configurations=[
             nm.NetworkInterfaceIPConfiguration(
@@ -25,15 +25,16 @@ def build_nic(spec: MachineSpec) -> nm.NetworkInterface:
     )
 
 
-def _matches(nic: nm.NetworkInterface, spec: MachineSpec) -> bool:
-    """Reusable without a PUT: provisioned, same subnet, same accelerated networking, our tags."""
+def _matches(nic: nm.NetworkInterface, spec: MachineSpec, owner: Owner) -> bool:
+    """Reusable without a PUT: provisioned, same subnet, same accelerated networking, our tags (a LEGACY
+    NIC lacks the owner tag, so the PUT below adopts it)."""
     configs = nic.ip_configurations or []
     subnets = {(c.subnet.id or "").lower() for c in configs if c.subnet}
     return (
         nic.provisioning_state == "Succeeded"
         and subnets == {spec.subnet_id.lower()}
         and bool(nic.enable_accelerated_networking) == spec.accelerated_networking
-        and (nic.tags or {}) == spec.ownership_tags()
+        and (nic.tags or {}) == owner.tags(spec)
     )
 
 
@@ -42,15 +43,16 @@ async def ensure_nic(clients: AzureClients, spec: MachineSpec) -> str:
     rg = spec.resource_group
     async with classified(f"get NIC {name}"):
         existing = await get_or_none(clients.network.network_interfaces.get(rg, name))
+    owner = owner_of(clients, rg, spec.name)
     if existing is not None:
-        if not is_owned(existing.tags, spec.name):
-            raise not_owned("NIC", name, spec.name)
-        if _matches(existing, spec):
+        owner.require("NIC", name, existing.tags)
+        if _matches(existing, spec, owner):
             log(spec.name, "NIC %s already exists; reusing it", name)
             return str(existing.id)
         log(spec.name, "NIC %s exists but differs from the spec; updating it", name)
     async with classified(f"create NIC {name}"):
-        poller = await clients.network.network_interfaces.begin_create_or_update(rg, name, build_nic(spec))
+        body = build_nic(spec, owner.tags(spec))
+        poller = await clients.network.network_interfaces.begin_create_or_update(rg, name, body)
         nic = await wait_heartbeating(poller)
     log(spec.name, "NIC %s ready", name)
     return str(nic.id)

@@ -1,12 +1,25 @@
-"""power_off: graceful shutdown before deletion (the drain step). A missing or stopped VM needs nothing."""
+"""power_off (the drain step before deletion) and start_vm (a stopped or deallocated VM is started, never
+rebuilt). A missing VM needs no power-off; a running one needs no start."""
 
-from activities.arm import classified, is_owned, log, resume_operation, wait_heartbeating
+from azure.mgmt.compute import models as cm
+
+from activities.arm import classified, log, resume_operation, wait_heartbeating
 from activities.clients import AzureClients
-from activities.errors import not_owned
-from activities.status import get_vm, vm_state
+from activities.errors import error
+from activities.ownership import owner_of
+from activities.status import get_vm, vm_inventory, vm_state
 from models.activity_io import MachineRef
+from models.errors import ErrorType
+from models.inventory import STOPPED_POWER_STATES, Inventory, VmState
 
-_ALREADY_OFF = {"stopped", "stopping", "deallocated", "deallocating"}
+_ALREADY_ON = ("running", "starting")
+
+
+async def _owned_vm(clients: AzureClients, machine: MachineRef) -> cm.VirtualMachine | None:
+    vm = await get_vm(clients, machine.resource_group, machine.name)
+    if vm is not None:
+        owner_of(clients, machine.resource_group, machine.name).require("VM", machine.name, vm.tags)
+    return vm
 
 
 async def power_off(clients: AzureClients, machine: MachineRef) -> None:
@@ -18,16 +31,40 @@ async def power_off(clients: AzureClients, machine: MachineRef) -> None:
     if resumed:
         log(name, "VM powered off (resumed operation)")
         return
-    vm = await get_vm(clients, rg, name)
+    vm = await _owned_vm(clients, machine)
     if vm is None:
         log(name, "VM does not exist; nothing to power off")
         return
-    if not is_owned(vm.tags, name):
-        raise not_owned("VM", name, name)
-    if vm_state(vm).power_state in _ALREADY_OFF:
+    if vm_state(vm).power_state in STOPPED_POWER_STATES:
         log(name, "VM is already %s", vm_state(vm).power_state)
         return
     log(name, "powering off VM (graceful shutdown)")
     async with classified(f"power off VM {name}"):
         await wait_heartbeating(await vms.begin_power_off(rg, name, skip_shutdown=False))
     log(name, "VM powered off")
+
+
+def _running(inventory: Inventory) -> Inventory:
+    """The VM as it is once Azure reports the start operation succeeded (no extra GET to learn it)."""
+    return inventory.model_copy(update={"vm_state": VmState(provisioning_state="Succeeded", power_state="running")})
+
+
+async def start_vm(clients: AzureClients, machine: MachineRef) -> Inventory:
+    """Power on a stopped or deallocated VM, keeping it, its disks and its NIC. AllocationFailed (no
+    capacity to start a deallocated VM) comes back as CapacityExhausted, for the workflow to wait on."""
+    rg, name = machine.resource_group, machine.name
+    vms = clients.compute.virtual_machines
+    async with classified(f"start VM {name}"):
+        resumed, _ = await resume_operation(name, lambda token: vms.begin_start(rg, name, continuation_token=token))
+    vm = await _owned_vm(clients, machine)
+    if vm is None:
+        raise error(ErrorType.NOT_FOUND, f"start VM {name}: the VM does not exist (any more)")
+    inventory = vm_inventory(vm)
+    if resumed or inventory.vm_state.power_state in _ALREADY_ON:
+        log(name, "VM is %s", "started (resumed operation)" if resumed else inventory.vm_state.power_state)
+        return inventory
+    log(name, "starting the %s VM", inventory.vm_state.power_state or "stopped")
+    async with classified(f"start VM {name}"):
+        await wait_heartbeating(await vms.begin_start(rg, name))
+    log(name, "VM started")
+    return _running(inventory)

@@ -11,14 +11,17 @@ from typing import Any
 
 from azure.mgmt.compute import models as cm
 from azure.mgmt.compute.models import InstanceViewTypes
+from temporalio.exceptions import ApplicationError
 
-from activities.arm import classified, get_or_none, is_owned, log, resource_name
+from activities.arm import classified, get_or_none, log, resource_name
 from activities.clients import AzureClients
-from activities.errors import error, not_owned
+from activities.errors import error
 from activities.graph import DISK_TYPE, NIC_TYPE, machine_query, query_all
+from activities.ownership import Owner, Ownership, owner_of
+from activities.retag import adopt_legacy_machine
 from models.errors import ErrorType
-from models.inventory import Inventory, VmState
-from models.naming import nic_name, provider_id
+from models.inventory import DataDiskRef, Inventory, VmState
+from models.naming import data_disk_name, nic_name, provider_id
 from models.spec import MachineSpec
 
 
@@ -30,6 +33,20 @@ def vm_state(vm: cm.VirtualMachine) -> VmState:
         if status.code and status.code.startswith("PowerState/"):
             power = status.code.split("/", 1)[1]
     return VmState(provisioning_state=vm.provisioning_state or "", power_state=power)
+
+
+def _text(value: Any) -> str:
+    """An SDK enum or plain string as its wire value."""
+    return str(getattr(value, "value", value) or "")
+
+
+def _data_disk_refs(storage: cm.StorageProfile | None) -> list[DataDiskRef]:
+    refs = []
+    for disk in (storage.data_disks or []) if storage is not None else []:
+        managed_id = disk.managed_disk.id if disk.managed_disk else None
+        refs.append(DataDiskRef(name=resource_name(managed_id) if managed_id else disk.name or "",
+                                lun=disk.lun, id=managed_id or "", delete_option=_text(disk.delete_option)))
+    return refs
 
 
 def vm_inventory(vm: cm.VirtualMachine) -> Inventory:
@@ -51,7 +68,12 @@ def vm_inventory(vm: cm.VirtualMachine) -> Inventory:
         vm_state=vm_state(vm),
         nic_names=nics,
         disk_names=disks,
+        data_disks=_data_disk_refs(storage),
     )
+
+
+def disk_ref(disk: cm.Disk, lun: int = -1) -> DataDiskRef:
+    return DataDiskRef(name=disk.name or "", lun=lun, id=disk.id or "", unique_id=disk.unique_id or "")
 
 
 async def get_vm(clients: AzureClients, resource_group: str, name: str) -> cm.VirtualMachine | None:
@@ -60,24 +82,59 @@ async def get_vm(clients: AzureClients, resource_group: str, name: str) -> cm.Vi
             resource_group, name, expand=InstanceViewTypes.INSTANCE_VIEW))
 
 
-async def find_vm(clients: AzureClients, spec: MachineSpec) -> Inventory:
-    """The VM and what it names, or an empty Inventory: one GET. Enough for creation, which never
-    skips work because a NIC or disk is absent (ensure_nic/ensure_vm check those themselves)."""
+async def _owned_vm(clients: AzureClients, spec: MachineSpec) -> cm.VirtualMachine | None:
+    """The VM when it is ours (a LEGACY one is adopted first); NotOwned when another owner's."""
     vm = await get_vm(clients, spec.resource_group, spec.name)
     if vm is None:
-        return Inventory()
-    if not is_owned(vm.tags, spec.name):
-        raise not_owned("VM", spec.name, spec.name)
-    return vm_inventory(vm)
+        return None
+    owner = owner_of(clients, spec.resource_group, spec.name)
+    if owner.require("VM", spec.name, vm.tags) == Ownership.LEGACY:
+        await adopt_legacy_machine(clients, owner, spec, vm, vm_inventory(vm))
+    return vm
+
+
+async def find_vm(clients: AzureClients, spec: MachineSpec) -> Inventory:
+    """The VM and what it names: one GET. Without a VM, the spec's data disks that exist (a GET each,
+    none for a machine without data disks), so a re-created VM attaches them instead of creating
+    them empty. Never the NIC: creation never skips work because a NIC is absent (ensure_nic checks)."""
+    vm = await _owned_vm(clients, spec)
+    if vm is not None:
+        return vm_inventory(vm)
+    kept = await existing_data_disks(clients, spec)
+    return Inventory(disk_names=[disk.name for disk in kept], data_disks=kept)
+
+
+async def existing_data_disks(clients: AzureClients, spec: MachineSpec) -> list[DataDiskRef]:
+    """The spec's data disks that exist and are ours, read by name (with their uniqueId)."""
+    wanted = [(data_disk_name(spec.name, d.lun, d.name), d.lun) for d in sorted(spec.data_disks, key=lambda d: d.lun)]
+    if not wanted:
+        return []
+    async with classified(f"read data disks of {spec.name}"):
+        bodies = await asyncio.gather(*(get_or_none(clients.compute.disks.get(spec.resource_group, name))
+                                        for name, _ in wanted))
+    owner = owner_of(clients, spec.resource_group, spec.name)
+    found = [(name, body) for (name, _), body in zip(wanted, bodies, strict=True)]
+    owned = set(_owned_names(owner, "disk", found, []))
+    return [disk_ref(body, lun) for (name, lun), body in zip(wanted, bodies, strict=True) if name in owned]
 
 
 async def machine_status(clients: AzureClients, spec: MachineSpec) -> Inventory:
-    inventory = await find_vm(clients, spec)
-    if inventory.has_vm:
+    not_ours: list[str] = []
+    try:
+        vm = await _owned_vm(clients, spec)
+    except ApplicationError as exc:
+        if exc.type != ErrorType.NOT_OWNED:
+            raise
+        # Another owner's VM is not part of this machine: never deleted, only shown.
+        log(spec.name, "%s", exc.message)
+        vm, not_ours = None, [f"VM {spec.name}"]
+    if vm is not None:
+        inventory = vm_inventory(vm)
         log(spec.name, "status: %s", inventory.summary())
         return inventory
     inventory = await _leftovers(clients, spec)
-    if inventory.is_empty:
+    inventory = inventory.model_copy(update={"not_ours": not_ours + inventory.not_ours})
+    if inventory.is_empty and not inventory.not_ours:
         log(spec.name, "status: nothing exists")
         raise error(ErrorType.NOT_FOUND, f"machine {spec.name}: no VM, NIC or disk exists", benign=True)
     log(spec.name, "status: %s", inventory.summary())
@@ -95,29 +152,39 @@ async def _leftovers(clients: AzureClients, spec: MachineSpec) -> Inventory:
             get_or_none(clients.network.network_interfaces.get(rg, nic)),
             *(get_or_none(clients.compute.disks.get(rg, d)) for d in disk_names),
         )
-    nics = _owned_names(spec.name, [(nic, nic_body)])
-    disks = _owned_names(spec.name, list(zip(disk_names, disk_bodies, strict=True)))
+    owner = owner_of(clients, rg, spec.name)
+    not_ours: list[str] = []
+    nics = _owned_names(owner, "NIC", [(nic, nic_body)], not_ours)
+    disks = _owned_names(owner, "disk", list(zip(disk_names, disk_bodies, strict=True)), not_ours)
+    luns = {data_disk_name(spec.name, d.lun, d.name): d.lun for d in spec.data_disks}
+    data = [disk_ref(body, luns[name]) for name, body in zip(disk_names, disk_bodies, strict=True)
+            if name in luns and name in disks]
     # The graph only adds names we cannot derive from the current spec; ours were just read directly.
     derived = {nic.lower(), *(d.lower() for d in disk_names)}
     for row in rows:
         name = str(row.get("name", ""))
-        if name.lower() in derived or not is_owned(row.get("tags"), spec.name):
+        if name.lower() in derived or not owner.may_use(row.get("tags")):
             continue
         kind = str(row.get("type", "")).lower()
         if kind == NIC_TYPE:
             nics.append(name)
         elif kind == DISK_TYPE:
             disks.append(name)
-    return Inventory(nic_names=nics, disk_names=disks)
+            properties = row.get("properties") or {}
+            if not properties.get("osType"):  # a data disk of an older spec: data all the same
+                data.append(DataDiskRef(name=name, id=str(row.get("id", "")),
+                                        unique_id=str(properties.get("uniqueId", ""))))
+    return Inventory(nic_names=nics, disk_names=disks, data_disks=data, not_ours=not_ours)
 
 
-def _owned_names(machine: str, found: list[tuple[str, Any]]) -> list[str]:
+def _owned_names(owner: Owner, kind: str, found: list[tuple[str, Any]], not_ours: list[str]) -> list[str]:
     names = []
     for name, body in found:
         if body is None:
             continue
-        if is_owned(body.tags, machine):
+        if owner.may_use(body.tags):
             names.append(name)
         else:
-            log(machine, "ignoring %s: it exists but is not tagged as ours", name)
+            not_ours.append(f"{kind} {name}")
+            log(owner.machine, "ignoring %s: %s", name, owner.not_owned(kind, name, body.tags).message)
     return names

@@ -1,9 +1,12 @@
 """Build the VM PUT body from a MachineSpec with the SDK's model classes (ARM camelCase, `properties` nesting)."""
 
+from collections.abc import Sequence
+
 from azure.mgmt.compute import models as cm
 
+from models.inventory import DataDiskRef
 from models.naming import data_disk_name, os_disk_name
-from models.spec import MachineSpec, Priority
+from models.spec import DataDisk, MachineSpec, Priority
 
 
 def _image(spec: MachineSpec) -> cm.ImageReference:
@@ -14,8 +17,27 @@ def _image(spec: MachineSpec) -> cm.ImageReference:
     )
 
 
-def _storage(spec: MachineSpec) -> cm.StorageProfile:
-    # deleteOption Delete on every disk: deleting the VM removes them in the same ARM operation.
+def _data_disk(spec_disk: DataDisk, name: str, existing: DataDiskRef | None) -> cm.DataDisk:
+    # deleteOption Detach: deleting the VM (a recovery, an operator) never deletes data; only azmc's
+    # `delete` does, disk by disk.
+    if existing is not None:
+        return cm.DataDisk(
+            name=name, lun=spec_disk.lun, create_option=cm.DiskCreateOptionTypes.ATTACH,
+            managed_disk=cm.ManagedDiskParameters(id=existing.id),
+            delete_option=cm.DiskDeleteOptionTypes.DETACH,
+        )
+    return cm.DataDisk(
+        name=name,
+        lun=spec_disk.lun,
+        create_option=cm.DiskCreateOptionTypes.EMPTY,
+        disk_size_gb=spec_disk.size_gb,
+        managed_disk=cm.ManagedDiskParameters(storage_account_type=spec_disk.sku),
+        delete_option=cm.DiskDeleteOptionTypes.DETACH,
+    )
+
+
+def _storage(spec: MachineSpec, attach: Sequence[DataDiskRef]) -> cm.StorageProfile:
+    # The OS disk is cattle: deleteOption Delete, it goes with the VM in the same ARM operation.
     os_disk = cm.OSDisk(
         name=os_disk_name(spec.name),
         create_option=cm.DiskCreateOptionTypes.FROM_IMAGE,
@@ -24,17 +46,11 @@ def _storage(spec: MachineSpec) -> cm.StorageProfile:
         managed_disk=cm.ManagedDiskParameters(storage_account_type=spec.os_disk.sku),
         delete_option=cm.DiskDeleteOptionTypes.DELETE,
     )
-    data_disks = [
-        cm.DataDisk(
-            name=data_disk_name(spec.name, disk.lun, disk.name),
-            lun=disk.lun,
-            create_option=cm.DiskCreateOptionTypes.EMPTY,
-            disk_size_gb=disk.size_gb,
-            managed_disk=cm.ManagedDiskParameters(storage_account_type=disk.sku),
-            delete_option=cm.DiskDeleteOptionTypes.DELETE,
-        )
-        for disk in sorted(spec.data_disks, key=lambda d: d.lun)
-    ]
+    existing = {disk.name.lower(): disk for disk in attach if disk.id}
+    data_disks = []
+    for disk in sorted(spec.data_disks, key=lambda d: d.lun):
+        name = data_disk_name(spec.name, disk.lun, disk.name)
+        data_disks.append(_data_disk(disk, name, existing.get(name.lower())))
     return cm.StorageProfile(image_reference=_image(spec), os_disk=os_disk, data_disks=data_disks)
 
 
@@ -50,12 +66,15 @@ def _os_profile(spec: MachineSpec) -> cm.OSProfile:
     )
 
 
-def build_vm(spec: MachineSpec, nic_id: str) -> cm.VirtualMachine:
+def build_vm(spec: MachineSpec, nic_id: str, tags: dict[str, str],
+             attach: Sequence[DataDiskRef] = ()) -> cm.VirtualMachine:
+    """The VM PUT body; `tags`: activities.ownership.Owner.tags(spec), the only source of a resource's tags;
+    `attach`: data disks that exist already (attached by id, never created again)."""
     vm = cm.VirtualMachine(
         location=spec.location,
-        tags=spec.ownership_tags(),
+        tags=tags,
         hardware_profile=cm.HardwareProfile(vm_size=spec.vm_size),
-        storage_profile=_storage(spec),
+        storage_profile=_storage(spec, attach),
         os_profile=_os_profile(spec),
         network_profile=cm.NetworkProfile(
             network_interfaces=[

@@ -21,7 +21,7 @@ from temporalio.testing import ActivityEnvironment
 from activities.config import AzureConfig
 from activities.driver import AzureDriver
 from emulator.seed import SEED_LOCATION, SEED_RESOURCE_GROUP, SEED_SUBSCRIPTION, seed_subnet_id
-from models.activity_io import DeleteVmInput, EnsureVmInput, MachineRef
+from models.activity_io import DataDiskDeleteOptionInput, DeleteVmInput, EnsureVmInput, MachineRef
 from models.errors import ErrorType
 from models.spec import MachineSpec
 
@@ -90,15 +90,18 @@ async def expect_not_found(env: ActivityEnvironment, driver: AzureDriver, spec: 
 async def lifecycle(url: str) -> list[tuple[str, Counter[str]]]:
     spec = bench_spec()
     machine = MachineRef(resource_group=spec.resource_group, name=spec.name)
-    driver = await AzureDriver.open(AzureConfig(subscription_id=SEED_SUBSCRIPTION, endpoint=url,
-                                                emulator_token="bench-token"))
+    driver = await AzureDriver.open(AzureConfig(installation_id="bench", subscription_id=SEED_SUBSCRIPTION,
+                                                endpoint=url, emulator_token="bench-token"))
     env = ActivityEnvironment()
     steps: list[tuple[str, Any]] = [
-        ("create: find_vm (no VM)", lambda: env.run(driver.find_vm, spec)),
+        ("create: find_vm (no VM: + its data disk)", lambda: env.run(driver.find_vm, spec)),
         ("create: ensure_nic", lambda: env.run(driver.ensure_nic, spec)),
         ("create: ensure_vm", lambda: env.run(driver.ensure_vm, EnsureVmInput(spec=spec, nic_id=nic_id[0]))),
         ("health: get_machine_status", lambda: env.run(driver.get_machine_status, spec)),
         ("delete: get_machine_status", lambda: env.run(driver.get_machine_status, spec)),
+        # Data disks are created with deleteOption Detach (a recovery keeps them); `delete` sets Delete first.
+        ("delete: data disks deleteOption Delete", lambda: env.run(
+            driver.set_data_disk_delete_option, DataDiskDeleteOptionInput(machine=machine, delete_option="Delete"))),
         ("delete: delete_vm (cascade)", lambda: env.run(driver.delete_vm, DeleteVmInput(machine=machine))),
         ("delete: verify (NotFound)", lambda: expect_not_found(env, driver, spec)),
     ]

@@ -4,10 +4,11 @@ Workflows call activities by these names so they never import the Azure-side imp
 """
 
 from enum import StrEnum
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from models.inventory import Inventory
+from models.inventory import DataDiskRef, Inventory
 from models.spec import MachineSpec
 
 
@@ -20,7 +21,12 @@ class ActivityName(StrEnum):
     DELETE_NIC = "delete_nic"  # DeleteResourceInput -> None
     DELETE_DISK = "delete_disk"  # DeleteResourceInput -> None
     POWER_OFF = "power_off"  # MachineRef -> None
+    START_VM = "start_vm"  # MachineRef -> Inventory (the VM, running); a stopped VM is started, never rebuilt
+    # DataDiskDeleteOptionInput -> Inventory: VM PATCH of every data disk's deleteOption, before the VM
+    # is deleted: Detach for a recovery (VMs of older azmc have Delete), Delete for `delete`
+    SET_DATA_DISK_DELETE_OPTION = "set_data_disk_delete_option"
     LIST_MACHINES = "list_machines"  # ListMachinesInput -> list[MachineSummary]
+    UPDATE_TAGS = "update_tags"  # UpdateTagsInput -> TagsUpdated (update_spec's tag changes)
 
 
 class _Io(BaseModel):
@@ -35,11 +41,19 @@ class MachineRef(_Io):
 class EnsureVmInput(_Io):
     spec: MachineSpec
     nic_id: str
+    # Data disks that exist already: attached (createOption Attach), never created again. The others of
+    # the spec are created empty.
+    attach: list[DataDiskRef] = []
 
 
 class DeleteVmInput(_Io):
     machine: MachineRef
     force: bool = False
+
+
+class DataDiskDeleteOptionInput(_Io):
+    machine: MachineRef
+    delete_option: Literal["Detach", "Delete"]
 
 
 class DeleteResourceInput(_Io):
@@ -59,3 +73,15 @@ class MachineSummary(_Io):
     resource_group: str
     pool: str = ""
     inventory: Inventory
+
+
+class UpdateTagsInput(_Io):
+    """Give the machine's VM, NICs and disks the spec's tags; `remove`: tag names the previous spec set."""
+
+    spec: MachineSpec
+    remove: list[str] = []
+
+
+class TagsUpdated(_Io):
+    changed: list[str] = []  # "VM vm1", "NIC vm1-nic", "disk vm1-os-disk"
+    not_ours: list[str] = []  # resources under the machine's names that another owner holds: left alone

@@ -2,6 +2,12 @@
 
 MACHINE_TAG = "azmc-machine"
 POOL_TAG = "azmc-pool"
+# `<installation id>/<workflow id>`: which azmc installation, and which of its workflows, owns a resource
+# (activities/ownership.py decides with it; resources without it are adopted once, see there).
+OWNER_TAG = "azmc-owner"
+# An installation id: no '/', so the owner tag's value splits unambiguously; short enough that the value
+# (with `machine/<resource group>/<name>`, at most 164 characters) stays within Azure's 256.
+INSTALLATION_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
 
 
 def nic_name(vm_name: str) -> str:
@@ -16,6 +22,11 @@ def data_disk_name(vm_name: str, lun: int, disk_name: str = "") -> str:
     if disk_name:
         return f"{vm_name}-{disk_name}-{lun}-data-disk"
     return f"{vm_name}-{lun}-data-disk"
+
+
+def owner_value(installation_id: str, workflow_id: str) -> str:
+    """The owner tag's value."""
+    return f"{installation_id}/{workflow_id}"
 
 
 def workflow_id(resource_group: str, name: str) -> str:

@@ -194,8 +194,9 @@ class MachineSpec(_Strict):
         data = sorted(self.data_disks, key=lambda d: d.lun)
         return [os_disk_name(self.name)] + [data_disk_name(self.name, d.lun, d.name) for d in data]
 
-    def ownership_tags(self) -> dict[str, str]:
-        """The user's tags plus ours; set on every resource we create."""
+    def machine_tags(self) -> dict[str, str]:
+        """The user's tags plus azmc-machine and azmc-pool: every tag but the owner tag, which only the
+        driver knows (activities.ownership.Owner.tags adds it; resources are tagged only through it)."""
         tags = dict(self.tags)
         tags[MACHINE_TAG] = self.name
         if self.pool:

@@ -24,11 +24,13 @@ class Stage(StrEnum):
     CREATE = "Create"
     COMPENSATE = "Compensate"
     HEALTH_CHECK = "HealthCheck"
+    POWER_ON = "PowerOn"  # starting a stopped or deallocated VM: it is never rebuilt
     INITIATE_DRAIN = "InitiateDrain"
     INITIATE_VM_DELETION = "InitiateVMDeletion"
     INITIATE_NIC_DELETION = "InitiateNICDeletion"
     INITIATE_DISK_DELETION = "InitiateDiskDeletion"
     VERIFY_DELETION = "VerifyDeletion"
+    UPDATE_SPEC = "UpdateSpec"
 
 
 class OperationState(StrEnum):
@@ -44,6 +46,16 @@ class LastOperation(BaseModel):
     updated_at: datetime
 
 
+class StalledStep(BaseModel):
+    """A step that failed and waits to retry (several may wait at once, e.g. a NIC and a disk delete)."""
+
+    stage: Stage
+    description: str
+    error: str = ""
+    failures: int = 0
+    next_retry_at: datetime | None = None
+
+
 class MachineStatus(BaseModel):
     name: str
     resource_group: str
@@ -57,3 +69,5 @@ class MachineStatus(BaseModel):
     recent_operations: list[LastOperation] = []
     last_error: str = ""
     next_retry_at: datetime | None = None
+    # Every step waiting to retry, with its error and next retry time (empty when none waits).
+    stalled: list[StalledStep] = []

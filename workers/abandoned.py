@@ -18,11 +18,13 @@ from activities.clients import AzureClients, build_clients
 from activities.config import AzureConfig
 from activities.graph import fleet_query, query_all
 from activities.inventory_list import group_rows
+from activities.ownership import made_by_installation
 from activities.status import get_vm, vm_inventory
 from models.activity_io import MachineSummary
 from models.inventory import Inventory
-from models.naming import MACHINE_TAG, workflow_id
+from models.naming import workflow_id
 from workers.errors import note
+from workers.installation import namespace_installation_id
 from workers.machines import AbandonedMachine, MachineRow
 from workers.settings import Settings
 from workers.worker import azure_config
@@ -34,20 +36,22 @@ HINT = (
 )
 
 
-def ours(resource: Mapping[str, Any]) -> bool:
-    """THE one decision which Azure resources (Resource Graph rows) belong to this azmc installation.
+def ours(resource: Mapping[str, Any], installation_id: str) -> bool:
+    """Which Azure resources (Resource Graph rows, or bodies) belong to this azmc installation: its owner
+    tag names it, or it predates owner tags (activities.ownership.made_by_installation, the one rule)."""
+    return made_by_installation(resource.get("tags"), installation_id)
 
-    Today: every resource with the azmc-machine tag. The installation's owner tag (azmc-owner) is
-    to be checked here, and only here, once resources carry it.
-    """
-    tags = resource.get("tags") or {}
-    return bool(tags.get(MACHINE_TAG))
+
+def _installation(clients: AzureClients) -> str:
+    if not clients.installation_id:
+        raise ValueError("listing abandoned machines needs the installation id")
+    return clients.installation_id
 
 
 async def tagged_machines(clients: AzureClients, pool: str = "") -> list[MachineSummary]:
     """Our machines as Azure's Resource Graph sees them (it lags ARM), one summary each."""
     rows = await query_all(clients, fleet_query(pool=pool), "list azmc machines")
-    return group_rows([row for row in rows if ours(row)])
+    return group_rows([row for row in rows if ours(row, _installation(clients))])
 
 
 async def confirmed(clients: AzureClients, machine: MachineSummary) -> Inventory:
@@ -60,8 +64,10 @@ async def confirmed(clients: AzureClients, machine: MachineSummary) -> Inventory
         *(get_or_none(clients.compute.disks.get(rg, name)) for name in listed.disk_names),
     )
     names = [*listed.nic_names, *listed.disk_names]
-    present = {name for name, body in zip(names, found, strict=True) if body is not None and ours(body.as_dict())}
-    base = vm_inventory(vm) if vm is not None and ours(vm.as_dict()) else Inventory()
+    installation = _installation(clients)
+    present = {name for name, body in zip(names, found, strict=True)
+               if body is not None and ours(body.as_dict(), installation)}
+    base = vm_inventory(vm) if vm is not None and ours(vm.as_dict(), installation) else Inventory()
     return base.model_copy(update={
         "nic_names": sorted(set(base.nic_names) | {n for n in listed.nic_names if n in present}),
         "disk_names": sorted(set(base.disk_names) | {d for d in listed.disk_names if d in present}),
@@ -119,6 +125,8 @@ async def abandoned_or_note(client: Client, azure: AzureConfig | None, rows: lis
              "AZMC_AZURE_SUBSCRIPTION_ID, as for the worker")  # fmt: skip
         return []
     try:
+        if azure.installation_id is None:  # AZMC_INSTALLATION_ID unset: the worker's default, the namespace's id
+            azure = azure.model_copy(update={"installation_id": await namespace_installation_id(client)})
         return await find_abandoned(client, azure, {row.workflow_id for row in rows if row.open}, pool)
     except Exception as error:  # the listing from Temporal still stands; say what is missing and why
         text = str(error).strip()

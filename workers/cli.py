@@ -151,13 +151,12 @@ def apply(
 
     async def main() -> None:
         client = await connect(settings)
-        started, wf_id = await machines.apply(client, spec, settings.task_queue)
-        verb = "created" if started else "unchanged: a workflow for it is already running"
-        console.print(Text(f"machine {spec.resource_group}/{spec.name} {verb} (workflow {wf_id})"))
+        applied = await machines.apply(client, spec, settings.task_queue)
+        console.print(Text(applied.line(spec)))
         if wait:
             from workers.waiting import wait_running
 
-            await wait_running(client, wf_id, console)
+            await wait_running(client, applied.workflow_id, console)
 
     run_friendly(main)
 

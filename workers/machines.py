@@ -3,8 +3,13 @@
 from dataclasses import dataclass
 from datetime import datetime
 
-from temporalio.client import Client, WorkflowExecutionStatus, WorkflowHandle
-from temporalio.common import SearchAttributePair, TypedSearchAttributes
+from temporalio.client import Client, WorkflowExecutionStatus, WorkflowHandle, WorkflowUpdateFailedError
+from temporalio.common import (
+    SearchAttributePair,
+    TypedSearchAttributes,
+    WorkflowIDConflictPolicy,
+    WorkflowIDReusePolicy,
+)
 from temporalio.exceptions import WorkflowAlreadyStartedError
 
 from models.arm_names import MACHINE_NAME, POOL_NAME, RESOURCE_GROUP_NAME, NameRule
@@ -12,10 +17,11 @@ from models.inventory import Inventory
 from models.naming import workflow_id
 from models.requests import DeleteRequest
 from models.spec import MachineSpec
+from models.spec_changes import SpecUpdate
 from models.status import MachineStatus
+from workflows.inputs import WORKFLOW_TYPE
 from workflows.search_attributes import AZMC_MACHINE, AZMC_PHASE, AZMC_POOL, AZMC_RESOURCE_GROUP
-
-WORKFLOW_TYPE = "MachineLifecycle"
+from workflows.spec_update import UPDATE_NAME
 
 
 class MachineError(LookupError):
@@ -51,8 +57,33 @@ def static_summary(spec: MachineSpec) -> str:
     return f"Machine {spec.name}: {spec.vm_size} in {spec.resource_group} ({spec.location}){pool}"
 
 
-async def apply(client: Client, spec: MachineSpec, task_queue: str) -> tuple[bool, str]:
-    """Start the machine's workflow; (False, id) when a workflow for it is already running."""
+# Starting twice: a running machine is never started again (the start fails, and `apply` sends the spec
+# to the running workflow as `update_spec` instead); a closed one (Deleted, Failed, terminated) may be
+# started again under the same id, adopting whatever of it is still in Azure.
+ID_REUSE_POLICY = WorkflowIDReusePolicy.ALLOW_DUPLICATE
+ID_CONFLICT_POLICY = WorkflowIDConflictPolicy.FAIL
+
+
+@dataclass(frozen=True)
+class Applied:
+    workflow_id: str
+    started: bool
+    update: SpecUpdate | None = None  # the running machine's answer when it was not started
+
+    def line(self, spec: MachineSpec) -> str:
+        machine = f"machine {spec.resource_group}/{spec.name}"
+        if self.started:
+            return f"{machine} created (workflow {self.workflow_id})"
+        update = self.update or SpecUpdate()
+        changed = f"; changed: {', '.join(update.changed)}" if update.changed else ""
+        return f"{machine} {update.message} (workflow {self.workflow_id}{changed})"
+
+
+async def apply(client: Client, spec: MachineSpec, task_queue: str) -> Applied:
+    """Start the machine's workflow; when it runs already, hand it the spec (`update_spec`).
+
+    Raises MachineError when the running machine refuses the spec (a change that needs a new VM).
+    """
     wf_id = workflow_id(spec.resource_group, spec.name)
     try:
         await client.start_workflow(
@@ -60,13 +91,24 @@ async def apply(client: Client, spec: MachineSpec, task_queue: str) -> tuple[boo
             spec,
             id=wf_id,
             task_queue=task_queue,
+            id_reuse_policy=ID_REUSE_POLICY,
+            id_conflict_policy=ID_CONFLICT_POLICY,
             # Set at start so `azmc get` and the UI show the machine before its first workflow task runs.
             search_attributes=_initial_search_attributes(spec),
             static_summary=static_summary(spec),
         )
     except WorkflowAlreadyStartedError:
-        return False, wf_id
-    return True, wf_id
+        return Applied(wf_id, started=False, update=await _update(client, wf_id, spec))
+    return Applied(wf_id, started=True)
+
+
+async def _update(client: Client, wf_id: str, spec: MachineSpec) -> SpecUpdate:
+    try:
+        return await client.get_workflow_handle(wf_id).execute_update(UPDATE_NAME, spec, result_type=SpecUpdate)
+    except WorkflowUpdateFailedError as error:
+        cause = error.cause
+        reason = getattr(cause, "message", None) or str(cause or error)
+        raise MachineError(f"machine {spec.resource_group}/{spec.name} (workflow {wf_id}): {reason}") from None
 
 
 def _initial_search_attributes(spec: MachineSpec) -> TypedSearchAttributes:

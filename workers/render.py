@@ -83,8 +83,9 @@ def machines_table(rows: list[MachineRow], show_status: bool = False,
 
 
 def inventory_lines(inventory: Inventory) -> str:
+    not_ours = f"\nnot ours, left alone: {', '.join(inventory.not_ours)}" if inventory.not_ours else ""
     if inventory.is_empty:
-        return "nothing exists in Azure"
+        return "nothing of it exists in Azure" + not_ours if not_ours else "nothing exists in Azure"
     vm = (
         f"VM {inventory.node_name} ({inventory.vm_state.provisioning_state}, "
         f"{inventory.vm_state.power_state or 'power state unknown'})\n  {inventory.provider_id}"
@@ -92,7 +93,7 @@ def inventory_lines(inventory: Inventory) -> str:
         else "no VM"
     )
     nics = ", ".join(inventory.nic_names) or "none"
-    return f"{vm}\nNICs:  {nics}\ndisks: {', '.join(inventory.disk_names) or 'none'}"
+    return f"{vm}\nNICs:  {nics}\ndisks: {', '.join(inventory.disk_names) or 'none'}{not_ours}"
 
 
 def describe_view(status: MachineStatus, wf_id: str) -> Panel:

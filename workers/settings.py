@@ -11,6 +11,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from activities.cloud import AzureCloud
 from activities.config import check_endpoint, is_loopback_endpoint
+from models.naming import INSTALLATION_ID_PATTERN
 
 TASK_QUEUE = "azmc"
 DEFAULT_EMULATOR_SUBSCRIPTION = "00000000-0000-0000-0000-000000000000"  # the emulator's --seed subscription
@@ -48,6 +49,9 @@ class Settings(BaseSettings):
     azure_cloud: AzureCloud | None = None
     azure_token: SecretStr | None = None
     azure_subscription_id: str | None = None
+    # Which azmc installation owns what this worker creates (the owner tag); unset = the Temporal
+    # namespace's id, which differs between clusters and namespaces (workers/installation.py).
+    installation_id: str | None = Field(None, pattern=INSTALLATION_ID_PATTERN)
 
     @field_validator("azure_endpoint")
     @classmethod

@@ -17,17 +17,22 @@ from temporalio.worker import Worker
 from activities.config import AzureConfig
 from activities.driver import AzureDriver
 from workers.connect import connect
+from workers.installation import installation_id
 from workers.settings import Settings, SettingsError
 from workflows import ALL_WORKFLOWS
 
 log = logging.getLogger("azmc.worker")
 
 
-def azure_config(settings: Settings) -> AzureConfig:
-    """The driver's configuration; raises SettingsError when the subscription or endpoint is unusable."""
+def azure_config(settings: Settings, installation: str | None = None) -> AzureConfig:
+    """The driver's configuration; raises SettingsError when the subscription or endpoint is unusable.
+
+    `installation`: the resolved installation id (workers/installation.py); AZMC_INSTALLATION_ID if not given.
+    """
     try:
         return AzureConfig(
             subscription_id=settings.subscription(),
+            installation_id=installation or settings.installation_id,
             endpoint=settings.azure_endpoint,
             cloud=settings.azure_cloud,
             emulator_token=settings.emulator_token(),
@@ -64,9 +69,10 @@ def build_worker(settings: Settings, client: object, driver: AzureDriver) -> Wor
 
 async def run_worker(settings: Settings) -> None:
     """Run until SIGTERM/SIGINT. Raises SettingsError (one line) when a setting or Temporal is unusable."""
-    config = azure_config(settings)  # validate Azure settings before touching the network
+    azure_config(settings)  # validate Azure settings before touching the network
     client = await connect(settings, telemetry_runtime(settings))
-    driver = await AzureDriver.open(config)
+    installation = await installation_id(settings, client)
+    driver = await AzureDriver.open(azure_config(settings, installation))
     try:
         worker = build_worker(settings, client, driver)
         stop = asyncio.Event()
@@ -82,6 +88,7 @@ async def run_worker(settings: Settings) -> None:
                 "namespace": settings.temporal_namespace,
                 "task_queue": settings.task_queue,
                 "azure": settings.azure_endpoint or "public Azure",
+                "installation_id": installation,
                 "metrics_port": settings.metrics_port,
             },
         )

@@ -12,9 +12,16 @@ from temporalio import workflow
 from temporalio.exceptions import ActivityError, ApplicationError, FailureError, TimeoutError
 
 with workflow.unsafe.imports_passed_through():
-    from models.activity_io import ActivityName, DeleteResourceInput, DeleteVmInput, EnsureVmInput, MachineRef
+    from models.activity_io import (
+        ActivityName,
+        DataDiskDeleteOptionInput,
+        DeleteResourceInput,
+        DeleteVmInput,
+        EnsureVmInput,
+        MachineRef,
+    )
     from models.errors import ErrorType
-    from models.inventory import Inventory
+    from models.inventory import DataDiskRef, Inventory
     from models.spec import MachineSpec
 
 from workflows import patches, policies
@@ -120,12 +127,34 @@ class AzureCalls:
             summary=f"Create NIC {self.spec.name}-nic in {self.spec.resource_group}",
         )
 
-    async def ensure_vm(self, nic_id: str) -> Inventory:
+    async def ensure_vm(self, nic_id: str, attach: list[DataDiskRef] | None = None) -> Inventory:
+        """Create (or adopt) the VM; `attach`: data disks that exist, attached instead of created empty."""
+        kept = f", attaching {', '.join(d.name for d in attach)}" if attach else ""
         return await self._call(
-            ActivityName.ENSURE_VM, EnsureVmInput(spec=self.spec, nic_id=nic_id), result_type=Inventory,
+            ActivityName.ENSURE_VM, EnsureVmInput(spec=self.spec, nic_id=nic_id, attach=attach or []),
+            result_type=Inventory,
             start_to_close_timeout=policies.VM_TIMEOUT, heartbeat_timeout=policies.VM_HEARTBEAT,
             retry_policy=policies.CREATE_RETRY,
-            summary=f"Create VM {self.spec.name} ({self.spec.vm_size}, {len(self.spec.data_disks)} data disks)",
+            summary=f"Create VM {self.spec.name} ({self.spec.vm_size}, {len(self.spec.data_disks)} data disks"
+                    f"{kept})",
+        )
+
+    async def start_vm(self, power_state: str) -> Inventory:
+        return await self._call(
+            ActivityName.START_VM, self.ref, result_type=Inventory,
+            start_to_close_timeout=policies.VM_TIMEOUT, heartbeat_timeout=policies.VM_HEARTBEAT,
+            retry_policy=policies.START_RETRY,
+            summary=f"Start the {power_state or 'stopped'} VM {self.spec.name}",
+        )
+
+    async def set_data_disk_delete_option(self, option: str) -> Inventory:
+        """Detach: deleting the VM keeps its data disks (a recovery). Delete: they go with it (`delete`)."""
+        return await self._call(
+            ActivityName.SET_DATA_DISK_DELETE_OPTION,
+            DataDiskDeleteOptionInput(machine=self.ref, delete_option=option), result_type=Inventory,
+            start_to_close_timeout=policies.VM_TIMEOUT, heartbeat_timeout=policies.VM_HEARTBEAT,
+            retry_policy=policies.CREATE_RETRY,
+            summary=f"Set deleteOption {option} on the data disks of VM {self.spec.name}",
         )
 
     async def delete_vm(self, force: bool) -> None:

@@ -13,18 +13,17 @@ from temporalio.exceptions import ActivityError, ApplicationError
 with workflow.unsafe.imports_passed_through():
     from models.durations import humanize
     from models.errors import ErrorType
-    from models.inventory import Inventory
+    from models.inventory import STOPPED_POWER_STATES, DataDiskRef, Inventory
     from models.naming import nic_name
     from models.status import OperationState, Phase, Stage
 
-from workflows import patches, policies
+from workflows import patches, policies, recovery
 from workflows.azure_calls import AzureCalls, error_text, error_type, suggested_delay
 from workflows.deletion import remove_everything
+from workflows.power_on import start_stopped_vm
 from workflows.presentation import Presenter
 from workflows.retrying import delete_or_gone
 from workflows.saga import Compensations
-
-_STOPPED_POWER_STATES = ("stopped", "stopping", "deallocated", "deallocating")
 
 
 class AttemptFailed(Exception):
@@ -34,18 +33,24 @@ class AttemptFailed(Exception):
         self.hint = suggested_delay(error)
 
 
+class StartFailed(Exception):
+    """The VM exists, stopped, and would not start: the machine waits in Unknown (health watch), not here."""
+
+
 def _unusable_vm(inventory: Inventory) -> bool:
-    """A VM that exists but will not become healthy by itself: delete it, then create it again."""
+    """Before START_STOPPED_VM/KEEP_DATA_DISKS: a VM that will not become healthy by itself was re-created."""
     return inventory.vm_failed or (
-        inventory.has_vm and inventory.vm_state.power_state in _STOPPED_POWER_STATES
+        inventory.has_vm and inventory.vm_state.power_state in STOPPED_POWER_STATES
     )
 
 
-async def _cleanup_after_vm(p: Presenter, azure: AzureCalls) -> None:
-    """Undo of ensure_vm: the VM (force), then any disk it left behind."""
+async def _cleanup_after_vm(p: Presenter, azure: AzureCalls, created: list[str] | None) -> None:
+    """Undo of ensure_vm: the VM (force), then the disks this attempt created (`created`; None: before
+    KEEP_DATA_DISKS, every disk left). A data disk that existed before the attempt is never deleted."""
     await delete_or_gone(p, Stage.COMPENSATE, f"delete VM {azure.spec.name}", lambda: azure.delete_vm(True))
-    leftovers = await azure.machine_status()
-    for disk in leftovers.disk_names:
+    if created is None:
+        created = (await azure.machine_status()).disk_names
+    for disk in created:
         await delete_or_gone(p, Stage.COMPENSATE, f"delete disk {disk}", lambda disk=disk: azure.delete_disk(disk))
 
 
@@ -83,7 +88,15 @@ async def _attempt(p: Presenter, azure: AzureCalls, undo: Compensations) -> Inve
     if inventory.vm_healthy:
         p.operation(Stage.CREATE, OperationState.PROCESSING, f"adopting the running VM {inventory.node_name}")
         return inventory
-    if _unusable_vm(inventory):
+    if inventory.vm_stopped and workflow.patched(patches.START_STOPPED_VM):
+        if not await start_stopped_vm(p, azure, inventory):
+            raise StartFailed()
+        return p.state.status.inventory
+    keep_data = workflow.patched(patches.KEEP_DATA_DISKS)
+    attach: list[DataDiskRef] = []
+    if keep_data:
+        attach = await recovery.disks_to_attach(p, azure, inventory)
+    elif _unusable_vm(inventory):
         p.operation(Stage.CREATE, OperationState.PROCESSING,
                     f"VM {inventory.node_name} is {inventory.vm_state.provisioning_state}/"
                     f"{inventory.vm_state.power_state or '?'}: deleting it before creating it again")
@@ -94,14 +107,20 @@ async def _attempt(p: Presenter, azure: AzureCalls, undo: Compensations) -> Inve
                                                               lambda: _delete_nic_unless_reusable(p, azure, nic)))
     p.operation(Stage.CREATE, OperationState.PROCESSING, f"attempt {attempt}: ensuring NIC {nic}")
     nic_id = await azure.ensure_nic()
-    undo.register(f"delete VM {azure.spec.name} and its disks", lambda: _cleanup_after_vm(p, azure))
-    p.operation(Stage.CREATE, OperationState.PROCESSING, f"attempt {attempt}: ensuring VM {azure.spec.name}")
-    inventory = await azure.ensure_vm(nic_id)
+    created = recovery.created_by_attempt(azure.spec, attach) if keep_data else None
+    undo.register(f"delete VM {azure.spec.name} and the disks this attempt created",
+                  lambda: _cleanup_after_vm(p, azure, created))
+    p.operation(Stage.CREATE, OperationState.PROCESSING, f"attempt {attempt}: ensuring VM {azure.spec.name}"
+                + (f", attaching the existing data disks {recovery.names(attach)}" if attach else ""))
+    inventory = await azure.ensure_vm(nic_id, attach)
     p.inventory(inventory)
     if not inventory.vm_healthy:
         state = inventory.vm_state
         raise ApplicationError(f"VM is {state.provisioning_state}/{state.power_state or '?'} after create",
                                type=ErrorType.TRANSIENT)
+    if attach:
+        p.operation(Stage.CREATE, OperationState.PROCESSING,
+                    f"re-created the VM, kept data disks {recovery.names(attach)}")
     return inventory
 
 
@@ -136,6 +155,10 @@ async def create_machine(p: Presenter, azure: AzureCalls, drain_timeout: timedel
         undo = Compensations(p)
         try:
             inventory = await _attempt(p, azure, undo)
+        except StartFailed:
+            # The VM exists and is kept: the health watch (Unknown) starts it again after the backoff.
+            state.creation_started_at = None
+            return
         except (ActivityError, ApplicationError) as err:
             failure = AttemptFailed(err)
         else:
@@ -173,8 +196,12 @@ async def _fail(p: Presenter, azure: AzureCalls, drain_timeout: timedelta) -> No
     p.set_phase(Phase.FAILED)
     p.operation(Stage.CREATE, OperationState.FAILED,
                 f"not running after {state.spec.timeouts.creation}; cleaning up", error=cause)
-    # The compensations already ran; this makes sure, by reading Azure, that nothing is left.
-    await remove_everything(p, azure, drain=False, force=True, drain_timeout=drain_timeout)
+    # The compensations already ran; this makes sure, by reading Azure, that nothing is left - but the
+    # data disks: only `delete` deletes data.
+    keep_data = workflow.patched(patches.KEEP_DATA_DISKS)
+    kept = await remove_everything(p, azure, drain=False, force=True, drain_timeout=drain_timeout,
+                                   keep_data_disks=keep_data)
+    left = f"nothing left in Azure but the data disks {recovery.names(kept)} (kept)" if kept else \
+        "nothing left in Azure"
     p.operation(Stage.CREATE, OperationState.FAILED,
-                "creation timed out; nothing left in Azure; send `reconcile` to try again or `delete`",
-                error=cause)
+                f"creation timed out; {left}; send `reconcile` to try again or `delete`", error=cause)

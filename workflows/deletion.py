@@ -1,10 +1,14 @@
 """Deletion stages (MCM's names): drain, VM, NIC, disks, then verify that nothing is left.
 
-Used for `delete` / cancellation, and to clean up a machine whose creation timed out. Each stage
-retries forever (capped backoff, visible in current details); the flow ends only when Azure
-reports nothing of the machine.
+Used for `delete` / cancellation (everything goes, data disks included), and to clean up a machine whose
+creation timed out (everything but the data disks). Each stage retries forever (capped backoff, visible
+in current details and `status.stalled`); NICs and disks that do not depend on each other are deleted
+side by side, so one that cannot be deleted never keeps the others alive. The flow ends only when
+Azure reports nothing of the machine (but the data disks it was told to keep).
 """
 
+import asyncio
+from collections.abc import Awaitable, Callable
 from datetime import timedelta
 
 from temporalio import workflow
@@ -12,12 +16,13 @@ from temporalio.exceptions import ActivityError
 
 with workflow.unsafe.imports_passed_through():
     from models.durations import humanize
-    from models.inventory import Inventory
+    from models.inventory import DataDiskRef, Inventory
     from models.status import OperationState, Stage
 
-from workflows import policies
+from workflows import patches, policies
 from workflows.azure_calls import AzureCalls, error_text
 from workflows.presentation import Presenter
+from workflows.recovery import make_data_disks_survive, names
 from workflows.retrying import delete_or_gone, until_done
 
 
@@ -25,6 +30,14 @@ async def _read(p: Presenter, azure: AzureCalls, stage: Stage) -> Inventory:
     inventory = await until_done(p, stage, "read what exists", azure.machine_status)
     p.inventory(inventory)
     return inventory
+
+
+def _to_remove(inventory: Inventory, keep_data_disks: bool) -> Inventory:
+    """What must go: everything, or everything but the data disks."""
+    if not keep_data_disks:
+        return inventory
+    kept = {disk.name.lower() for disk in inventory.data_disks}
+    return inventory.model_copy(update={"disk_names": [d for d in inventory.disk_names if d.lower() not in kept]})
 
 
 async def _drain(p: Presenter, azure: AzureCalls, drain_timeout: timedelta) -> None:
@@ -39,18 +52,67 @@ async def _drain(p: Presenter, azure: AzureCalls, drain_timeout: timedelta) -> N
     p.operation(Stage.INITIATE_DRAIN, OperationState.SUCCESSFUL, "VM powered off")
 
 
+async def _data_disks_go_with_the_vm(p: Presenter, azure: AzureCalls, inventory: Inventory) -> None:
+    """`delete` deletes the data too: with deleteOption Delete they go in the VM's own delete, one ARM
+    request instead of a delete (and a read) per disk. Best effort: if it fails, they are deleted one by one."""
+    detached = [disk for disk in inventory.data_disks if disk.delete_option.lower() != "delete"]
+    if not detached:
+        return
+    try:
+        await azure.set_data_disk_delete_option("Delete")
+    except ActivityError as err:
+        p.operation(Stage.INITIATE_VM_DELETION, OperationState.FAILED,
+                    f"could not set deleteOption Delete on data disks {names(detached)}: "
+                    "deleting them one by one after the VM", error=error_text(err))
+        return
+    p.operation(Stage.INITIATE_VM_DELETION, OperationState.PROCESSING,
+                f"data disks {names(detached)} go with the VM (deleteOption Delete)")
+
+
+def _steps(azure: AzureCalls, inventory: Inventory) -> list[tuple[Stage, str, Callable[[], Awaitable[None]]]]:
+    nics = [(Stage.INITIATE_NIC_DELETION, f"delete NIC {nic}", lambda nic=nic: azure.delete_nic(nic))
+            for nic in inventory.nic_names]
+    disks = [(Stage.INITIATE_DISK_DELETION, f"delete disk {disk}", lambda disk=disk: azure.delete_disk(disk))
+             for disk in inventory.disk_names]
+    return [*nics, *disks]
+
+
+async def _delete_side_by_side(p: Presenter, azure: AzureCalls, inventory: Inventory) -> None:
+    """Each NIC and disk in its own retry loop: a stalled one is shown, and the others go on."""
+    tasks = [asyncio.ensure_future(delete_or_gone(p, stage, description, action))
+             for stage, description, action in _steps(azure, inventory)]
+    try:
+        await asyncio.gather(*tasks)
+    except BaseException:
+        # One step must continue as new (or the flow is cancelled): stop the others where they wait.
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
+
+
+async def _delete_one_by_one(p: Presenter, azure: AzureCalls, inventory: Inventory) -> None:
+    """Before INDEPENDENT_CLEANUP: NICs, then disks, each waiting for the one before."""
+    for stage, description, action in _steps(azure, inventory):
+        await delete_or_gone(p, stage, description, action)
+
+
 async def remove_everything(
-    p: Presenter, azure: AzureCalls, *, drain: bool, force: bool, drain_timeout: timedelta
-) -> None:
-    """Run the stages until the inventory is empty. Returns only when nothing of the machine exists."""
+    p: Presenter, azure: AzureCalls, *, drain: bool, force: bool, drain_timeout: timedelta,
+    keep_data_disks: bool = False,
+) -> list[DataDiskRef]:
+    """Run the stages until nothing of the machine exists (but the data disks, with `keep_data_disks`).
+
+    Returns the data disks kept (empty unless `keep_data_disks`)."""
     if azure.in_flight:
         # An interrupted create may still be sending its PUT: let it land, then clean up after it.
         p.operation(Stage.INITIATE_VM_DELETION, OperationState.PROCESSING,
                     f"waiting for {azure.in_flight} interrupted Azure call(s) to end")
         await azure.settle()
+    p.clear_stalled()  # steps of an earlier run that no longer exist must not linger
     inventory = await _read(p, azure, Stage.INITIATE_VM_DELETION)
     passes = 0
-    while not inventory.is_empty:
+    while not _to_remove(inventory, keep_data_disks).is_empty:
         passes += 1
         if passes > 1:
             # Something survived a whole pass (index lag, a resource re-appearing): breathe, go again.
@@ -63,21 +125,31 @@ async def remove_everything(
         if drain and passes == 1 and not force and inventory.vm_healthy:
             await _drain(p, azure, drain_timeout)
         if inventory.has_vm:
+            if not keep_data_disks and workflow.patched(patches.KEEP_DATA_DISKS):
+                await _data_disks_go_with_the_vm(p, azure, inventory)
+            if keep_data_disks:
+                await until_done(p, Stage.INITIATE_VM_DELETION, f"keep the data disks of VM {inventory.node_name}",
+                                 lambda vm=inventory: make_data_disks_survive(p, azure, vm,
+                                                                              Stage.INITIATE_VM_DELETION))
             await delete_or_gone(p, Stage.INITIATE_VM_DELETION, f"delete VM {inventory.node_name}",
                                  lambda: azure.delete_vm(force))
-            # The VM's NIC and disks go with it (deleteOption: Delete); ask what is really left.
+            # The VM's NIC and OS disk go with it (deleteOption Delete), its data disks stay (Detach):
+            # ask what is really left.
             inventory = await _read(p, azure, Stage.INITIATE_NIC_DELETION)
-            if inventory.is_empty:
+            if _to_remove(inventory, keep_data_disks).is_empty:
                 break
         else:
             p.operation(Stage.INITIATE_VM_DELETION, OperationState.SUCCESSFUL,
                         "no VM (a leftover NIC or disk is never a VM): NIC and disks next")
-        for nic in inventory.nic_names:
-            await delete_or_gone(p, Stage.INITIATE_NIC_DELETION, f"delete NIC {nic}",
-                                 lambda nic=nic: azure.delete_nic(nic))
-        for disk in inventory.disk_names:
-            await delete_or_gone(p, Stage.INITIATE_DISK_DELETION, f"delete disk {disk}",
-                                 lambda disk=disk: azure.delete_disk(disk))
+        doomed = _to_remove(inventory, keep_data_disks)
+        if workflow.patched(patches.INDEPENDENT_CLEANUP):
+            await _delete_side_by_side(p, azure, doomed)
+        else:
+            await _delete_one_by_one(p, azure, doomed)
         p.operation(Stage.VERIFY_DELETION, OperationState.PROCESSING, "checking that nothing is left")
         inventory = await _read(p, azure, Stage.VERIFY_DELETION)
-    p.operation(Stage.VERIFY_DELETION, OperationState.SUCCESSFUL, "nothing of the machine exists in Azure")
+    kept = inventory.data_disks if keep_data_disks else []
+    p.operation(Stage.VERIFY_DELETION, OperationState.SUCCESSFUL,
+                f"nothing of the machine is left in Azure but its data disks {names(kept)} (kept)" if kept
+                else "nothing of the machine exists in Azure")
+    return kept

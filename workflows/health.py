@@ -1,4 +1,8 @@
-"""Health watch of a Running machine: one status read on `reconcile` or every health_check_interval."""
+"""Health watch of a Running machine: one status read on `reconcile` or every health_check_interval.
+
+A stopped or deallocated VM is started at once (never rebuilt); a VM that is missing or Failed makes the
+machine Unknown, and is re-created (keeping its data disks) if still so after health_timeout.
+"""
 
 from datetime import timedelta
 
@@ -8,17 +12,23 @@ from temporalio.exceptions import ActivityError
 with workflow.unsafe.imports_passed_through():
     from models.status import OperationState, Phase, Stage
 
+from workflows import patches
 from workflows.azure_calls import AzureCalls, error_text
+from workflows.power_on import start_step, start_stopped_vm
 from workflows.presentation import Presenter
 
 
 def next_check_in(p: Presenter) -> timedelta:
-    """Sparse while healthy; while Unknown, also wake exactly when health_timeout runs out."""
+    """Sparse while healthy; while Unknown, also wake exactly when health_timeout runs out, or when a
+    failed start of a stopped VM is due to be tried again."""
     state = p.state
     interval = state.spec.timeouts.health_check_interval
-    if state.unknown_since is None:
+    due = [s.next_retry_at for s in state.status.stalled if s.stage == Stage.POWER_ON and s.next_retry_at]
+    if state.unknown_since is not None:
+        due.append(state.unknown_since + state.spec.timeouts.health)
+    if not due:
         return interval
-    left = state.unknown_since + state.spec.timeouts.health - workflow.now()
+    left = min(due) - workflow.now()
     return max(min(interval, left), timedelta(seconds=1))
 
 
@@ -33,6 +43,11 @@ async def check_health(p: Presenter, azure: AzureCalls) -> bool:
         p.operation(Stage.HEALTH_CHECK, OperationState.FAILED, "could not read the VM", error=error_text(err))
         return False
     p.vm_observed(inventory)
+    if inventory.vm_stopped and workflow.patched(patches.START_STOPPED_VM):
+        state.unknown_since = None  # a stopped VM is never re-created: no health_timeout runs
+        await start_stopped_vm(p, azure, inventory)
+        return False
+    p.unstalled(start_step(p))
     if inventory.vm_healthy:
         state.unknown_since = None
         p.set_phase(Phase.RUNNING)

@@ -2,10 +2,13 @@
 
 Had `run` declared `spec: MachineSpec`, the SDK would decode before our code runs, and a payload
 that does not decode would fail the workflow *task* again and again, forever. Taking the raw
-payload lets a bad spec fail the *workflow* within one task with a message naming the field.
+payloads lets a bad spec fail the *workflow* within one task with a message naming the field. The
+same holds for everything else a starter chooses: the workflow type, the number of inputs, the
+workflow id and the memo.
 """
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from pydantic import ValidationError
@@ -15,22 +18,28 @@ from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
     from models.errors import ErrorType
+    from models.naming import workflow_id
     from models.spec import MachineSpec
 
+from workflows import patches, policies
 from workflows.state import CARRIED_STATE_KIND, LifecycleState
+
+WORKFLOW_TYPE = "MachineLifecycle"
+# Memo key a starter (or a test) may set to continue-as-new after fewer history events.
+HISTORY_LIMIT_MEMO = "azmc_history_limit"
 
 
 def invalid_input(message: str) -> ApplicationError:
     return ApplicationError(message, type=ErrorType.INVALID_SPEC, non_retryable=True)
 
 
-def describe_validation_error(error: ValidationError, prefix: str) -> str:
+def describe_validation_error(error: ValidationError, prefix: str, what: str = "MachineSpec") -> str:
     """`name: lower-case letters...; data_disks.1.lun: duplicate lun 1` - every field named."""
     parts = []
     for item in error.errors():
         field = ".".join(str(p) for p in item["loc"]) or "(whole spec)"
         parts.append(f"{prefix}{field}: {item['msg']}")
-    return "invalid MachineSpec: " + "; ".join(parts)
+    return f"invalid {what}: " + "; ".join(parts)
 
 
 def _decode_json(raw: RawValue) -> Any:
@@ -50,16 +59,74 @@ def _decode_json(raw: RawValue) -> Any:
     return value
 
 
-def decode_input(raw: RawValue | None) -> MachineSpec | LifecycleState:
-    """A fresh MachineSpec, or the state a previous run carried through continue-as-new."""
-    if raw is None:
-        raise invalid_input("input: a MachineSpec JSON object is required")
-    value = _decode_json(raw)
-    if isinstance(value, dict) and value.get("kind") == CARRIED_STATE_KIND:
-        return LifecycleState.model_validate(value)
+def check_workflow_type() -> None:
+    """The worker serves every type sent to its task queue (a dynamic workflow), so a typo fails at once."""
+    kind = workflow.info().workflow_type
+    if kind != WORKFLOW_TYPE:
+        raise invalid_input(f"workflow type {kind!r} is unknown on this task queue: start {WORKFLOW_TYPE!r}")
+
+
+def decode_spec(value: Any) -> MachineSpec:
     if not isinstance(value, dict):
         raise invalid_input(f"input: expected a JSON object (a MachineSpec), got {type(value).__name__}")
     try:
         return MachineSpec.model_validate(value)
     except ValidationError as err:
         raise invalid_input(describe_validation_error(err, "")) from None
+
+
+def decode_single(args: Sequence[RawValue], what: str) -> Any:
+    """The one JSON value of a start or an update; none, or more than one, fails naming the count."""
+    if not args:
+        raise invalid_input(f"{what}: a MachineSpec JSON object is required")
+    if len(args) > 1:
+        raise invalid_input(f"{what}: expected one MachineSpec, got {len(args)} values (give the input once)")
+    return _decode_json(args[0])
+
+
+def decode_input(args: Sequence[RawValue]) -> MachineSpec | LifecycleState:
+    """A fresh MachineSpec, or the state a previous run carried through continue-as-new."""
+    value = decode_single(args, "input")
+    if isinstance(value, dict) and value.get("kind") == CARRIED_STATE_KIND:
+        try:
+            return LifecycleState.model_validate(value)
+        except ValidationError as err:
+            raise invalid_input(describe_validation_error(
+                err, "", f"carried state ({CARRIED_STATE_KIND}, the input of a continued run)")) from None
+    return decode_spec(value)
+
+
+def check_workflow_id(spec: MachineSpec) -> None:
+    """One workflow per machine: its id is `machine/<resource_group>/<name>` of its own spec, no other.
+
+    Patched, and only consulted on a mismatch: a history recorded before the check replays unchanged.
+    """
+    actual, expected = workflow.info().workflow_id, workflow_id(spec.resource_group, spec.name)
+    if actual != expected and workflow.patched(patches.WORKFLOW_ID_MATCHES_SPEC):
+        raise invalid_input(
+            f"workflow id {actual!r} does not match the spec: machine {spec.resource_group}/{spec.name} is "
+            f"managed only by workflow {expected!r}, so that two workflows never manage one VM; "
+            f"start it with --workflow-id {expected} (or `azmc apply`)"
+        )
+
+
+def history_limit_from_memo() -> tuple[int, str]:
+    """The memo's history limit (or the default), and a note when the memo was not usable as given."""
+    default = policies.DEFAULT_HISTORY_LIMIT
+    try:
+        value = workflow.memo_value(HISTORY_LIMIT_MEMO, None)
+    except Exception as err:  # not JSON: a starter's mistake, not a reason to stop the machine
+        return default, f"memo {HISTORY_LIMIT_MEMO} is not readable ({type(err).__name__}); using {default}"
+    if value is None:
+        return default, ""
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        return default, f"memo {HISTORY_LIMIT_MEMO}={value!r} is not a positive integer; using {default}"
+    return value, ""
+
+
+def bounded_history_limit(limit: int) -> tuple[int, str]:
+    """At least policies.MIN_HISTORY_LIMIT (0, no own limit, stays 0); patched for older histories."""
+    floor = policies.MIN_HISTORY_LIMIT
+    if 0 < limit < floor and workflow.patched(patches.HISTORY_LIMIT_FLOOR):
+        return floor, f"history limit {limit} is below the minimum; using {floor}"
+    return limit, ""

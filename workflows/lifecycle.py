@@ -8,11 +8,10 @@ record intent (they are sync, so they never interleave with the flows); the run 
 """
 
 import asyncio
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Sequence
 from typing import Any
 
 from temporalio import workflow
-from temporalio.api.common.v1 import Payload
 from temporalio.common import RawValue
 from temporalio.exceptions import ApplicationError
 
@@ -20,25 +19,33 @@ with workflow.unsafe.imports_passed_through():
     from pydantic import ValidationError
 
     from models.requests import DeleteRequest
-    from models.status import MachineStatus, Phase
+    from models.spec_changes import SpecUpdate
+    from models.status import MachineStatus, OperationState, Phase, Stage
 
-from workflows import policies
 from workflows.azure_calls import AzureCalls
 from workflows.continuation import ContinueAsNewNeeded, history_is_long
 from workflows.creation import Wake, create_machine
 from workflows.deletion import remove_everything
 from workflows.health import check_health, next_check_in
-from workflows.inputs import decode_input
+from workflows.inputs import (
+    HISTORY_LIMIT_MEMO,
+    bounded_history_limit,
+    check_workflow_id,
+    check_workflow_type,
+    decode_input,
+    history_limit_from_memo,
+)
 from workflows.presentation import Presenter
+from workflows.spec_update import UPDATE_NAME, apply_pending_tags, apply_update, decode_update, validate
 from workflows.state import LifecycleState
 
-# Memo key a starter (or a test) may set to continue-as-new after fewer history events.
-HISTORY_LIMIT_MEMO = "azmc_history_limit"
-# Default for `run`: lets the workflow itself report "no input" instead of a TypeError task loop.
-_NO_INPUT = RawValue(Payload())
+__all__ = ["HISTORY_LIMIT_MEMO", "MachineLifecycle"]
 
 
-@workflow.defn(name="MachineLifecycle")
+# Dynamic: the SDK hands `run` every input as a RawValue whatever their number (and whatever the
+# type name), so no input, two inputs or a mistyped workflow type fail the workflow at once instead
+# of failing its task forever. `run` accepts only the type MachineLifecycle (inputs.WORKFLOW_TYPE).
+@workflow.defn(dynamic=True)
 class MachineLifecycle:
     def __init__(self) -> None:
         self._state: LifecycleState | None = None
@@ -54,8 +61,8 @@ class MachineLifecycle:
     # ---- public surface ---------------------------------------------------------------------
 
     @workflow.run
-    async def run(self, raw: RawValue = _NO_INPUT) -> MachineStatus:
-        p = self._start(None if raw is _NO_INPUT else raw)
+    async def run(self, args: Sequence[RawValue]) -> MachineStatus:
+        p = self._start(args)
         try:
             await self._keep_machine(p)
         except asyncio.CancelledError:
@@ -86,6 +93,18 @@ class MachineLifecycle:
         """Re-check Azure now (Running/Unknown), or start a fresh creation (Failed)."""
         self._reconcile_requested = True
 
+    @workflow.update(name=UPDATE_NAME)
+    async def update_spec(self, *args: Any) -> SpecUpdate:
+        """A new spec for this machine: tags, pool and timeouts change in place; anything else is refused."""
+        new = decode_update(args)
+        assert self._p is not None  # the validator refused the update before the input was decoded
+        return await apply_update(self._p, self._azure_calls(self._p), self._busy,
+                                  lambda: self._delete_request is not None, new)
+
+    @update_spec.validator
+    def _validate_update_spec(self, *args: Any) -> None:
+        validate(self._state, self._delete_request is not None, args)
+
     @workflow.query(name="status")
     def status(self) -> MachineStatus:
         if self._state is None:
@@ -94,9 +113,12 @@ class MachineLifecycle:
 
     # ---- the story --------------------------------------------------------------------------
 
-    def _start(self, raw: RawValue | None) -> Presenter:
+    def _start(self, args: Sequence[RawValue]) -> Presenter:
+        notes: list[str] = []
         try:
-            decoded = decode_input(raw)
+            check_workflow_type()
+            decoded = decode_input(args)
+            check_workflow_id(decoded.spec if isinstance(decoded, LifecycleState) else decoded)
         except ApplicationError as err:
             self._input_error = str(err)
             workflow.logger.warning(f"[machine {workflow.info().workflow_id}] rejected input: {err}")
@@ -106,12 +128,19 @@ class MachineLifecycle:
             self._delete_request = self._delete_request or state.delete_request
             self._reconcile_requested = self._reconcile_requested or state.reconcile_requested
         else:
-            limit = workflow.memo_value(HISTORY_LIMIT_MEMO, policies.DEFAULT_HISTORY_LIMIT, type_hint=int)
+            limit, note = history_limit_from_memo()
+            notes.append(note)
             state = LifecycleState.fresh(decoded, limit)
+        state.history_limit, note = bounded_history_limit(state.history_limit)
+        notes.append(note)
         self._state = state
         self._p = Presenter(state)
         self._p.announce()
         self._p.log.info(f"run {state.runs} started in phase {state.status.phase}")
+        for note in filter(None, notes):
+            # Not silent: the starter's setting was not used as given, and the status says so.
+            self._p.log.warning(note)
+            self._p.operation(Stage.VALIDATE, OperationState.SUCCESSFUL, note)
         return self._p
 
     async def _keep_machine(self, p: Presenter) -> None:
@@ -125,6 +154,7 @@ class MachineLifecycle:
                 try:
                     wake = Wake(pending=lambda: self._reconcile_requested, take=self._take_reconcile)
                     await self._until_deleted(create_machine(p, azure, p.state.spec.timeouts.drain, wake))
+                    await self._tag_if_pending(p, azure)
                 except ContinueAsNewNeeded as reason:
                     p.log.info(f"continuing as new mid-creation: {reason}")
                     await self._continue_as_new(p)
@@ -152,6 +182,8 @@ class MachineLifecycle:
             p.state.unknown_since = None
             p.state.creation_started_at = None
             p.set_phase(Phase.PENDING)
+        else:
+            await self._tag_if_pending(p, azure)
 
     async def _delete_machine(self, p: Presenter) -> MachineStatus:
         request = self._delete_request or DeleteRequest()
@@ -183,6 +215,11 @@ class MachineLifecycle:
         if self._azure is None:
             self._azure = AzureCalls(p.state.spec)
         return self._azure
+
+    async def _tag_if_pending(self, p: Presenter, azure: AzureCalls) -> None:
+        """Tags an update_spec could not apply at once (creating, or tagging failed): now that it runs."""
+        if p.state.tags_pending and p.phase in (Phase.RUNNING, Phase.UNKNOWN) and self._delete_request is None:
+            await self._until_deleted(apply_pending_tags(p, azure))
 
     def _take_reconcile(self) -> None:
         self._reconcile_requested = False

@@ -7,3 +7,24 @@ branch only after no open workflow (and no history in tests/histories/) can stil
 # Creation and health checks read only the VM (find_vm, one ARM GET) instead of the full inventory
 # (get_machine_status, up to 5 requests when there is no VM): neither decision depends on a NIC or disk.
 FIND_VM_FOR_DECISIONS = "find-vm-for-creation-and-health"
+
+# A run whose workflow id is not `machine/<resource_group>/<name>` of its own spec fails at once: two
+# workflows must never manage one machine. Checked only on a mismatch, so correct ids add no marker.
+WORKFLOW_ID_MATCHES_SPEC = "workflow-id-matches-spec"
+
+# A history limit (memo azmc_history_limit, or carried) below policies.MIN_HISTORY_LIMIT is raised to
+# it, so a run cannot continue as new about once a second forever. Checked only for such a limit.
+HISTORY_LIMIT_FLOOR = "history-limit-floor"
+
+# A stopped or deallocated VM (out of band, a Spot eviction) is started (start_vm), never deleted and
+# re-created; a failed start (AllocationFailed) waits in Unknown with the capacity backoff.
+START_STOPPED_VM = "start-stopped-vm-never-rebuild"
+
+# A VM that must be re-created keeps its data disks: it is deleted only after its data disks have
+# deleteOption Detach (keep_data_disks), the new VM attaches the ones that exist, a failed attempt's
+# compensation deletes only the disks that attempt created, and a creation timeout keeps them too.
+KEEP_DATA_DISKS = "keep-data-disks-across-recovery"
+
+# Deletion: NICs and disks that do not depend on each other are deleted concurrently, each step
+# retrying on its own, so one that cannot be deleted never keeps the others alive.
+INDEPENDENT_CLEANUP = "independent-cleanup-steps"

@@ -15,6 +15,9 @@ from models.errors import NON_RETRYABLE, ErrorType
 CREATION_BACKOFF_START = timedelta(seconds=5)
 CREATION_BACKOFF_CAP = timedelta(minutes=3)
 CAPACITY_BACKOFF = timedelta(minutes=10)
+# A name held by another owner (NotOwned) frees up only when a person acts (deletes it where it is
+# managed): retrying sooner would change nothing; `reconcile` cuts the wait short once they have.
+OWNERSHIP_BACKOFF = timedelta(minutes=10)
 
 # Deletion stages and compensations retry forever with this capped backoff.
 CLEANUP_BACKOFF_START = timedelta(seconds=5)
@@ -22,6 +25,9 @@ CLEANUP_BACKOFF_CAP = timedelta(minutes=3)
 
 # Fallback history length that triggers continue-as-new when the server has not suggested it yet.
 DEFAULT_HISTORY_LIMIT = 10_000
+# The lowest limit a starter may set (memo azmc_history_limit): a run's first workflow tasks alone
+# write a few dozen events, so a lower limit would continue as new again and again, doing nothing else.
+MIN_HISTORY_LIMIT = 100
 
 
 def capped_backoff(attempt: int, start: timedelta, cap: timedelta) -> timedelta:
@@ -31,12 +37,15 @@ def capped_backoff(attempt: int, start: timedelta, cap: timedelta) -> timedelta:
 
 
 def creation_backoff(attempt: int, error_type: str, suggested: timedelta | None) -> timedelta:
-    """How long CrashLoopBackOff waits after failed attempt number `attempt`.
+    """How long CrashLoopBackOff waits after failed attempt number `attempt` (and Unknown after a failed
+    start of a stopped VM: the same capacity wait).
 
     Azure's own hint (Retry-After, a NIC reservation) wins when it is longer than our backoff.
     """
     if error_type == ErrorType.CAPACITY_EXHAUSTED:
         delay = CAPACITY_BACKOFF
+    elif error_type == ErrorType.NOT_OWNED:
+        delay = OWNERSHIP_BACKOFF
     else:
         delay = capped_backoff(attempt, CREATION_BACKOFF_START, CREATION_BACKOFF_CAP)
     if suggested is not None and suggested > delay:
@@ -63,9 +72,14 @@ CREATE_RETRY = _policy(
     ErrorType.CAPACITY_EXHAUSTED, ErrorType.NIC_RESERVED, attempts=3, max_interval=timedelta(seconds=30)
 )
 
-# Deletes (compensations and deletion stages): NicReserved returns to the workflow, which waits the
-# reservation out where an operator can see it; the workflow loop retries everything else forever.
-DELETE_RETRY = _policy(ErrorType.NIC_RESERVED, attempts=4, max_interval=timedelta(seconds=30))
+# Deletes (compensations and deletion stages): what needs a longer wait - a NIC reservation, a disk
+# still attached (Conflict), anything Azure calls capacity - returns to the workflow, which waits where
+# an operator sees the error and the next retry time; the workflow loop retries everything forever.
+DELETE_RETRY = _policy(ErrorType.NIC_RESERVED, ErrorType.CONFLICT, ErrorType.CAPACITY_EXHAUSTED,
+                       attempts=4, max_interval=timedelta(seconds=30))
+
+# Starting a stopped VM: AllocationFailed returns at once; the workflow waits (10 min) visibly, in Unknown.
+START_RETRY = CREATE_RETRY
 
 # Drain is best effort: bounded by the drain timeout, then deletion proceeds.
 DRAIN_RETRY = _policy(attempts=3, max_interval=timedelta(seconds=30))

@@ -9,7 +9,7 @@ from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
     from models.inventory import Inventory, VmState
-    from models.status import LastOperation, OperationState, Phase, Stage
+    from models.status import LastOperation, OperationState, Phase, Stage, StalledStep
 
 from workflows.search_attributes import AZMC_MACHINE, AZMC_PHASE, AZMC_POOL, AZMC_RESOURCE_GROUP
 from workflows.state import LifecycleState
@@ -77,6 +77,12 @@ class Presenter:
         elif state == OperationState.SUCCESSFUL:
             status.last_error = ""
         status.next_retry_at = now + retry_in if retry_in is not None else None
+        if status.stalled:
+            # Steps run side by side (deletion): one's success must not hide another's wait.
+            status.next_retry_at = min((s.next_retry_at for s in status.stalled if s.next_retry_at),
+                                       default=status.next_retry_at)
+            if not error:
+                status.last_error = status.stalled[0].error
         line = f"{stage} {state}: {description}"
         if error:
             self.log.warning(f"{line} ({status.last_error})")
@@ -85,17 +91,37 @@ class Presenter:
         self.refresh()
 
     def inventory(self, inventory: Inventory) -> None:
-        self.state.status.inventory = inventory
+        # A VM GET names the data disks but not their uniqueIds: keep the ones last read.
+        self.state.status.inventory = inventory.with_unique_ids(self.state.status.inventory.unique_ids())
         self.refresh()
 
     def vm_observed(self, seen: Inventory) -> None:
         """A VM-only read (find_vm): it replaces what we know of the VM; without a VM it says nothing
-        about NICs and disks, so those stay as last read in full."""
-        if seen.has_vm or seen.nic_names or seen.disk_names:
+        about the NIC and OS disk (they stay as last read in full), only about the data disks it read."""
+        if seen.has_vm or seen.nic_names:
             self.inventory(seen)
             return
-        self.inventory(self.state.status.inventory.model_copy(
-            update={"provider_id": "", "node_name": "", "vm_state": VmState()}))
+        last = self.state.status.inventory
+        data_names = {name.lower() for name in self.state.spec.all_disk_names()[1:]}
+        others = [name for name in last.disk_names if name.lower() not in data_names]
+        self.inventory(last.model_copy(update={
+            "provider_id": "", "node_name": "", "vm_state": VmState(),
+            "disk_names": others + [name for name in seen.disk_names if name not in others],
+            "data_disks": seen.data_disks}))
+
+    def stalled(self, stage: Stage, description: str, error: str, failures: int, retry_in: timedelta) -> None:
+        """A step failed and waits to retry; shown (with the others waiting) until it succeeds."""
+        step = StalledStep(stage=stage, description=description, error=error[:_MAX_ERROR_CHARS],
+                           failures=failures, next_retry_at=workflow.now() + retry_in)
+        status = self.state.status
+        status.stalled = [s for s in status.stalled if s.description != description] + [step]
+
+    def unstalled(self, description: str) -> None:
+        status = self.state.status
+        status.stalled = [s for s in status.stalled if s.description != description]
+
+    def clear_stalled(self) -> None:
+        self.state.status.stalled = []
 
     def refresh(self) -> None:
         workflow.set_current_details(render_details(self.state, workflow.now()))
@@ -124,6 +150,12 @@ def render_details(state: LifecycleState, now: datetime) -> str:
         f"- **Last error:** {status.last_error or 'none'}",
         f"- **Next retry:** {_when(status.next_retry_at, now)}",
     ]
+    if status.inventory.data_disks:
+        lines.append("- **Data disks:** " + ", ".join(d.describe() for d in status.inventory.data_disks))
+    if status.stalled:
+        lines.append("- **Waiting to retry:**")
+        lines += [f"  - {s.stage}: {s.description} (failure {s.failures}): {s.error or 'no error text'}; "
+                  f"next retry {_when(s.next_retry_at, now)}" for s in status.stalled]
     if state.delete_request is not None:
         reason = state.delete_request.reason or "no reason given"
         lines.append(f"- **Deletion requested:** {reason}" + (" (force)" if state.delete_request.force else ""))

@@ -28,8 +28,21 @@ async def until_done(
     """Run `action` until it succeeds, waiting a capped backoff between tries, visibly.
 
     Every failure is recorded (status, current details with the next retry time) and retried:
-    a NIC Azure keeps reserved or in use is retried until it is gone, never forgotten.
+    a NIC Azure keeps reserved or in use is retried until it is gone, never forgotten. While it
+    waits, the step is listed in `status.stalled` with its error and next retry time.
     """
+    keep_listed = False
+    try:
+        return await _retry(p, stage, description, action)
+    except ContinueAsNewNeeded:
+        keep_listed = True  # the next run resumes the step; until then it still waits
+        raise
+    finally:
+        if not keep_listed:
+            p.unstalled(description)
+
+
+async def _retry(p: Presenter, stage: Stage, description: str, action: Callable[[], Awaitable[T]]) -> T:
     failures = 0
     while True:
         try:
@@ -40,6 +53,7 @@ async def until_done(
             hint = suggested_delay(err)
             if hint is not None and hint > delay:
                 delay = min(hint, _MAX_HINTED_DELAY)
+            p.stalled(stage, description, error_text(err), failures, delay)
             p.operation(
                 stage, OperationState.FAILED, f"{description}: failure {failures}, retrying in {humanize(delay)}",
                 error=error_text(err), retry_in=delay,

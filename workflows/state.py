@@ -31,6 +31,10 @@ class LifecycleState(BaseModel):
     history_limit: int = 0
     # 1 for the first run, +1 on every continue-as-new (shown in current details).
     runs: int = 1
+    # An update_spec changed tags that Azure has not got yet (the machine was not Running, or tagging
+    # failed); `tags_removed`: tag names an earlier spec set that the resources still carry.
+    tags_pending: bool = False
+    tags_removed: list[str] = []
 
     @classmethod
     def fresh(cls, spec: MachineSpec, history_limit: int) -> "LifecycleState":

@@ -9,16 +9,18 @@ from activities.clients import AzureClients, build_clients
 from activities.config import AzureConfig
 from models.activity_io import MachineSummary
 from models.inventory import Inventory
-from models.naming import MACHINE_TAG
+from models.naming import MACHINE_TAG, OWNER_TAG
 from tests.driver.conftest import put_disk
 from tests.support.emulator import EmulatorHandle
 from workers.abandoned import confirmed, ours
 
+INSTALLATION = "abandoned-tests"
+
 
 @pytest.fixture
 async def clients(emulator: EmulatorHandle) -> AsyncIterator[AzureClients]:
-    built = build_clients(AzureConfig(subscription_id=emulator.subscription_id, endpoint=emulator.url,
-                                      emulator_token="abandoned-test"))  # fmt: skip
+    built = build_clients(AzureConfig(installation_id=INSTALLATION, subscription_id=emulator.subscription_id,
+                                      endpoint=emulator.url, emulator_token="abandoned-test"))  # fmt: skip
     try:
         yield built
     finally:
@@ -32,9 +34,12 @@ def _listed(name: str) -> MachineSummary:
     return MachineSummary(name=name, resource_group="azmc-demo", inventory=inventory)
 
 
-def test_ours_is_the_machine_tag() -> None:
-    assert ours({"tags": {MACHINE_TAG: "vm1"}})
-    assert not ours({"tags": {"team": "x"}}) and not ours({"tags": None}) and not ours({})
+def test_ours_is_this_installations_owner_tag_or_the_machine_tag_alone() -> None:
+    assert ours({"tags": {MACHINE_TAG: "vm1", OWNER_TAG: f"{INSTALLATION}/machine/rg/vm1"}}, INSTALLATION)
+    assert ours({"tags": {MACHINE_TAG: "vm1"}}, INSTALLATION)  # made before owner tags
+    assert not ours({"tags": {MACHINE_TAG: "vm1", OWNER_TAG: "other/machine/rg/vm1"}}, INSTALLATION)
+    assert not ours({"tags": {"team": "x"}}, INSTALLATION) and not ours({"tags": None}, INSTALLATION)
+    assert not ours({}, INSTALLATION)
 
 
 async def test_only_what_a_direct_get_finds_is_shown(clients: AzureClients) -> None:
@@ -50,3 +55,10 @@ async def test_a_machine_deleted_since_the_graph_saw_it_is_not_abandoned(clients
 async def test_a_resource_not_ours_under_the_same_name_is_not_shown(clients: AzureClients) -> None:
     await put_disk(clients, "foreign-os-disk", {"team": "someone-else"})
     assert (await confirmed(clients, _listed("foreign"))).is_empty
+
+
+async def test_another_installations_machine_is_not_ours_to_list(clients: AzureClients) -> None:
+    await put_disk(clients, "theirs-os-disk", {MACHINE_TAG: "theirs", OWNER_TAG: "other/machine/azmc-demo/theirs"})
+    await put_disk(clients, "mine-os-disk", {MACHINE_TAG: "mine", OWNER_TAG: f"{INSTALLATION}/machine/azmc-demo/mine"})
+    assert (await confirmed(clients, _listed("theirs"))).is_empty
+    assert (await confirmed(clients, _listed("mine"))).disk_names == ["mine-os-disk"]

@@ -71,3 +71,10 @@ def test_demo_tables_print_azure_errors_as_written() -> None:
     assert HOSTILE[:60] in _render(phases_table([track]))
     out = _render(summary(DemoResult(tracks=[track], leftovers=[], requests={"[/x] GET": 1}, seconds=1.0)))
     assert HOSTILE in out and "[/x] note" in out and "[/x] GET" in out
+
+
+def test_describe_shows_what_another_owner_holds_under_the_machines_names() -> None:
+    status = MachineStatus(name="vm1", resource_group="azmc-demo", phase=Phase.DELETED,
+                           inventory=Inventory(not_ours=["VM vm1", "NIC vm1-nic"]))
+    text = _render(describe_view(status, "machine/azmc-demo/vm1"))
+    assert "nothing of it exists in Azure" in text and "not ours, left alone: VM vm1, NIC vm1-nic" in text

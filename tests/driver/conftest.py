@@ -11,11 +11,15 @@ from activities.driver import AzureDriver
 from models.spec import MachineSpec
 
 TOKEN = "driver-test-token-5f1e"
+INSTALLATION = "driver-tests"  # the installation id every driver test acts for
+# The owner tag's value for activities run in a plain ActivityEnvironment (its workflow id is "test").
+OWNER = f"{INSTALLATION}/test"
 
 
 @pytest.fixture
 async def driver(emulator: Any) -> AsyncIterator[AzureDriver]:
-    config = AzureConfig(subscription_id=emulator.subscription_id, endpoint=emulator.url, emulator_token=TOKEN)
+    config = AzureConfig(installation_id=INSTALLATION, subscription_id=emulator.subscription_id,
+                         endpoint=emulator.url, emulator_token=TOKEN)
     opened = await AzureDriver.open(config)
     try:
         yield opened
@@ -49,8 +53,8 @@ async def sdk(emulator: Any) -> AsyncIterator[Any]:
     """Raw SDK clients for arranging scenes the driver would never create (foreign or stray resources)."""
     from activities.clients import build_clients
 
-    clients = build_clients(AzureConfig(subscription_id=emulator.subscription_id, endpoint=emulator.url,
-                                        emulator_token=TOKEN))
+    clients = build_clients(AzureConfig(installation_id=INSTALLATION, subscription_id=emulator.subscription_id,
+                                        endpoint=emulator.url, emulator_token=TOKEN))
     try:
         yield clients
     finally:

@@ -8,6 +8,7 @@ from activities.graph import fleet_query, kql_string, machine_query
 from activities.inventory_list import group_rows
 from activities.nic import build_nic
 from activities.vm_body import build_vm
+from models.inventory import DataDiskRef
 from models.schema import spec_json_schema
 from models.spec import MachineSpec
 
@@ -26,9 +27,9 @@ def spec(**changes: Any) -> MachineSpec:
 
 
 def test_vm_body_is_arm_camel_case_with_delete_options_and_names() -> None:
-    body = build_vm(spec(), "/nic-id").as_dict()
+    body = build_vm(spec(), "/nic-id", {"azmc-machine": "vm1", "azmc-owner": "i/machine/rg/vm1"}).as_dict()
     props = body["properties"]
-    assert body["tags"] == {"azmc-machine": "vm1", "azmc-pool": "p1"}
+    assert body["tags"] == {"azmc-machine": "vm1", "azmc-owner": "i/machine/rg/vm1"}
     assert props["osProfile"]["linuxConfiguration"]["disablePasswordAuthentication"] is True
     assert "adminPassword" not in props["osProfile"]
     os_disk = props["storageProfile"]["osDisk"]
@@ -36,15 +37,24 @@ def test_vm_body_is_arm_camel_case_with_delete_options_and_names() -> None:
                                                                                  "FromImage")
     data = props["storageProfile"]["dataDisks"]
     assert [(d["name"], d["lun"], d["createOption"], d["deleteOption"]) for d in data] == [
-        ("vm1-0-data-disk", 0, "Empty", "Delete"), ("vm1-logs-1-data-disk", 1, "Empty", "Delete")]
+        ("vm1-0-data-disk", 0, "Empty", "Detach"), ("vm1-logs-1-data-disk", 1, "Empty", "Detach")]
     nic = props["networkProfile"]["networkInterfaces"][0]
     assert nic["id"] == "/nic-id" and nic["properties"]["deleteOption"] == "Delete"
     assert "priority" not in props and "zones" not in body
 
 
+def test_vm_body_attaches_the_data_disks_that_exist_and_creates_only_the_missing_ones() -> None:
+    kept = DataDiskRef(name="vm1-LOGS-1-data-disk", id="/subscriptions/s/disks/vm1-logs-1-data-disk", unique_id="u1")
+    data = build_vm(spec(), "/nic-id", {}, [kept]).as_dict()["properties"]["storageProfile"]["dataDisks"]
+    assert [(d["name"], d["lun"], d["createOption"], d["deleteOption"]) for d in data] == [
+        ("vm1-0-data-disk", 0, "Empty", "Detach"), ("vm1-logs-1-data-disk", 1, "Attach", "Detach")]
+    assert data[1]["managedDisk"] == {"id": kept.id}
+    assert "diskSizeGB" not in data[1] and data[0]["diskSizeGB"] == 32
+
+
 def test_spot_and_zone() -> None:
     body = build_vm(spec(priority="Spot", spot={"eviction_policy": "Deallocate", "max_price": 0.5}, zone="2"),
-                    "/n").as_dict()
+                    "/n", {}).as_dict()
     assert body["zones"] == ["2"]
     assert body["properties"]["priority"] == "Spot"
     assert body["properties"]["evictionPolicy"] == "Deallocate"
@@ -52,10 +62,10 @@ def test_spot_and_zone() -> None:
 
 
 def test_nic_body() -> None:
-    body = build_nic(spec(accelerated_networking=True)).as_dict()
+    body = build_nic(spec(accelerated_networking=True), {"azmc-machine": "vm1"}).as_dict()
     assert body["properties"]["enableAcceleratedNetworking"] is True
     assert body["properties"]["ipConfigurations"][0]["properties"]["subnet"] == {"id": SUBNET}
-    assert body["tags"]["azmc-machine"] == "vm1"
+    assert body["tags"] == {"azmc-machine": "vm1"}
 
 
 def test_queries_match_the_tag_exactly_and_quote_values() -> None:

@@ -9,22 +9,23 @@ from activities.config import AzureConfig, is_loopback_host
 @pytest.mark.parametrize("endpoint", ["http://127.0.0.1:8910", "http://127.5.6.7", "http://localhost:1",
                                       "http://[::1]:8910", "https://management.azure.com", None])
 def test_accepted_endpoints(endpoint: str | None) -> None:
-    assert AzureConfig(subscription_id="s", endpoint=endpoint).endpoint == endpoint
+    assert AzureConfig(installation_id="tests", subscription_id="s", endpoint=endpoint).endpoint == endpoint
 
 
 @pytest.mark.parametrize("endpoint", ["http://10.0.0.1:8910", "http://management.azure.com",
                                       "http://localhost.evil.com", "ftp://127.0.0.1", "127.0.0.1:8910"])
 def test_plain_http_to_anything_but_loopback_is_refused(endpoint: str) -> None:
     with pytest.raises(ValidationError) as info:
-        AzureConfig(subscription_id="s", endpoint=endpoint)
+        AzureConfig(installation_id="tests", subscription_id="s", endpoint=endpoint)
     assert endpoint in str(info.value)
 
 
 def test_plain_http_flag_and_secret_repr() -> None:
-    config = AzureConfig(subscription_id="s", endpoint="http://127.0.0.1:1", emulator_token="sekrit-token")
+    config = AzureConfig(installation_id="tests", subscription_id="s", endpoint="http://127.0.0.1:1",
+                         emulator_token="sekrit-token")
     assert config.plain_http
     assert "sekrit-token" not in repr(config)
-    assert not AzureConfig(subscription_id="s").plain_http
+    assert not AzureConfig(installation_id="tests", subscription_id="s").plain_http
 
 
 def test_loopback_detection() -> None:
@@ -37,8 +38,9 @@ async def test_public_azure_uses_default_credential_and_emulator_a_static_token(
 
     from activities.clients import StaticTokenCredential, build_clients
 
-    public = build_clients(AzureConfig(subscription_id="s"))
-    emulated = build_clients(AzureConfig(subscription_id="s", endpoint="http://127.0.0.1:1", emulator_token="tk"))
+    public = build_clients(AzureConfig(installation_id="tests", subscription_id="s"))
+    emulated = build_clients(AzureConfig(installation_id="tests", subscription_id="s", endpoint="http://127.0.0.1:1",
+                                         emulator_token="tk"))
     try:
         assert isinstance(public.credential, DefaultAzureCredential)
         assert isinstance(emulated.credential, StaticTokenCredential)

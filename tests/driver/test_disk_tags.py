@@ -9,7 +9,7 @@ from temporalio.exceptions import ApplicationError
 from activities.vm_body import build_vm
 from models.activity_io import DeleteResourceInput, EnsureVmInput, MachineRef
 from models.errors import ErrorType
-from tests.driver.conftest import delete_vm_keeping_disks, put_disk
+from tests.driver.conftest import OWNER, delete_vm_keeping_disks, put_disk
 
 RG = "azmc-demo"
 
@@ -23,7 +23,7 @@ async def test_created_machine_tags_every_disk(driver, env, make_spec, create_ma
                      data_disks=[{"lun": 0, "size_gb": 32}, {"lun": 2, "size_gb": 8, "name": "logs"}])
     await create_machine(spec)
     assert await disk_tags(sdk) == {
-        name: {"team": "render", "azmc-machine": "vm1"}
+        name: {"team": "render", "azmc-machine": "vm1", "azmc-owner": OWNER}
         for name in ("vm1-os-disk", "vm1-0-data-disk", "vm1-logs-2-data-disk")}
     counts = emulator.requests()["by_operation"]
     # A VM azmc just created names only disks its PUT made: tagged without reading them first
@@ -55,14 +55,15 @@ async def test_adopted_vm_tags_its_untagged_disks_but_not_another_machines(
     await put_disk(sdk, "shared-disk", {"azmc-machine": "other", "team": "x"})
     shared = await sdk.compute.disks.get(RG, "shared-disk")
     # Our VM made outside this attempt (as a crashed earlier attempt would), also naming another machine's disk.
-    body = build_vm(spec, nic_id)
+    body = build_vm(spec, nic_id, {"azmc-machine": "vm1", "azmc-owner": OWNER})
     body.storage_profile.data_disks.append(cm.DataDisk(
         lun=5, create_option="Attach", managed_disk=cm.ManagedDiskParameters(id=shared.id)))
     await (await sdk.compute.virtual_machines.begin_create_or_update(RG, "vm1", body)).result()
     assert (await disk_tags(sdk))["vm1-os-disk"] == {}
 
     await env.run(driver.ensure_vm, EnsureVmInput(spec=spec, nic_id=nic_id))
-    assert await disk_tags(sdk) == {"vm1-os-disk": {"azmc-machine": "vm1"}, "vm1-0-data-disk": {"azmc-machine": "vm1"},
+    ours = {"azmc-machine": "vm1", "azmc-owner": OWNER}
+    assert await disk_tags(sdk) == {"vm1-os-disk": ours, "vm1-0-data-disk": ours,
                                     "shared-disk": {"azmc-machine": "other", "team": "x"}}
     assert emulator.requests()["by_operation"]["disks.patch"] == 2
 
@@ -75,4 +76,5 @@ async def test_failed_tagging_is_finished_by_the_retry(driver, env, make_spec, c
         await create_machine(spec)
     assert (await disk_tags(sdk))["vm1-os-disk"] == {}
     await env.run(driver.ensure_vm, EnsureVmInput(spec=spec, nic_id=await env.run(driver.ensure_nic, spec)))
-    assert await disk_tags(sdk) == {"vm1-os-disk": {"azmc-machine": "vm1"}, "vm1-0-data-disk": {"azmc-machine": "vm1"}}
+    ours = {"azmc-machine": "vm1", "azmc-owner": OWNER}
+    assert await disk_tags(sdk) == {"vm1-os-disk": ours, "vm1-0-data-disk": ours}

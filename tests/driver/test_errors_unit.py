@@ -59,7 +59,10 @@ def http(status: int, code: str = "", message: str = "m", headers: dict[str, str
         (http(200, "AllocationFailed"), ErrorType.CAPACITY_EXHAUSTED, False, timedelta(minutes=10)),
         (http(409, "ZonalAllocationFailed"), ErrorType.CAPACITY_EXHAUSTED, False, timedelta(minutes=10)),
         (http(409, "SkuNotAvailable"), ErrorType.CAPACITY_EXHAUSTED, False, timedelta(minutes=10)),
-        (http(409, "OperationNotAllowed"), ErrorType.CAPACITY_EXHAUSTED, False, timedelta(minutes=10)),
+        (http(409, "OperationNotAllowed", "Operation could not be completed as it results in exceeding approved "
+              "standardDSv3Family Cores quota."), ErrorType.CAPACITY_EXHAUSTED, False, timedelta(minutes=10)),
+        (http(409, "OperationNotAllowed", "Disk vm1-0-data-disk is attached to VM /subscriptions/x/vm1."),
+         ErrorType.CONFLICT, False, None),
         (http(400, "InvalidParameter"), ErrorType.INVALID_SPEC, True, None),
         (http(422, "Whatever"), ErrorType.INVALID_SPEC, True, None),
         (http(200, "InvalidParameter"), ErrorType.INVALID_SPEC, True, None),

@@ -96,7 +96,7 @@ async def test_connection_refused_is_transient(env, make_spec) -> None:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]  # nothing listens here once the socket closes
-    closed = await AzureDriver.open(AzureConfig(subscription_id="s", endpoint=f"http://127.0.0.1:{port}",
+    closed = await AzureDriver.open(AzureConfig(installation_id="driver-tests", subscription_id="s", endpoint=f"http://127.0.0.1:{port}",
                                                 emulator_token="t", request_timeout_s=5))
     try:
         error = await raised(env.run(closed.get_machine_status, make_spec()))
@@ -106,7 +106,8 @@ async def test_connection_refused_is_transient(env, make_spec) -> None:
 
 
 async def test_missing_token_is_auth_failed(emulator, env, make_spec) -> None:
-    anonymous = await AzureDriver.open(AzureConfig(subscription_id=emulator.subscription_id,
+    anonymous = await AzureDriver.open(AzureConfig(installation_id="driver-tests",
+                                                   subscription_id=emulator.subscription_id,
                                                    endpoint=emulator.url, emulator_token=" "))
     try:
         error = await raised(env.run(anonymous.get_machine_status, make_spec()))

@@ -56,11 +56,13 @@ async def test_deletes_twice_are_done(driver, env, make_spec, create_machine, em
     await make_disk("vm1-scratch-7-data-disk", {"azmc-machine": "vm1"})
     for _ in range(2):
         await env.run(driver.delete_vm, DeleteVmInput(machine=VM1))
-    # deleteOption Delete took the NIC and the VM's disks with it; the stray disk is deleted separately.
+    # deleteOption Delete took the NIC and the OS disk with it; the data disk (Detach) and the stray disk
+    # are deleted separately.
     assert machine_resources(emulator) == {"virtualMachines": [], "networkInterfaces": [],
-                                           "disks": ["vm1-scratch-7-data-disk"]}
+                                           "disks": ["vm1-0-data-disk", "vm1-scratch-7-data-disk"]}
     for _ in range(2):
-        await env.run(driver.delete_disk, DeleteResourceInput(machine=VM1, name="vm1-scratch-7-data-disk"))
+        for disk in ("vm1-0-data-disk", "vm1-scratch-7-data-disk"):
+            await env.run(driver.delete_disk, DeleteResourceInput(machine=VM1, name=disk))
         await env.run(driver.delete_nic, DeleteResourceInput(machine=VM1, name="vm1-nic"))
     assert machine_resources(emulator) == {"virtualMachines": [], "networkInterfaces": [], "disks": []}
 
@@ -121,7 +123,9 @@ async def test_interrupted_vm_delete_resumes(driver, env, make_spec, create_mach
     details = await interrupt_after_first_heartbeat(env, driver.delete_vm, DeleteVmInput(machine=VM1))
     await retried_env(details).run(driver.delete_vm, DeleteVmInput(machine=VM1))
     assert requests_of(emulator, "virtualMachines.delete") == 1
-    assert machine_resources(emulator) == {"virtualMachines": [], "networkInterfaces": [], "disks": []}
+    # The data disk is detached, never deleted with the VM.
+    assert machine_resources(emulator) == {"virtualMachines": [], "networkInterfaces": [],
+                                           "disks": ["vm1-0-data-disk"]}
 
 
 async def test_stale_token_falls_back_to_a_fresh_check(driver: AzureDriver, make_spec, create_machine,
@@ -146,7 +150,8 @@ async def test_retry_after_a_failed_operation_does_not_loop_on_its_token(driver,
     with pytest.raises(Exception) as first:
         await env.run(driver.ensure_vm, EnsureVmInput(spec=spec, nic_id=nic_id))
     assert getattr(first.value, "type", "") == "CapacityExhausted"
-    retry = retried_env(list(beats[-1]))
+    # The operation's token (tagging the failed VM's disks afterwards heartbeats "": nothing to resume).
+    retry = retried_env(list(next(beat for beat in reversed(beats) if beat and beat[0])))
     cleared: list[Any] = []
     retry.on_heartbeat = lambda *details: cleared.append(details)
     with pytest.raises(Exception) as second:

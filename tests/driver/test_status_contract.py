@@ -97,7 +97,8 @@ async def test_leftover_under_an_old_name_is_found_by_tag(driver, env, make_spec
 async def test_resource_without_our_tag_is_not_ours(driver, env, make_spec, make_disk, emulator) -> None:
     spec = make_spec()
     await make_disk("vm1-os-disk", {"owner": "someone-else"})
-    await assert_not_found(env, driver, spec)
+    inventory = await status(env, driver, spec)  # not part of the machine; shown as left alone
+    assert inventory.is_empty and inventory.not_ours == ["disk vm1-os-disk"]
     with pytest.raises(ApplicationError) as info:
         await env.run(driver.delete_disk, DeleteResourceInput(machine=MachineRef(resource_group="azmc-demo",
                                                                                    name="vm1"), name="vm1-os-disk"))
@@ -129,7 +130,8 @@ async def test_foreign_nic_with_our_name_is_never_touched(driver, env, make_spec
     foreign = nm.NetworkInterface(location="westeurope", tags={"team": "db"}, ip_configurations=[
         nm.NetworkInterfaceIPConfiguration(name="ip", subnet=nm.Subnet(id=emulator.subnet_id))])
     await (await sdk.network.network_interfaces.begin_create_or_update("azmc-demo", "vm1-nic", foreign)).result()
-    await assert_not_found(env, driver, spec)  # not ours, so not part of the machine
+    inventory = await status(env, driver, spec)  # not ours, so not part of the machine
+    assert inventory.is_empty and inventory.not_ours == ["NIC vm1-nic"]
     for attempt in (env.run(driver.ensure_nic, spec),
                     env.run(driver.delete_nic, DeleteResourceInput(machine=MachineRef(resource_group="azmc-demo",
                                                                                         name="vm1"),
@@ -158,15 +160,21 @@ async def test_leftover_nic_never_passes_for_a_machine_and_is_reused(driver, env
 async def test_find_vm_sees_only_a_vm_and_costs_one_request(
     driver, env, make_spec, create_machine, emulator
 ) -> None:
-    """Creation's cheap check: a leftover NIC is not a VM, and the answer is one GET."""
-    spec = make_spec()
-    await env.run(driver.ensure_nic, spec)
+    """Creation's cheap check: a leftover NIC is not a VM, and the answer is one GET (+ one per data disk
+    of the spec, only while there is no VM: a re-created VM must attach the ones that exist)."""
+    bare = make_spec(data_disks=[])
+    await env.run(driver.ensure_nic, bare)
     before = emulator.requests()["total"]
-    found = await env.run(driver.find_vm, spec)
+    found = await env.run(driver.find_vm, bare)
     assert found.is_empty and not found.has_vm
     assert emulator.requests()["total"] - before == 1
+    spec = make_spec()
+    before = emulator.requests()["total"]
+    assert (await env.run(driver.find_vm, spec)).is_empty
+    assert emulator.requests()["total"] - before == 2
 
     await create_machine(spec)
     found = await env.run(driver.find_vm, spec)
     assert found.has_vm and found.node_name == "vm1"
     assert found.nic_names == ["vm1-nic"] and found.disk_names == ["vm1-os-disk", "vm1-0-data-disk"]
+    assert [(d.name, d.lun, d.delete_option) for d in found.data_disks] == [("vm1-0-data-disk", 0, "Detach")]

@@ -40,6 +40,14 @@ def _run(argv: list[str], stack: Stack, check: bool = True) -> str:
     return done.stdout
 
 
+def _refused(argv: list[str], stack: Stack) -> str:
+    """A command that must fail: its stderr."""
+    done = subprocess.run([temporal_binary(), *argv[1:]], cwd=ROOT, env=cli_env(stack.address),
+                          capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert done.returncode != 0, done.stdout
+    return done.stderr
+
+
 def _leftovers(stack: Stack, machine: str) -> list[str]:
     return [r["name"] for r in stack.emulator.control.resources() if r["name"].startswith(f"{machine}-") or
             r["name"] == machine]  # fmt: skip
@@ -52,12 +60,15 @@ def test_every_readme_block_is_exercised() -> None:
 
 
 def test_temporal_cli_lifecycle_as_in_the_readme(stack: Stack) -> None:
-    start, query, listing, signal, result = commands("temporal-cli")
+    start, query, listing, update, signal, result = commands("temporal-cli")
     spec = json.loads(start[start.index("--input") + 1])
     wf_id = start[start.index("--workflow-id") + 1]
     assert wf_id == f"machine/{spec['resource_group']}/{spec['name']}"
+    assert start[start.index("--id-conflict-policy") + 1] == "Fail"
+    assert start[start.index("--id-reuse-policy") + 1] == "AllowDuplicate" and "--fail-existing" in start
 
     assert wf_id in _run(start, stack)
+    assert "already running" in _refused(start, stack)  # started twice: refused while the machine runs
     assert _static_summary(stack, wf_id) == start[start.index("--static-summary") + 1]
     wait_until(lambda: '"phase":"Running"' in _run(query, stack), 60, "the machine to be Running")
     status = json.loads(_run(query, stack).split("QueryResult", 1)[1])
@@ -66,6 +77,13 @@ def test_temporal_cli_lifecycle_as_in_the_readme(stack: Stack) -> None:
     assert sorted(_leftovers(stack, spec["name"])) == sorted([spec["name"], f"{spec['name']}-nic",
                                                               f"{spec['name']}-os-disk"])  # fmt: skip
     wait_until(lambda: wf_id in _run(listing, stack), 30, "visibility to list the Running machine")
+    new_tags = json.loads(update[update.index("--input") + 1])["tags"]
+    updated = _run(update, stack)
+    added = sorted(f"tags.{key}" for key in new_tags.keys() - spec["tags"].keys())
+    assert added and f"changed:[{' '.join(added)}]" in updated and "updated in place" in updated, updated
+    vm = next(r for r in stack.emulator.control.resources() if r["name"] == spec["name"])
+    assert {key: vm["tags"].get(key) for key in new_tags} == new_tags  # the running VM, re-tagged in place
+    assert vm["tags"]["azmc-owner"].endswith(f"/{wf_id}")
 
     assert "succeeded" in _run(signal, stack).lower()
     final = _run(result, stack)  # blocks until the workflow completes
@@ -82,7 +100,7 @@ def test_azmc_cli_as_in_the_readme(stack: Stack) -> None:
     assert f"name: {name}" in spec_file.read_text()
 
     assert f"machine/azmc-demo/{name} is Running" in _run(apply, stack)
-    assert "already running" in _run(apply, stack)  # applying again reports the running workflow
+    assert f"machine azmc-demo/{name} unchanged" in _run(apply, stack)  # the running machine has this spec
     assert _static_summary(stack, f"machine/azmc-demo/{name}").startswith(f"Machine {name}: ")  # the UI's summary
     listed = _run(get, stack)
     assert name in listed and "Running" in listed

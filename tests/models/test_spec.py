@@ -98,7 +98,7 @@ def test_disk_names_follow_mcm_conventions_sorted_by_lun() -> None:
     )
 
 
-def test_ownership_tags_keep_user_tags_and_add_ours() -> None:
+def test_machine_tags_keep_user_tags_and_add_ours() -> None:
     spec = MachineSpec.model_validate(spec_dict(tags={"team": "infra"}, pool="workers"))
-    assert spec.ownership_tags() == {"team": "infra", "azmc-machine": "vm1", "azmc-pool": "workers"}
-    assert "azmc-pool" not in MachineSpec.model_validate(spec_dict()).ownership_tags()
+    assert spec.machine_tags() == {"team": "infra", "azmc-machine": "vm1", "azmc-pool": "workers"}
+    assert "azmc-pool" not in MachineSpec.model_validate(spec_dict()).machine_tags()

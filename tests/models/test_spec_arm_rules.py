@@ -34,7 +34,7 @@ def test_fifty_tags_counting_azmcs_own() -> None:
     assert MAX_TAGS - MAX_USER_TAGS == 3  # azmc-machine, azmc-pool, azmc-owner
     most = {f"t{i}": "v" for i in range(MAX_USER_TAGS)}
     spec = MachineSpec.model_validate(spec_dict(tags=most, pool="web"))
-    assert len(spec.ownership_tags()) <= MAX_TAGS - 1  # room left for the owner tag
+    assert len(spec.machine_tags()) <= MAX_TAGS - 1  # room left for the owner tag
     field, message = first_error(spec_dict(tags={**most, "one-more": "v"}))
     assert field == "tags" and f"at most {MAX_USER_TAGS} tags" in message
 

@@ -11,11 +11,13 @@ from tests.workflow.helpers import lifecycle_worker, time_skipping_env
 from tests.workflow.stack import Stack
 
 TOKEN = "workflow-test-token"
+INSTALLATION = "workflow-tests"  # the installation id the workflow tests run as
 
 
 @pytest.fixture
 async def stack(emulator: EmulatorHandle) -> AsyncIterator[Stack]:
-    config = AzureConfig(subscription_id=emulator.subscription_id, endpoint=emulator.url, emulator_token=TOKEN)
+    config = AzureConfig(installation_id=INSTALLATION, subscription_id=emulator.subscription_id,
+                         endpoint=emulator.url, emulator_token=TOKEN)
     driver = await AzureDriver.open(config)
     try:
         async with time_skipping_env() as env, lifecycle_worker(env.client, driver.activities()) as task_queue:

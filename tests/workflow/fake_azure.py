@@ -96,8 +96,9 @@ class FakeAzure:
         @activity.defn(name=ActivityName.DELETE_VM.value)
         async def delete_vm(inp: DeleteVmInput) -> None:
             self._maybe_fail(ActivityName.DELETE_VM)
-            if self.vm is not None:  # cascade, as deleteOption: Delete does
-                self.vm, self.nic, self.disks = None, False, []
+            if self.vm is not None:  # NIC and OS disk cascade (deleteOption Delete); data disks stay (Detach)
+                self.vm, self.nic = None, False
+                self.disks = [d for d in self.disks if not d.endswith("-os-disk")]
 
         @activity.defn(name=ActivityName.DELETE_NIC.value)
         async def delete_nic(inp: DeleteResourceInput) -> None:

@@ -1,5 +1,7 @@
 """Shared pieces of the workflow tests: specs, a Temporal test server with azmc's search attributes, waits."""
 
+import dataclasses
+import json
 import os
 import uuid
 from collections.abc import AsyncIterator, Callable, Sequence
@@ -12,7 +14,7 @@ from temporalio.api.enums.v1 import IndexedValueType
 from temporalio.api.operatorservice.v1 import AddSearchAttributesRequest
 from temporalio.client import Client, WorkflowHandle
 from temporalio.contrib.pydantic import pydantic_data_converter
-from temporalio.testing import WorkflowEnvironment
+from temporalio.testing import ActivityEnvironment, WorkflowEnvironment
 from temporalio.worker import Worker
 
 from models.naming import workflow_id
@@ -45,6 +47,14 @@ def spec_dict(name: str = "vm1", subnet_id: str = SUBNET_ID, **overrides: Any) -
     return spec
 
 
+def machine_activity_env(name: str = "vm1") -> ActivityEnvironment:
+    """Runs driver activities as machine `name`'s own workflow would (the owner tag names its workflow id),
+    to arrange what an earlier run of that workflow left behind."""
+    env = ActivityEnvironment()
+    env.info = dataclasses.replace(env.info, workflow_id=workflow_id(RESOURCE_GROUP, name))
+    return env
+
+
 async def register_search_attributes(client: Client) -> None:
     """The test server knows no custom search attributes until told, like a fresh namespace."""
     await client.operator_service.add_search_attributes(AddSearchAttributesRequest(
@@ -69,8 +79,18 @@ async def lifecycle_worker(client: Client, activities: Sequence[Callable[..., An
         yield task_queue
 
 
+def _machine_name(spec: Any) -> str:
+    """The name the workflow id is built from: a spec's own (also when sent as JSON text), else "raw"."""
+    if isinstance(spec, str):
+        try:
+            spec = json.loads(spec)
+        except ValueError:
+            return "raw"
+    return str(spec.get("name", "x")) if isinstance(spec, dict) else "raw"
+
+
 async def start_machine(client: Client, task_queue: str, spec: Any, **kwargs: Any) -> WorkflowHandle:
-    name = spec.get("name", "x") if isinstance(spec, dict) else "raw"
+    name = _machine_name(spec)
     return await client.start_workflow(
         "MachineLifecycle", spec, id=workflow_id(RESOURCE_GROUP, name),
         task_queue=task_queue, result_type=MachineStatus, **kwargs)

@@ -3,12 +3,12 @@
 from datetime import timedelta
 
 from temporalio.client import WorkflowHandle
-from temporalio.testing import ActivityEnvironment
 
 from models.spec import MachineSpec
 from models.status import MachineStatus, Phase
 from tests.workflow.helpers import (
     in_phase,
+    machine_activity_env,
     record_history,
     spec_dict,
     start_machine,
@@ -16,6 +16,7 @@ from tests.workflow.helpers import (
 )
 from tests.workflow.stack import Stack
 from workflows.lifecycle import HISTORY_LIMIT_MEMO
+from workflows.policies import MIN_HISTORY_LIMIT
 
 
 async def _run_ids(handle: WorkflowHandle) -> tuple[str, str]:
@@ -26,7 +27,7 @@ async def _run_ids(handle: WorkflowHandle) -> tuple[str, str]:
 async def test_continue_as_new_keeps_state_and_signals(stack: Stack) -> None:
     spec = spec_dict(subnet_id=stack.emulator.subnet_id, timeouts={"health_check_interval": "1m"})
     env = stack.env
-    handle = await start_machine(env.client, stack.task_queue, spec, memo={HISTORY_LIMIT_MEMO: 40})
+    handle = await start_machine(env.client, stack.task_queue, spec, memo={HISTORY_LIMIT_MEMO: MIN_HISTORY_LIMIT})
     first = await wait_for(env, handle, in_phase(Phase.RUNNING))
     latest = env.client.get_workflow_handle(handle.id, result_type=MachineStatus)
     # Periodic health checks grow the history until the workflow continues as new.
@@ -58,11 +59,11 @@ async def test_continue_as_new_keeps_state_and_signals(stack: Stack) -> None:
 async def test_deletion_that_keeps_failing_continues_as_new_and_finishes(stack: Stack) -> None:
     """A NIC Azure refuses to delete for a long time: the retries move to fresh runs, the delete goes on."""
     spec = MachineSpec.model_validate(spec_dict(subnet_id=stack.emulator.subnet_id))
-    await ActivityEnvironment().run(stack.driver.ensure_nic, spec)
+    await machine_activity_env().run(stack.driver.ensure_nic, spec)
     fault = stack.emulator.add_fault("networkInterfaces.delete", name="vm1-nic", status=400, code="NicInUse",
                                      message="in use", times=-1)
     handle = await start_machine(stack.env.client, stack.task_queue, spec_dict(subnet_id=stack.emulator.subnet_id),
-                                 memo={HISTORY_LIMIT_MEMO: 60}, start_signal="delete")
+                                 memo={HISTORY_LIMIT_MEMO: MIN_HISTORY_LIMIT}, start_signal="delete")
     latest = stack.env.client.get_workflow_handle(handle.id, result_type=MachineStatus)
     for _ in range(60):
         run_id, first_run_id = await _run_ids(latest)
@@ -74,6 +75,8 @@ async def test_deletion_that_keeps_failing_continues_as_new_and_finishes(stack: 
     assert terminating.phase == Phase.TERMINATING and terminating.inventory.nic_names == ["vm1-nic"]
     assert terminating.last_error  # the failure is shown, not hidden
     stack.emulator.remove_fault(fault)
+    # `latest` is not the time-skipping handle start_workflow returned: skip to the retry explicitly.
+    await wait_for(stack.env, latest, in_phase(Phase.DELETED), step=timedelta(seconds=30))
     final = await latest.result()
     assert final.phase == Phase.DELETED
     assert stack.machine_resources() == []

@@ -3,12 +3,11 @@ never take a leftover NIC for a VM (the MCM bug)."""
 
 import pytest
 from temporalio.exceptions import ApplicationError
-from temporalio.testing import ActivityEnvironment
 
 from models.activity_io import EnsureVmInput
 from models.spec import MachineSpec
 from models.status import MachineStatus, Phase
-from tests.workflow.helpers import in_phase, spec_dict, start_machine, wait_for
+from tests.workflow.helpers import in_phase, machine_activity_env, spec_dict, start_machine, wait_for
 from tests.workflow.stack import Stack
 
 RUNNING_KINDS = ["disks", "disks", "networkInterfaces", "virtualMachines"]
@@ -19,9 +18,9 @@ def _descriptions(status: MachineStatus) -> list[str]:
 
 
 async def _prepare(stack: Stack, *, vm: bool) -> MachineSpec:
-    """Build what a crashed earlier controller could have left: a NIC, and optionally its VM."""
+    """Build what a crashed earlier run of the machine's workflow could have left: a NIC, and optionally its VM."""
     spec = MachineSpec.model_validate(spec_dict(subnet_id=stack.emulator.subnet_id))
-    env = ActivityEnvironment()
+    env = machine_activity_env()
     nic_id = await env.run(stack.driver.ensure_nic, spec)
     if vm:
         await env.run(stack.driver.ensure_vm, EnsureVmInput(spec=spec, nic_id=nic_id))
@@ -67,7 +66,10 @@ async def test_failed_vm_is_deleted_then_created_again(stack: Stack) -> None:
     handle = await start_machine(stack.env.client, stack.task_queue, spec_dict(subnet_id=stack.emulator.subnet_id))
     running = await wait_for(stack.env, handle, in_phase(Phase.RUNNING, Phase.FAILED))
     assert running.phase == Phase.RUNNING and running.attempts == 1
-    assert any("deleting it before creating it again" in d for d in _descriptions(running))
+    # The Failed VM goes; the data disk its failed create made is data all the same: kept and attached.
+    assert any("deleting it, keeping data disks vm1-data-0-data-disk, before creating it again" in d
+               for d in _descriptions(running))
+    assert any("re-created the VM, kept data disks vm1-data-0-data-disk" in d for d in _descriptions(running))
     assert stack.kinds() == RUNNING_KINDS
     assert [r["provisioningState"] for r in stack.emulator.resources("virtualMachines")] == ["Succeeded"]
     await handle.signal("delete")

@@ -42,7 +42,8 @@ async def _status_until(client: Client, wid: str, phase: Phase, timeout_s: float
 
 
 async def test_operator_runs_a_machine_with_the_temporal_cli(emulator: EmulatorHandle) -> None:
-    config = AzureConfig(subscription_id=emulator.subscription_id, endpoint=emulator.url, emulator_token="cli-test")
+    config = AzureConfig(installation_id="cli-tests", subscription_id=emulator.subscription_id,
+                         endpoint=emulator.url, emulator_token="cli-test")
     driver = await AzureDriver.open(config)
     env = await WorkflowEnvironment.start_local(
         dev_server_existing_path=TEMPORAL_CLI, data_converter=pydantic_data_converter,

@@ -3,8 +3,9 @@
 from datetime import UTC, datetime, timedelta
 
 from models.errors import ErrorType
-from models.inventory import Inventory
+from models.inventory import DataDiskRef, Inventory
 from models.spec import MachineSpec
+from models.status import Stage, StalledStep
 from tests.workflow.helpers import spec_dict
 from workflows.policies import creation_backoff
 from workflows.presentation import render_details
@@ -23,6 +24,11 @@ def test_capacity_waits_ten_minutes_and_azure_hints_win_when_longer() -> None:
     assert creation_backoff(7, ErrorType.THROTTLED, timedelta(seconds=2)) == timedelta(minutes=3)
 
 
+def test_a_name_held_by_another_owner_waits_ten_minutes_from_the_first_failure() -> None:
+    """Retrying sooner cannot change another owner's tag; an operator's `reconcile` cuts the wait short."""
+    assert [creation_backoff(n, ErrorType.NOT_OWNED, None) for n in (1, 2, 9)] == [timedelta(minutes=10)] * 3
+
+
 def test_current_details_show_phase_inventory_error_and_next_retry() -> None:
     state = LifecycleState.fresh(MachineSpec.model_validate(spec_dict()), 0)
     now = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
@@ -34,3 +40,17 @@ def test_current_details_show_phase_inventory_error_and_next_retry() -> None:
     assert "no VM; NICs: vm1-nic; disks: none" in text
     assert "NicReserved: reserved for another VM" in text
     assert "12:03:00 UTC (in 180s)" in text
+
+
+def test_current_details_show_the_data_disks_and_every_step_waiting_to_retry() -> None:
+    state = LifecycleState.fresh(MachineSpec.model_validate(spec_dict()), 0)
+    now = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
+    state.status.inventory = Inventory(disk_names=["vm1-data-0-data-disk"], data_disks=[
+        DataDiskRef(name="vm1-data-0-data-disk", lun=0, id="/x/disks/vm1-data-0-data-disk", unique_id="5e1f-u")])
+    state.status.stalled = [StalledStep(stage=Stage.INITIATE_NIC_DELETION, description="delete NIC vm1-nic",
+                                        error="Conflict: NicInUse: in use", failures=3,
+                                        next_retry_at=now + timedelta(seconds=40))]
+    text = render_details(state, now)
+    assert "**Data disks:** vm1-data-0-data-disk (uniqueId 5e1f-u)" in text
+    assert ("InitiateNICDeletion: delete NIC vm1-nic (failure 3): Conflict: NicInUse: in use; "
+            "next retry 2026-01-01 12:00:40 UTC (in 40s)") in text

@@ -1,0 +1,59 @@
+"""set_data_disk_delete_option: what deleting the VM does to its data disks, set before the VM is deleted.
+
+Detach before a recovery deletes the VM: VMs created by azmc before data disks were created with Detach
+have deleteOption Delete, and deleting such a VM would delete the data with it. Delete before `delete`
+deletes the VM: its data disks then go in the same ARM operation instead of one delete each.
+"""
+
+from azure.mgmt.compute import models as cm
+
+from activities.arm import classified, log, resume_operation, wait_heartbeating
+from activities.clients import AzureClients
+from activities.errors import error
+from activities.ownership import owner_of
+from activities.status import get_vm, vm_inventory
+from models.activity_io import DataDiskDeleteOptionInput
+from models.errors import ErrorType
+from models.inventory import Inventory
+
+
+def _with_option(disk: cm.DataDisk, option: str) -> cm.DataDisk:
+    # A PATCH's dataDisks list replaces the VM's: every disk is sent, as attached, with the option.
+    return cm.DataDisk(lun=disk.lun, name=disk.name, create_option=cm.DiskCreateOptionTypes.ATTACH,
+                       managed_disk=cm.ManagedDiskParameters(id=disk.managed_disk.id if disk.managed_disk else None),
+                       caching=disk.caching, delete_option=option)
+
+
+def _confirmed(name: str, inventory: Inventory, option: str) -> Inventory:
+    """The caller deletes the VM next: it must know what goes with it."""
+    other = [disk.name for disk in inventory.data_disks if disk.delete_option.lower() != option.lower()]
+    if other:
+        raise error(ErrorType.TRANSIENT, f"VM {name}: data disks {', '.join(other)} still do not have "
+                                         f"deleteOption {option} after the update")
+    return inventory
+
+
+async def set_data_disk_delete_option(clients: AzureClients, inp: DataDiskDeleteOptionInput) -> Inventory:
+    """Every data disk of the VM gets `inp.delete_option`; returns the VM as it is then (empty: no VM).
+    Raises Transient when Azure's answer still shows another option."""
+    rg, name, option = inp.machine.resource_group, inp.machine.name, inp.delete_option
+    vms = clients.compute.virtual_machines
+    async with classified(f"set deleteOption {option} on the data disks of VM {name}"):
+        resumed, updated = await resume_operation(
+            name, lambda token: vms.begin_update(rg, name, cm.VirtualMachineUpdate(), continuation_token=token))
+    if resumed and updated is not None:
+        return _confirmed(name, vm_inventory(updated), option)
+    vm = await get_vm(clients, rg, name)
+    if vm is None:
+        log(name, "VM does not exist (any more): no data disk can go with it")
+        return Inventory()
+    owner_of(clients, rg, name).require("VM", name, vm.tags)
+    inventory = vm_inventory(vm)
+    if all(disk.delete_option.lower() == option.lower() for disk in inventory.data_disks):
+        return inventory
+    disks = [_with_option(d, option) for d in (vm.storage_profile.data_disks if vm.storage_profile else None) or []]
+    log(name, "setting deleteOption %s on data disks %s", option, ", ".join(d.name for d in inventory.data_disks))
+    update = cm.VirtualMachineUpdate(storage_profile=cm.StorageProfile(data_disks=disks))
+    async with classified(f"set deleteOption {option} on the data disks of VM {name}"):
+        updated = await wait_heartbeating(await vms.begin_update(rg, name, update))
+    return _confirmed(name, vm_inventory(updated), option)

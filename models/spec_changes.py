@@ -1,0 +1,71 @@
+"""What differs between a running machine's spec and a new one, and which differences it can take in place.
+
+`update_spec` (workflows/spec_update.py) applies tag, pool and timeout changes to the running machine;
+any other change needs a new VM (Azure cannot change a VM's image, subnet, zone, admin user or key in
+place, and azmc does not resize or re-disk a running VM), so it is refused with the fields named.
+Pure: the workflow and the CLI use the same rules.
+"""
+
+from typing import Any
+
+from pydantic import BaseModel
+
+from models.spec import MachineSpec
+
+# Changed on the running machine: tags (and pool, which is a tag and a search attribute) by a tag PATCH
+# on the VM, NIC and disks; timeouts inside the workflow.
+IN_PLACE = ("tags", "pool", "timeouts")
+# Fields that are tags on Azure resources (a change re-tags them).
+TAG_FIELDS = ("tags", "pool")
+_SIZE_NOTE = "vm_size: azmc does not resize a running VM"
+
+
+class SpecUpdate(BaseModel):
+    """The answer of the `update_spec` update."""
+
+    changed: list[str] = []  # fields that differ, dotted ("tags.team", "timeouts.health")
+    message: str = ""
+    tagged: list[str] = []  # resources whose tags were changed now ("VM vm1", "NIC vm1-nic", ...)
+
+
+def _diff(old: Any, new: Any, path: str) -> list[str]:
+    if isinstance(old, dict) and isinstance(new, dict) and path.split(".")[0] in ("tags", "timeouts", "image",
+                                                                                 "os_disk", "spot"):
+        return [found for key in sorted(set(old) | set(new), key=str)
+                for found in _diff(old.get(key), new.get(key), f"{path}.{key}")]
+    return [path] if old != new else []
+
+
+def changed_fields(old: MachineSpec, new: MachineSpec) -> list[str]:
+    """Every field that differs, one level into tags, timeouts, image, os_disk and spot."""
+    before, after = old.model_dump(mode="json"), new.model_dump(mode="json")
+    return [found for field in MachineSpec.model_fields for found in _diff(before[field], after[field], field)]
+
+
+def needs_new_vm(changed: list[str]) -> list[str]:
+    """The changed fields a running machine cannot take in place."""
+    return [field for field in changed if field.split(".")[0] not in IN_PLACE]
+
+
+def tags_changed(changed: list[str]) -> bool:
+    return any(field.split(".")[0] in TAG_FIELDS for field in changed)
+
+
+def refusal(old: MachineSpec, new: MachineSpec) -> str:
+    """Why `new` cannot replace `old` on the running machine, and what to do instead; "" when it can."""
+    if (new.name, new.resource_group) != (old.name, old.resource_group):
+        return (f"update_spec changes machine {old.resource_group}/{old.name} only; machine "
+                f"{new.resource_group}/{new.name} has its own workflow (azmc apply starts it)")
+    fields = needs_new_vm(changed_fields(old, new))
+    if not fields:
+        return ""
+    note = f" ({_SIZE_NOTE})" if "vm_size" in fields else ""
+    return (f"{', '.join(fields)} cannot change on a running machine{note}: that needs a new VM. "
+            f"Delete the machine (azmc delete {old.resource_group}/{old.name} --wait; its disks go with it) "
+            "and apply the new spec; only tags, pool and timeouts change in place")
+
+
+def removed_tag_keys(old: MachineSpec, new: MachineSpec) -> list[str]:
+    """Tag names azmc set from `old` that `new` no longer has (lower case: Azure ignores tag name case)."""
+    kept = {key.lower() for key in new.machine_tags()}
+    return sorted({key.lower() for key in old.machine_tags()} - kept)

@@ -1,0 +1,121 @@
+"""`update_spec`: a running machine takes a new spec's tag, pool and timeout changes in place.
+
+A Temporal Update with a validator, so the caller hears at once (and nothing lands in history) when a
+spec does not decode, names another machine, or changes what needs a new VM (models/spec_changes.py).
+An accepted update stores the spec in the workflow's state and re-tags the VM, NIC and disks when the
+machine is Running or Unknown; while it is being created the tags are applied once it runs (creation
+already uses the new spec for what it creates). `azmc apply` and `temporal workflow update execute
+--name update_spec` both send it.
+"""
+
+import asyncio
+import json
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from temporalio import workflow
+from temporalio.common import RawValue
+from temporalio.exceptions import ActivityError
+
+with workflow.unsafe.imports_passed_through():
+    from models.activity_io import ActivityName, TagsUpdated, UpdateTagsInput
+    from models.spec import MachineSpec
+    from models.spec_changes import SpecUpdate, changed_fields, refusal, removed_tag_keys, tags_changed
+    from models.status import OperationState, Phase, Stage
+
+from workflows import policies
+from workflows.azure_calls import AzureCalls, error_text
+from workflows.inputs import decode_single, decode_spec, invalid_input
+from workflows.presentation import Presenter
+from workflows.search_attributes import AZMC_POOL
+from workflows.state import LifecycleState
+
+UPDATE_NAME = "update_spec"
+_TAGGABLE = (Phase.RUNNING, Phase.UNKNOWN)
+_CREATING = (Phase.PENDING, Phase.CREATING, Phase.CRASH_LOOP_BACK_OFF)
+
+
+def decode_update(args: Sequence[Any]) -> MachineSpec:
+    """The update's one argument: a MachineSpec (the SDK hands it over decoded, or raw, or as JSON text)."""
+    if len(args) == 1 and not isinstance(args[0], RawValue):
+        value = args[0]
+        if isinstance(value, str | bytes):
+            try:
+                value = json.loads(value)
+            except ValueError:
+                raise invalid_input(f"{UPDATE_NAME}: expected a JSON object (a MachineSpec), got a string") from None
+        return decode_spec(value)
+    return decode_spec(decode_single(list(args), UPDATE_NAME))
+
+
+def validate(state: LifecycleState | None, deleting: bool, args: Sequence[Any]) -> None:
+    """Refuse, naming why, what the running machine cannot take (the validator: it must not change state)."""
+    new = decode_update(args)
+    if state is None:
+        raise invalid_input(f"{UPDATE_NAME}: the machine has not started (its input was not a valid spec)")
+    if deleting or state.status.phase in (Phase.TERMINATING, Phase.DELETED):
+        raise invalid_input(f"{UPDATE_NAME}: machine {state.spec.name} is being deleted; apply the spec again "
+                            "once it is Deleted")
+    reason = refusal(state.spec, new)
+    if reason:
+        raise invalid_input(f"{UPDATE_NAME} refused: {reason}")
+
+
+async def _update_tags(azure: AzureCalls, remove: list[str]) -> TagsUpdated:
+    return await workflow.execute_activity(
+        ActivityName.UPDATE_TAGS, UpdateTagsInput(spec=azure.spec, remove=remove), result_type=TagsUpdated,
+        start_to_close_timeout=policies.NIC_TIMEOUT, heartbeat_timeout=policies.OPERATION_HEARTBEAT,
+        retry_policy=policies.READ_RETRY, summary=f"Update tags of VM {azure.spec.name}, its NIC and disks",
+    )
+
+
+async def apply_pending_tags(p: Presenter, azure: AzureCalls) -> tuple[TagsUpdated | None, str]:
+    """Tag the machine's resources with the spec's tags when an update left that to do: (what changed,
+    one line). Never raises: a failure is shown and stays pending for the next health check."""
+    state = p.state
+    if not state.tags_pending:
+        return None, ""
+    try:
+        done = await _update_tags(azure, state.tags_removed)
+    except ActivityError as err:
+        line = f"tagging failed ({error_text(err)}); retried at the next health check"
+        p.operation(Stage.UPDATE_SPEC, OperationState.FAILED, "tagging failed; retried at the next health check",
+                    error=error_text(err))
+        return None, line
+    state.tags_pending, state.tags_removed = False, []
+    line = f"tagged {', '.join(done.changed) or 'nothing: every tag was already right'}"
+    if done.not_ours:
+        line += f"; not ours, left alone: {', '.join(done.not_ours)}"
+    p.operation(Stage.UPDATE_SPEC, OperationState.SUCCESSFUL, line)
+    return done, line
+
+
+async def apply_update(
+    p: Presenter, azure: AzureCalls, busy: asyncio.Lock, deleting: Callable[[], bool], new: MachineSpec,
+) -> SpecUpdate:
+    """Store the validated spec; re-tag Azure now when the machine runs, else once it does."""
+    state = p.state
+    old = state.spec
+    changed = changed_fields(old, new)
+    if not changed:
+        return SpecUpdate(message="unchanged: the machine already has this spec")
+    state.spec, azure.spec = new, new
+    state.status.pool = new.pool
+    if new.pool != old.pool:
+        workflow.upsert_search_attributes([AZMC_POOL.value_set(new.pool) if new.pool else AZMC_POOL.value_unset()])
+    p.operation(Stage.UPDATE_SPEC, OperationState.SUCCESSFUL, f"spec updated in place: {', '.join(changed)}")
+    if not tags_changed(changed):
+        return SpecUpdate(changed=changed, message="updated in place (timeouts apply from the next wait)")
+    state.tags_pending = True
+    state.tags_removed = sorted({*state.tags_removed, *removed_tag_keys(old, new)})
+    # A health check holds the machine briefly; creation and deletion hold it long: never wait for those.
+    await workflow.wait_condition(lambda: not busy.locked() or p.phase not in _TAGGABLE or deleting())
+    if p.phase not in _TAGGABLE or deleting():
+        if p.phase in (Phase.TERMINATING, Phase.DELETED) or deleting():
+            when = "never: it is being deleted"
+        else:
+            when = "once it runs" if p.phase in _CREATING else "when it is created again"
+        return SpecUpdate(changed=changed, message=f"updated; the machine is {p.phase}: tags reach Azure {when}")
+    async with busy:
+        done, line = await apply_pending_tags(p, azure)
+    return SpecUpdate(changed=changed, tagged=done.changed if done else [], message=f"updated in place; {line}")
