@@ -1,6 +1,9 @@
 """ARM's request validation, one home for every rule: body size and JSON (`json_body`), resource names
 (`names`), tags (`tags`) and JSON types per resource type (`shapes`). Each broken rule is a 400 (413 for
-size) in ARM's error shape with Azure's code, raised before any backend sees the request."""
+size) in ARM's error shape with Azure's code, raised before any backend sees the request.
+
+Independent of azmc's own `models/arm_names.py` on purpose: the emulator stands for Azure, so azmc's
+checks are tested against these rules rather than sharing (and repeating) their assumptions."""
 
 from __future__ import annotations
 

@@ -36,6 +36,24 @@ def get_existing(state: EmulatorState, scope: Scope, provider_type: str, name: s
     return resource
 
 
+def listed(state: EmulatorState, provider_type: str, subscription: str,
+           resource_group: str | None) -> list[Resource]:
+    """A list call's resources: the subscription's, or the group's (the group must exist)."""
+    if resource_group is not None:
+        require_group(state, Scope(subscription, resource_group))
+    return state.store.of_type(provider_type, subscription, resource_group)
+
+
+def deletable(state: EmulatorState, scope: Scope, provider_type: str, name: str) -> Resource | None:
+    """What a DELETE addresses: None when it does not exist (ARM answers 204). A missing group is 404,
+    a running operation 409."""
+    scope = require_group(state, scope)
+    resource = state.store.get(scope.resource_id(provider_type, name))
+    if resource is not None:
+        ensure_idle(state, resource.id)
+    return resource
+
+
 def ensure_idle(state: EmulatorState, resource_id: str) -> None:
     running = state.operations.running_on(resource_id)
     if running is not None:
@@ -80,12 +98,14 @@ def etag() -> str:
     return f'W/"{uuid.uuid4()}"'
 
 
-def base_body(resource_id: str, name: str, type_name: str, request: dict[str, Any]) -> dict[str, Any]:
-    """Top-level fields ARM echoes from a PUT body."""
+def base_body(resource_id: str, name: str, type_name: str, request: dict[str, Any],
+              location: str | None = None) -> dict[str, Any]:
+    """Top-level fields ARM echoes from a PUT body; the location given, else the request's (required)."""
     body: dict[str, Any] = {"id": resource_id, "name": name, "type": type_name}
-    for top in ("location", "tags", "zones", "sku", "plan", "identity", "extendedLocation", "kind"):
+    for top in ("tags", "zones", "sku", "plan", "identity", "extendedLocation", "kind"):
         if top in request and request[top] is not None:
             body[top] = request[top]
+    body["location"] = location or require_location(request)
     return body
 
 

@@ -10,10 +10,11 @@ from emulator import errors
 from emulator.arm_ids import Scope
 from emulator.backends.common import (
     base_body,
+    deletable,
     ensure_idle,
     get_existing,
+    listed,
     prepare_put,
-    require_group,
     require_location,
     start_operation,
 )
@@ -119,16 +120,12 @@ class DisksBackend:
         return get_existing(self.state, scope, DISK_TYPE, name).body
 
     def list(self, subscription: str, resource_group: str | None) -> list[dict[str, Any]]:
-        if resource_group is not None:
-            require_group(self.state, Scope(subscription, resource_group))
-        return [d.body for d in self.state.store.of_type(DISK_TYPE, subscription, resource_group)]
+        return [d.body for d in listed(self.state, DISK_TYPE, subscription, resource_group)]
 
     def delete(self, scope: Scope, name: str) -> Outcome:
-        scope = require_group(self.state, scope)
-        disk = self.state.store.get(scope.resource_id(DISK_TYPE, name))
+        disk = deletable(self.state, scope, DISK_TYPE, name)
         if disk is None:
             return Outcome(204)
-        ensure_idle(self.state, disk.id)
         if disk.body.get("managedBy"):
             raise errors.ArmError(
                 409,
@@ -147,8 +144,7 @@ class DisksBackend:
                request: dict[str, Any] | None = None, state: str = "Succeeded",
                os_type: str | None = None, zones: list[str] | None = None) -> Resource:
         rid = scope.resource_id(DISK_TYPE, name)
-        body = base_body(rid, name, DISK_TYPE, request or {})
-        body["location"] = location
+        body = base_body(rid, name, DISK_TYPE, request or {}, location)
         body["sku"] = _sku(sku)
         if zones:
             body["zones"] = zones

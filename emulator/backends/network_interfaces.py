@@ -12,12 +12,12 @@ from emulator import arm_ids, errors
 from emulator.arm_ids import Scope
 from emulator.backends.common import (
     base_body,
+    deletable,
     ensure_idle,
     etag,
     get_existing,
+    listed,
     prepare_put,
-    require_group,
-    require_location,
     start_operation,
 )
 from emulator.backends.outcome import Outcome
@@ -48,7 +48,6 @@ class NetworkInterfacesBackend:
         scope, rid, existing = prepare_put(self.state, scope, NIC_TYPE, name)
         props = request.get("properties") or {}
         body = base_body(rid, name, NIC_TYPE, request)
-        body["location"] = require_location(request)
         body["etag"] = etag()
         old = existing.properties if existing else {}
         ip_configs = props.get("ipConfigurations") or []
@@ -107,16 +106,12 @@ class NetworkInterfacesBackend:
         return get_existing(self.state, scope, NIC_TYPE, name).body
 
     def list(self, subscription: str, resource_group: str | None) -> list[dict[str, Any]]:
-        if resource_group is not None:
-            require_group(self.state, Scope(subscription, resource_group))
-        return [n.body for n in self.state.store.of_type(NIC_TYPE, subscription, resource_group)]
+        return [n.body for n in listed(self.state, NIC_TYPE, subscription, resource_group)]
 
     def delete(self, scope: Scope, name: str) -> Outcome:
-        scope = require_group(self.state, scope)
-        nic = self.state.store.get(scope.resource_id(NIC_TYPE, name))
+        nic = deletable(self.state, scope, NIC_TYPE, name)
         if nic is None:
             return Outcome(204)
-        ensure_idle(self.state, nic.id)
         self.check_not_reserved(nic, for_vm=None)
         vm_ref = (nic.properties.get("virtualMachine") or {}).get("id")
         if vm_ref:

@@ -14,10 +14,11 @@ from emulator import arm_ids, errors
 from emulator.arm_ids import Scope
 from emulator.backends.common import (
     base_body,
+    deletable,
     ensure_idle,
     get_existing,
+    listed,
     prepare_put,
-    require_group,
     require_location,
     start_operation,
 )
@@ -65,20 +66,16 @@ class VirtualMachinesBackend:
         return instance_view(get_existing(self.state, scope, VM_TYPE, name), self.state)
 
     def list(self, subscription: str, resource_group: str | None, location: str | None = None) -> list[dict]:
-        if resource_group is not None:
-            require_group(self.state, Scope(subscription, resource_group))
-        vms = self.state.store.of_type(VM_TYPE, subscription, resource_group)
+        vms = listed(self.state, VM_TYPE, subscription, resource_group)
         if location:
             vms = [v for v in vms if v.body.get("location", "").lower() == location.lower()]
         return [v.body for v in vms]
 
     def delete(self, scope: Scope, name: str) -> Outcome:
         """`forceDeletion` needs nothing extra here: the emulator has no guest to shut down."""
-        scope = require_group(self.state, scope)
-        vm = self.state.store.get(scope.resource_id(VM_TYPE, name))
+        vm = deletable(self.state, scope, VM_TYPE, name)
         if vm is None:
             return Outcome(204)
-        ensure_idle(self.state, vm.id)
         was_failed = vm.properties.get("provisioningState") == "Failed"
         vm.properties["provisioningState"] = "Deleting"
         self.state.store.changed(vm)
@@ -144,8 +141,7 @@ class VirtualMachinesBackend:
             self._detach_dropped(existing, nic_refs, storage)
         attach_nics(self.state, self.nics, rid, nic_refs)
 
-        body = base_body(rid, name, VM_TYPE, request)
-        body["location"] = location
+        body = base_body(rid, name, VM_TYPE, request, location)
         props["storageProfile"] = storage
         props.setdefault("networkProfile", {})["networkInterfaces"] = nic_refs
         for secret in SECRETS:

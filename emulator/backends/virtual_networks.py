@@ -10,12 +10,12 @@ from emulator import arm_ids, errors
 from emulator.arm_ids import Scope
 from emulator.backends.common import (
     base_body,
+    deletable,
     ensure_idle,
     etag,
     get_existing,
+    listed,
     prepare_put,
-    require_group,
-    require_location,
     start_operation,
 )
 from emulator.backends.outcome import Outcome
@@ -37,7 +37,6 @@ class VirtualNetworksBackend:
         scope, rid, existing = prepare_put(self.state, scope, VNET_TYPE, name)
         props = request.get("properties") or {}
         body = base_body(rid, name, VNET_TYPE, request)
-        body["location"] = require_location(request)
         body["etag"] = etag()
         guid = existing.properties.get("resourceGuid") if existing else str(uuid.uuid4())
         body["properties"] = {
@@ -65,16 +64,12 @@ class VirtualNetworksBackend:
         return self.render(get_existing(self.state, scope, VNET_TYPE, name))
 
     def list(self, subscription: str, resource_group: str | None) -> list[dict[str, Any]]:
-        if resource_group is not None:
-            require_group(self.state, Scope(subscription, resource_group))
-        return [self.render(v) for v in self.state.store.of_type(VNET_TYPE, subscription, resource_group)]
+        return [self.render(v) for v in listed(self.state, VNET_TYPE, subscription, resource_group)]
 
     def delete(self, scope: Scope, name: str) -> Outcome:
-        scope = require_group(self.state, scope)
-        vnet = self.state.store.get(scope.resource_id(VNET_TYPE, name))
+        vnet = deletable(self.state, scope, VNET_TYPE, name)
         if vnet is None:
             return Outcome(204)
-        ensure_idle(self.state, vnet.id)
         for subnet in self._subnets(vnet):
             self._check_subnet_unused(subnet)
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from emulator import arm_ids, errors
 from emulator.arm_ids import Scope
+from emulator.arm_rules.names import check_name
 from emulator.backends.disks import DISK_TYPE, DisksBackend, check_size
 from emulator.state import EmulatorState
 from emulator.store import Resource
@@ -64,6 +65,8 @@ def _plan(state: EmulatorState, scope: Scope, vm_id: str, entry: dict[str, Any],
         _check_free(disk, vm_id)
         return PlannedDisk(entry, disk.name, disk, option, disk.properties.get("diskSizeGB", 30),
                            disk.body["sku"]["name"])
+    if entry.get("name"):  # a disk the VM creates is named by the same rule as one created alone
+        check_name("disks", entry["name"])
     name = entry.get("name") or default_name
     existing = state.store.get(scope.resource_id(DISK_TYPE, name))
     if existing is not None:

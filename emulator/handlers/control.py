@@ -14,7 +14,7 @@ from emulator.backends.registry import Backends
 from emulator.backends.virtual_machines import VM_TYPE
 from emulator.errors import ArmError
 from emulator.handlers.routing import read_json
-from emulator.seeding import seed
+from emulator.seed import seed
 from emulator.store import Resource
 
 BACKENDS = web.AppKey("backends", Backends)

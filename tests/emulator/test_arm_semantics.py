@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 
 import pytest
 from azure.core.exceptions import ClientAuthenticationError, ResourceExistsError, ResourceNotFoundError
@@ -12,13 +11,6 @@ from tests.emulator.builders import LOCATION, RG, nic_body, vm_body
 from tests.support.arm_http import arm
 from tests.support.emulator import EmulatorHandle
 from tests.support.sdk import SyncClients, sdk_clients
-
-
-@pytest.fixture
-def clients(emulator: EmulatorHandle) -> Iterator[SyncClients]:
-    made = sdk_clients(emulator)
-    yield made
-    made.close()
 
 
 def nic_path(handle: EmulatorHandle, name: str, rg: str = RG) -> str:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
 from typing import Any
 from urllib.parse import quote
 
@@ -14,17 +13,11 @@ from azure.core.exceptions import HttpResponseError
 from azure.mgmt.compute import models as cm
 from azure.mgmt.network import models as nm
 
-from tests.emulator.builders import RG, empty_disk, nic_body, vm_body
+from tests.emulator.builders import RG, empty_disk, vm_body
+from tests.emulator.steps import make_nic
 from tests.support.arm_http import ArmAnswer, arm, group_path
 from tests.support.emulator import EmulatorHandle
-from tests.support.sdk import SyncClients, sdk_clients
-
-
-@pytest.fixture
-def clients(emulator: EmulatorHandle) -> Iterator[SyncClients]:
-    made = sdk_clients(emulator)
-    yield made
-    made.close()
+from tests.support.sdk import SyncClients
 
 
 def provider_path(emulator: EmulatorHandle, kind: str, name: str) -> str:
@@ -96,9 +89,9 @@ def test_disk_names_are_letters_digits_underscores_hyphens(emulator: EmulatorHan
 
 @pytest.mark.parametrize("name", ["_vm", "vm.", "vm-", "a@b", "x" * 65])
 def test_vm_resource_names(emulator: EmulatorHandle, clients: SyncClients, name: str) -> None:
-    nic = clients.network.network_interfaces.begin_create_or_update(RG, "n1", nic_body(emulator.subnet_id)).result()
+    nic_id = make_nic(clients, emulator, "n1")
     with pytest.raises(HttpResponseError) as caught:
-        clients.compute.virtual_machines.begin_create_or_update(RG, name, vm_body("okname", nic.id))
+        clients.compute.virtual_machines.begin_create_or_update(RG, name, vm_body("okname", nic_id))
     assert (caught.value.status_code, caught.value.error.code) == (400, "InvalidResourceName")
     assert emulator.resources("disks") == []
 
@@ -110,8 +103,8 @@ def test_vm_resource_names(emulator: EmulatorHandle, clients: SyncClients, name:
 ])
 def test_computer_names_follow_linux_and_windows_rules(emulator: EmulatorHandle, clients: SyncClients,
                                                        computer_name: str, windows: bool, ok: bool) -> None:
-    nic = clients.network.network_interfaces.begin_create_or_update(RG, "cn", nic_body(emulator.subnet_id)).result()
-    body = vm_body("host-vm", nic.id)
+    nic_id = make_nic(clients, emulator, "cn")
+    body = vm_body("host-vm", nic_id)
     body.os_profile.computer_name = computer_name
     if windows:
         body.os_profile.linux_configuration = None
@@ -153,8 +146,8 @@ def test_tags_at_arms_limits_are_accepted(emulator: EmulatorHandle) -> None:
 
 
 def test_every_update_path_checks_tags(emulator: EmulatorHandle, clients: SyncClients) -> None:
-    nic = clients.network.network_interfaces.begin_create_or_update(RG, "tg", nic_body(emulator.subnet_id)).result()
-    clients.compute.virtual_machines.begin_create_or_update(RG, "tg-vm", vm_body("tg-vm", nic.id)).result()
+    nic_id = make_nic(clients, emulator, "tg")
+    clients.compute.virtual_machines.begin_create_or_update(RG, "tg-vm", vm_body("tg-vm", nic_id)).result()
     bad = {"a&b": "x"}
     for call in (
         lambda: clients.network.network_interfaces.update_tags(RG, "tg", nm.TagsObject(tags=bad)),
@@ -233,8 +226,8 @@ def test_empty_disk_still_works_through_the_sdk(clients: SyncClients) -> None:
                                                         (0, 0, "diskSizeGB"), (0, 40000, "diskSizeGB")])
 def test_luns_and_disk_sizes_out_of_range(emulator: EmulatorHandle, clients: SyncClients, lun: int, size: int,
                                           parameter: str) -> None:
-    nic = clients.network.network_interfaces.begin_create_or_update(RG, "lr", nic_body(emulator.subnet_id)).result()
-    body = vm_body("lr-vm", nic.id)
+    nic_id = make_nic(clients, emulator, "lr")
+    body = vm_body("lr-vm", nic_id)
     body.storage_profile.data_disks[0].lun, body.storage_profile.data_disks[0].disk_size_gb = lun, size
     with pytest.raises(HttpResponseError) as caught:
         clients.compute.virtual_machines.begin_create_or_update(RG, "lr-vm", body)
@@ -242,3 +235,13 @@ def test_luns_and_disk_sizes_out_of_range(emulator: EmulatorHandle, clients: Syn
     assert emulator.resources("disks") == []
     assert_refused(arm(emulator, "PUT", provider_path(emulator, "disks", "big"),
                        {**DISK, "properties": {**DISK["properties"], "diskSizeGB": 40000}}), 400, "InvalidParameter")
+
+
+def test_a_disk_a_vm_creates_is_named_by_the_disk_rule(emulator: EmulatorHandle, clients: SyncClients) -> None:
+    nic_id = make_nic(clients, emulator, "dn")
+    body = vm_body("dn-vm", nic_id)
+    body.storage_profile.data_disks[0].name = "d" * 81
+    with pytest.raises(HttpResponseError) as caught:
+        clients.compute.virtual_machines.begin_create_or_update(RG, "dn-vm", body)
+    assert (caught.value.status_code, caught.value.error.code) == (400, "InvalidResourceName")
+    assert emulator.resources("disks") == [] and emulator.resources("virtualMachines") == []

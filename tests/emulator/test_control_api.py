@@ -6,7 +6,8 @@ import urllib.error
 
 import pytest
 
-from tests.emulator.builders import RG, nic_body, vm_body
+from tests.emulator.builders import RG, vm_body
+from tests.emulator.steps import make_nic
 from tests.support.emulator import EmulatorHandle
 from tests.support.sdk import sdk_clients
 
@@ -23,14 +24,14 @@ def test_seed_exists(emulator: EmulatorHandle) -> None:
 
 def test_resources_show_attachments_and_requests_are_counted(emulator: EmulatorHandle) -> None:
     clients = sdk_clients(emulator)
-    nic = clients.network.network_interfaces.begin_create_or_update(RG, "c-nic", nic_body(emulator.subnet_id)).result()
-    vm = clients.compute.virtual_machines.begin_create_or_update(RG, "c", vm_body("c", nic.id)).result()
+    nic_id = make_nic(clients, emulator, "c-nic")
+    vm = clients.compute.virtual_machines.begin_create_or_update(RG, "c", vm_body("c", nic_id)).result()
     clients.close()
     nic_view = emulator.resources("networkinterfaces")[0]
     assert nic_view["attachments"] == {"virtualMachine": vm.id}
     assert nic_view["provisioningState"] == "Succeeded" and nic_view["tags"] == {"azmc-machine": "test"}
     vm_view = emulator.resources("virtualMachines")[0]
-    assert vm_view["attachments"]["networkInterfaces"] == [nic.id]
+    assert vm_view["attachments"]["networkInterfaces"] == [nic_id]
     assert len(vm_view["attachments"]["disks"]) == 2
     counts = emulator.requests()
     assert counts["by_operation"]["networkInterfaces.put"] == 1

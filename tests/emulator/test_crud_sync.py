@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 
 import pytest
 from azure.core.exceptions import ResourceNotFoundError
@@ -13,17 +12,10 @@ from azure.mgmt.network import models as nm
 from tests.emulator.builders import LOCATION, RG, nic_body, vm_body
 from tests.support.arm_http import arm, group_path
 from tests.support.emulator import EmulatorHandle
-from tests.support.sdk import SyncClients, sdk_clients
+from tests.support.sdk import SyncClients
 
 # The SDK's default polling interval is 30 s: a create that needed it would take >= 30 s.
 STALL_S = 10
-
-
-@pytest.fixture
-def clients(emulator: EmulatorHandle) -> Iterator[SyncClients]:
-    made = sdk_clients(emulator)
-    yield made
-    made.close()
 
 
 def test_resource_group_put_get_list_delete(emulator: EmulatorHandle) -> None:

@@ -3,28 +3,17 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
 import pytest
 from azure.core.exceptions import HttpResponseError, ResourceNotFoundError
 
-from tests.emulator.builders import RG, attach_disk, empty_disk, nic_body, vm_body
+from tests.emulator.builders import RG, attach_disk, empty_disk, vm_body
+from tests.emulator.steps import make_nic
 from tests.support.emulator import EmulatorHandle
-from tests.support.sdk import SyncClients, sdk_clients
+from tests.support.sdk import SyncClients
 
 GUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 
-
-@pytest.fixture
-def clients(emulator: EmulatorHandle) -> Iterator[SyncClients]:
-    made = sdk_clients(emulator)
-    yield made
-    made.close()
-
-
-def make_nic(clients: SyncClients, emulator: EmulatorHandle, name: str) -> str:
-    return clients.network.network_interfaces.begin_create_or_update(
-        RG, name, nic_body(emulator.subnet_id)).result().id
 
 
 def make_disk(clients: SyncClients, name: str) -> str:

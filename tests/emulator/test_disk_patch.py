@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 
 import pytest
 from azure.core.exceptions import HttpResponseError, ResourceNotFoundError
@@ -13,14 +12,7 @@ from azure.mgmt.resourcegraph.models import QueryRequest
 from tests.emulator.builders import LOCATION, RG
 from tests.support.arm_http import arm
 from tests.support.emulator import EmulatorHandle
-from tests.support.sdk import SyncClients, sdk_clients
-
-
-@pytest.fixture
-def clients(emulator: EmulatorHandle) -> Iterator[SyncClients]:
-    made = sdk_clients(emulator)
-    yield made
-    made.close()
+from tests.support.sdk import SyncClients
 
 
 def make_disk(clients: SyncClients, name: str, tags: dict[str, str] | None = None) -> cm.Disk:

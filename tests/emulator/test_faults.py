@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import time
 import urllib.error
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -14,14 +13,7 @@ from azure.core.exceptions import HttpResponseError, ResourceNotFoundError
 from tests.emulator.builders import RG, nic_body, vm_body
 from tests.support.arm_http import arm
 from tests.support.emulator import EmulatorHandle, EmulatorProcess
-from tests.support.sdk import SyncClients, sdk_clients
-
-
-@pytest.fixture
-def clients(emulator: EmulatorHandle) -> Iterator[SyncClients]:
-    made = sdk_clients(emulator)
-    yield made
-    made.close()
+from tests.support.sdk import SyncClients
 
 
 def get_vnet(clients: SyncClients) -> None:

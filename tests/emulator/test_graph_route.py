@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 
 import pytest
 from azure.core.exceptions import HttpResponseError
@@ -11,17 +10,10 @@ from azure.mgmt.resourcegraph.models import QueryRequest, QueryRequestOptions
 
 from tests.emulator.builders import RG, nic_body, vm_body
 from tests.support.emulator import EmulatorHandle
-from tests.support.sdk import SyncClients, async_sdk_clients, sdk_clients
+from tests.support.sdk import SyncClients, async_sdk_clients
 
 COLUMNS = {"id", "name", "type", "tenantId", "kind", "location", "resourceGroup", "subscriptionId", "managedBy",
            "sku", "plan", "properties", "tags", "zones", "identity", "extendedLocation"}
-
-
-@pytest.fixture
-def clients(emulator: EmulatorHandle) -> Iterator[SyncClients]:
-    made = sdk_clients(emulator)
-    yield made
-    made.close()
 
 
 def query(clients: SyncClients, emulator: EmulatorHandle, text: str, **options: object) -> list[dict]:

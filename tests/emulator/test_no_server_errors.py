@@ -14,6 +14,7 @@ from azure.mgmt.resourcegraph.models import QueryRequest
 
 from emulator.app import build_router
 from tests.emulator.builders import RG, nic_body, vm_body
+from tests.emulator.steps import make_nic
 from tests.support.arm_http import arm
 from tests.support.emulator import EmulatorHandle
 from tests.support.sdk import sdk_clients
@@ -85,9 +86,9 @@ def test_malformed_bodies_never_get_a_server_error(emulator: EmulatorHandle, met
 @pytest.mark.parametrize("kind", ["virtualMachines", "networkInterfaces"])
 def test_every_wrongly_typed_field_of_a_real_body_is_a_client_error(emulator: EmulatorHandle, kind: str) -> None:
     clients = sdk_clients(emulator)
-    nic = clients.network.network_interfaces.begin_create_or_update(RG, "real", nic_body(emulator.subnet_id)).result()
+    nic_id = make_nic(clients, emulator, "real")
     clients.close()
-    real = (vm_body("fz", nic.id) if kind == "virtualMachines" else nic_body(emulator.subnet_id)).as_dict()
+    real = (vm_body("fz", nic_id) if kind == "virtualMachines" else nic_body(emulator.subnet_id)).as_dict()
     namespace = "Microsoft.Compute" if kind == "virtualMachines" else "Microsoft.Network"
     path = f"/subscriptions/{emulator.subscription_id}/resourceGroups/{RG}/providers/{namespace}/{kind}/fz"
     cases = mutations(real)

@@ -4,31 +4,18 @@ from __future__ import annotations
 
 import json
 import urllib.error
-from collections.abc import Iterator
 
 import pytest
 from azure.core.exceptions import HttpResponseError, ResourceNotFoundError
-from azure.mgmt.compute import models as cm
 
-from tests.emulator.builders import RG, attach_disk, empty_disk, nic_body, vm_body
+from tests.emulator.builders import RG, attach_disk, empty_disk
+from tests.emulator.steps import make_vm
 from tests.support.emulator import EmulatorHandle
-from tests.support.sdk import SyncClients, sdk_clients
+from tests.support.sdk import SyncClients
 
 ALLOCATION_FAILED = ("Allocation failed. We do not have sufficient capacity for the requested VM size in this region. "
                      "Read more about improving likelihood of allocation success at http://aka.ms/allocation-guidance")
 
-
-@pytest.fixture
-def clients(emulator: EmulatorHandle) -> Iterator[SyncClients]:
-    made = sdk_clients(emulator)
-    yield made
-    made.close()
-
-
-def make_vm(clients: SyncClients, emulator: EmulatorHandle, name: str, **kwargs: object) -> cm.VirtualMachine:
-    nic_id = clients.network.network_interfaces.begin_create_or_update(
-        RG, f"{name}-nic", nic_body(emulator.subnet_id)).result().id
-    return clients.compute.virtual_machines.begin_create_or_update(RG, name, vm_body(name, nic_id, **kwargs)).result()
 
 
 def codes(clients: SyncClients, name: str) -> list[str]:

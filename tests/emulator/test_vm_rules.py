@@ -2,26 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from azure.core.exceptions import HttpResponseError
 
-from tests.emulator.builders import RG, nic_body, vm_body
+from tests.emulator.builders import RG, vm_body
+from tests.emulator.steps import make_nic
 from tests.support.emulator import EmulatorHandle
-from tests.support.sdk import SyncClients, sdk_clients
-
-
-@pytest.fixture
-def clients(emulator: EmulatorHandle) -> Iterator[SyncClients]:
-    made = sdk_clients(emulator)
-    yield made
-    made.close()
-
-
-def make_nic(clients: SyncClients, emulator: EmulatorHandle, name: str) -> str:
-    return clients.network.network_interfaces.begin_create_or_update(
-        RG, name, nic_body(emulator.subnet_id)).result().id
+from tests.support.sdk import SyncClients
 
 
 def by_name(emulator: EmulatorHandle, type_contains: str) -> dict[str, dict]:

@@ -2,30 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from azure.core.exceptions import HttpResponseError, ResourceNotFoundError
 from azure.mgmt.compute import models as cm
 from azure.mgmt.network import models as nm
 
 from tests.emulator.builders import RG, attach_disk, empty_disk, nic_body, vm_body
+from tests.emulator.steps import make_vm
 from tests.support.emulator import EmulatorHandle
-from tests.support.sdk import SyncClients, sdk_clients
-
-
-@pytest.fixture
-def clients(emulator: EmulatorHandle) -> Iterator[SyncClients]:
-    made = sdk_clients(emulator)
-    yield made
-    made.close()
-
-
-def make_vm(clients: SyncClients, emulator: EmulatorHandle, name: str, data_disks: int = 2) -> cm.VirtualMachine:
-    nic_id = clients.network.network_interfaces.begin_create_or_update(
-        RG, f"{name}-nic", nic_body(emulator.subnet_id)).result().id
-    return clients.compute.virtual_machines.begin_create_or_update(
-        RG, name, vm_body(name, nic_id, data_disks=data_disks)).result()
+from tests.support.sdk import SyncClients
 
 
 def keep_disks_update(vm: cm.VirtualMachine) -> cm.VirtualMachineUpdate:
@@ -38,7 +23,7 @@ def keep_disks_update(vm: cm.VirtualMachine) -> cm.VirtualMachineUpdate:
 
 
 def test_patch_replaces_tags_and_keeps_the_rest(emulator: EmulatorHandle, clients: SyncClients) -> None:
-    vm = make_vm(clients, emulator, "tagged")
+    vm = make_vm(clients, emulator, "tagged", data_disks=2)
     poller = clients.compute.virtual_machines.begin_update(
         RG, "tagged", cm.VirtualMachineUpdate(tags={"azmc-owner": "ns/machine/rg/tagged"}))
     updated = poller.result()
@@ -51,7 +36,7 @@ def test_patch_replaces_tags_and_keeps_the_rest(emulator: EmulatorHandle, client
 
 
 def test_patch_delete_options_then_delete_keeps_every_disk(emulator: EmulatorHandle, clients: SyncClients) -> None:
-    vm = make_vm(clients, emulator, "keeper")
+    vm = make_vm(clients, emulator, "keeper", data_disks=2)
     unique_ids = {d.name: d.unique_id for d in clients.compute.disks.list_by_resource_group(RG)}
     updated = clients.compute.virtual_machines.begin_update(RG, "keeper", keep_disks_update(vm)).result()
     assert updated.storage_profile.os_disk.delete_option == "Detach"
