@@ -93,7 +93,8 @@ def inventory_lines(inventory: Inventory) -> str:
         else "no VM"
     )
     nics = ", ".join(inventory.nic_names) or "none"
-    return f"{vm}\nNICs:  {nics}\ndisks: {', '.join(inventory.disk_names) or 'none'}{not_ours}"
+    data = "".join(f"\n  data disk {d.describe()}" for d in inventory.data_disks)
+    return f"{vm}\nNICs:  {nics}\ndisks: {', '.join(inventory.disk_names) or 'none'}{data}{not_ours}"
 
 
 def describe_view(status: MachineStatus, wf_id: str) -> Panel:
@@ -111,6 +112,10 @@ def describe_view(status: MachineStatus, wf_id: str) -> Panel:
         facts.add_row("Last error", Text(status.last_error, style="yellow"))
     if status.next_retry_at:
         facts.add_row("Next retry", Text(status.next_retry_at.isoformat(timespec="seconds")))
+    for step in status.stalled:  # every step waiting to retry, with why and when
+        when = step.next_retry_at.isoformat(timespec="seconds") if step.next_retry_at else "-"
+        facts.add_row("Waiting to retry", Text(f"{step.stage}: {step.description} (failure {step.failures}, next "
+                                               f"{when}): {step.error}", style="yellow"))
     facts.add_row("Inventory", Text(inventory_lines(status.inventory)))
     history = Table("when", "stage", "state", "description", box=None, header_style="bold")
     for op in status.recent_operations:

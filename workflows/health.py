@@ -40,7 +40,8 @@ async def check_health(p: Presenter, azure: AzureCalls) -> bool:
         inventory = await azure.vm_for_decision()
     except ActivityError as err:
         # Cannot tell (Azure unreachable, throttled): keep the phase, try again at the next check.
-        p.operation(Stage.HEALTH_CHECK, OperationState.FAILED, "could not read the VM", error=error_text(err))
+        p.operation(Stage.HEALTH_CHECK, OperationState.FAILED, "could not read the VM; reading it again at the "
+                    "next check", error=error_text(err), retry_in=next_check_in(p))
         return False
     p.vm_observed(inventory)
     if inventory.vm_stopped and workflow.patched(patches.START_STOPPED_VM):

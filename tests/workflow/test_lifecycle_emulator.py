@@ -103,7 +103,8 @@ async def test_health_check_finds_vm_gone_and_recreates_it(stack: Stack) -> None
     spec = spec_dict(subnet_id=stack.emulator.subnet_id, timeouts={"health": "5m"})
     handle = await start_machine(stack.env.client, stack.task_queue, spec)
     first = await wait_for(stack.env, handle, in_phase(Phase.RUNNING))
-    # Someone deletes the VM behind azmc's back (its NIC and disks go with it: deleteOption Delete).
+    # Someone deletes the VM behind azmc's back (its NIC and OS disk go with it: deleteOption Delete; the
+    # data disk stays, deleteOption Detach, and the new VM attaches it).
     await stack.driver.delete_vm(_vm_input())
     assert "virtualMachines" not in stack.kinds()
     await handle.signal("reconcile")

@@ -1,5 +1,7 @@
 """What an operator sees in the Temporal UI: search attributes, current details, activity summaries."""
 
+from datetime import timedelta
+
 from temporalio.api.enums.v1 import EventType
 from temporalio.client import WorkflowHandle
 
@@ -35,3 +37,17 @@ async def test_search_attributes_details_and_summaries_follow_the_machine(stack:
             summaries.append(event.user_metadata.summary.data.decode())
     assert any("Create VM vm1" in s for s in summaries), summaries
     assert any("Delete VM vm1" in s for s in summaries), summaries
+
+
+async def test_a_health_check_that_cannot_read_azure_shows_the_error_and_the_next_read(stack: Stack) -> None:
+    handle = await start_machine(stack.env.client, stack.task_queue, spec_dict(subnet_id=stack.emulator.subnet_id))
+    await wait_for(stack.env, handle, in_phase(Phase.RUNNING))
+    stack.emulator.add_fault("virtualMachines.get", name="vm1", status=500, code="InternalServerError", times=5)
+    await handle.signal("reconcile")
+    failed = await wait_for(stack.env, handle, lambda s: "could not read the VM" in
+                            (s.last_operation.description if s.last_operation else ""), step=timedelta(seconds=5))
+    assert failed.phase == Phase.RUNNING and "InternalServerError" in failed.last_error
+    assert failed.next_retry_at == failed.last_operation.updated_at + timedelta(minutes=10)
+    assert "Next retry:** " + f"{failed.next_retry_at:%Y-%m-%d %H:%M:%S}" in await _current_details(handle)
+    await handle.signal("delete")
+    await handle.result()
