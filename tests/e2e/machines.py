@@ -49,15 +49,16 @@ async def phases_when_answered(client: Client, specs: Iterable[MachineSpec], tim
 
 async def wait_phase(client: Client, specs: list[MachineSpec], phase: str, timeout_s: float) -> None:
     deadline = time.monotonic() + timeout_s
+    last_error = ""
     while True:
         try:
             current = await phases(client, specs)
-        except Exception:  # a query while the worker or server is down: try again
-            current = {}
+        except Exception as error:  # a query while the worker or server is down: try again
+            current, last_error = {}, f"{type(error).__name__}: {error}"
         if current and all(value == phase for value in current.values()):
             return
         if time.monotonic() > deadline:
-            raise AssertionError(f"not all {phase} after {timeout_s:.0f}s: {current}")
+            raise AssertionError(f"not all {phase} after {timeout_s:.0f}s: {current or last_error}")
         await asyncio.sleep(0.5)
 
 
