@@ -10,10 +10,11 @@ from temporalio import workflow
 from temporalio.exceptions import ActivityError
 
 with workflow.unsafe.imports_passed_through():
+    from models.errors import ErrorType
     from models.status import OperationState, Phase, Stage
 
 from workflows import patches
-from workflows.azure_calls import AzureCalls, error_text
+from workflows.azure_calls import AzureCalls, error_text, error_type
 from workflows.power_on import start_step, start_stopped_vm
 from workflows.presentation import Presenter
 
@@ -39,6 +40,14 @@ async def check_health(p: Presenter, azure: AzureCalls) -> bool:
     try:
         inventory = await azure.vm_for_decision()
     except ActivityError as err:
+        if error_type(err) == ErrorType.NOT_OWNED and workflow.patched(patches.FOREIGN_VM_IS_UNKNOWN):
+            # Our name now holds someone else's VM (re-tagged, or ours deleted and theirs created): never
+            # touched, never re-created over it; Unknown until an operator settles it.
+            p.set_phase(Phase.UNKNOWN)
+            p.operation(Stage.HEALTH_CHECK, OperationState.FAILED, "the VM under this machine's name belongs to "
+                        "another owner: left alone; checking again at the next check", error=error_text(err),
+                        retry_in=next_check_in(p))
+            return False
         # Cannot tell (Azure unreachable, throttled): keep the phase, try again at the next check.
         p.operation(Stage.HEALTH_CHECK, OperationState.FAILED, "could not read the VM; reading it again at the "
                     "next check", error=error_text(err), retry_in=next_check_in(p))

@@ -28,3 +28,7 @@ KEEP_DATA_DISKS = "keep-data-disks-across-recovery"
 # Deletion: NICs and disks that do not depend on each other are deleted concurrently, each step
 # retrying on its own, so one that cannot be deleted never keeps the others alive.
 INDEPENDENT_CLEANUP = "independent-cleanup-steps"
+
+# A health check that finds another owner's VM under the machine's name makes the machine Unknown with
+# the NotOwned reason (it used to stay Running, with the reason only in the last operation).
+FOREIGN_VM_IS_UNKNOWN = "foreign-vm-is-unknown"

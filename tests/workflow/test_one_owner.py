@@ -93,3 +93,27 @@ async def test_machine_created_before_owner_tags_is_adopted_and_tagged(stack: St
     await handle.signal("delete")
     assert (await handle.result()).phase == Phase.DELETED
     assert stack.machine_resources() == []
+
+
+async def test_running_machine_whose_vm_another_owner_took_is_unknown_and_left_alone(stack: Stack) -> None:
+    """Someone re-tags the VM as theirs: the next check says NotOwned in Unknown and changes nothing."""
+    handle = await start_machine(stack.env.client, stack.task_queue, spec_dict(subnet_id=stack.emulator.subnet_id))
+    await wait_for(stack.env, handle, in_phase(Phase.RUNNING))
+    clients = build_clients(AzureConfig(installation_id=OTHER, subscription_id=stack.emulator.subscription_id,
+                                        endpoint=stack.emulator.url, emulator_token=TOKEN))
+    foreign = {"azmc-machine": "vm1", "azmc-owner": f"{OTHER}/machine/azmc-demo/vm1"}
+    try:
+        vms = clients.compute.virtual_machines
+        ours = (await vms.get("azmc-demo", "vm1")).tags
+        await (await vms.begin_update("azmc-demo", "vm1", {"tags": foreign})).result()
+        await handle.signal("reconcile")
+        unknown = await wait_for(stack.env, handle, in_phase(Phase.UNKNOWN))
+        assert unknown.last_error.startswith("NotOwned: VM vm1")
+        assert (await vms.get("azmc-demo", "vm1")).tags == foreign  # left alone
+        await (await vms.begin_update("azmc-demo", "vm1", {"tags": ours})).result()
+    finally:
+        await clients.close()
+    await handle.signal("reconcile")
+    await wait_for(stack.env, handle, in_phase(Phase.RUNNING))
+    await handle.signal("delete")
+    assert (await handle.result()).phase == Phase.DELETED
