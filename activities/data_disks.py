@@ -11,7 +11,7 @@ from activities.arm import classified, log, resume_operation, wait_heartbeating
 from activities.clients import AzureClients
 from activities.errors import error
 from activities.ownership import owner_of
-from activities.status import get_vm, vm_inventory
+from activities.vm_reader import get_vm, vm_inventory
 from models.activity_io import DataDiskDeleteOptionInput
 from models.errors import ErrorType
 from models.inventory import Inventory

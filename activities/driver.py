@@ -5,7 +5,7 @@ from typing import Any
 
 from temporalio import activity
 
-from activities import data_disks, delete, inventory_list, nic, power, spec_tags, status, vm
+from activities import data_disks, delete, inventory, inventory_list, nic, power, spec_tags, vm
 from activities.clients import AzureClients, build_clients
 from activities.config import AzureConfig
 from models.activity_io import (
@@ -47,7 +47,7 @@ class AzureDriver:
 
     def activities(self) -> list[Callable[..., Any]]:
         return [
-            self.get_machine_status,
+            self.read_inventory,
             self.find_vm,
             self.ensure_nic,
             self.ensure_vm,
@@ -61,15 +61,15 @@ class AzureDriver:
             self.update_tags,
         ]
 
-    @activity.defn(name=ActivityName.GET_MACHINE_STATUS.value)
-    async def get_machine_status(self, spec: MachineSpec) -> Inventory:
+    @activity.defn(name=ActivityName.READ_INVENTORY.value)
+    async def read_inventory(self, spec: MachineSpec) -> Inventory:
         """Every resource of the machine; ApplicationError NotFound only when nothing exists."""
-        return await status.machine_status(self._clients, spec)
+        return await inventory.read_inventory(self._clients, spec)
 
     @activity.defn(name=ActivityName.FIND_VM.value)
     async def find_vm(self, spec: MachineSpec) -> Inventory:
         """The VM and the NICs/disks it names (one GET); without a VM, the spec's data disks that exist."""
-        return await status.find_vm(self._clients, spec)
+        return await inventory.find_vm(self._clients, spec)
 
     @activity.defn(name=ActivityName.ENSURE_NIC.value)
     async def ensure_nic(self, spec: MachineSpec) -> str:

@@ -1,7 +1,7 @@
 """list_machines: every azmc-owned machine the graph knows, grouped into partial inventories.
 
 The graph lags ARM, so this is a discovery tool (the orphan collector's input): any action taken on a
-machine found here goes through get_machine_status, which confirms by direct GETs.
+machine found here goes through read_inventory, which confirms by direct GETs.
 """
 
 from typing import Any

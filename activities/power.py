@@ -7,7 +7,7 @@ from activities.arm import classified, log, resume_operation, wait_heartbeating
 from activities.clients import AzureClients
 from activities.errors import error
 from activities.ownership import owner_of
-from activities.status import get_vm, vm_inventory, vm_state
+from activities.vm_reader import get_vm, vm_inventory, vm_state
 from models.activity_io import MachineRef
 from models.errors import ErrorType
 from models.inventory import STOPPED_POWER_STATES, Inventory, VmState

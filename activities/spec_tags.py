@@ -3,7 +3,7 @@
 from activities.clients import AzureClients
 from activities.ownership import Tags, owner_of
 from activities.retag import retag_machine
-from activities.status import get_vm, vm_inventory
+from activities.vm_reader import get_vm, vm_inventory
 from models.activity_io import TagsUpdated, UpdateTagsInput
 from models.inventory import Inventory
 

@@ -11,8 +11,8 @@ from activities.disk_tags import tag_vm_disks
 from activities.errors import classify_code
 from activities.ownership import Ownership, owner_of
 from activities.retag import adopt_legacy_machine
-from activities.status import get_vm, vm_inventory
 from activities.vm_body import build_vm
+from activities.vm_reader import get_vm, vm_inventory
 from models.activity_io import EnsureVmInput
 from models.inventory import Inventory
 from models.spec import MachineSpec

@@ -79,7 +79,7 @@ def bench_spec() -> MachineSpec:
 
 async def expect_not_found(env: ActivityEnvironment, driver: AzureDriver, spec: MachineSpec) -> None:
     try:
-        await env.run(driver.get_machine_status, spec)
+        await env.run(driver.read_inventory, spec)
     except ApplicationError as err:
         if err.type == ErrorType.NOT_FOUND:
             return
@@ -97,8 +97,8 @@ async def lifecycle(url: str) -> list[tuple[str, Counter[str]]]:
         ("create: find_vm (no VM: + its data disk)", lambda: env.run(driver.find_vm, spec)),
         ("create: ensure_nic", lambda: env.run(driver.ensure_nic, spec)),
         ("create: ensure_vm", lambda: env.run(driver.ensure_vm, EnsureVmInput(spec=spec, nic_id=nic_id[0]))),
-        ("health: get_machine_status", lambda: env.run(driver.get_machine_status, spec)),
-        ("delete: get_machine_status", lambda: env.run(driver.get_machine_status, spec)),
+        ("health: read_inventory", lambda: env.run(driver.read_inventory, spec)),
+        ("delete: read_inventory", lambda: env.run(driver.read_inventory, spec)),
         # Data disks are created with deleteOption Detach (a recovery keeps them); `delete` sets Delete first.
         ("delete: data disks deleteOption Delete", lambda: env.run(
             driver.set_data_disk_delete_option, DataDiskDeleteOptionInput(machine=machine, delete_option="Delete"))),

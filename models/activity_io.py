@@ -13,7 +13,8 @@ from models.spec import MachineSpec
 
 
 class ActivityName(StrEnum):
-    GET_MACHINE_STATUS = "get_machine_status"  # MachineSpec -> Inventory; NotFound when nothing exists
+    # MachineSpec -> Inventory; NotFound when nothing exists. The registered name predates "inventory": kept for replay.
+    READ_INVENTORY = "get_machine_status"
     FIND_VM = "find_vm"  # MachineSpec -> Inventory of the VM alone (empty when no VM); one GET, for creation
     ENSURE_NIC = "ensure_nic"  # MachineSpec -> str (the NIC's ARM id)
     ENSURE_VM = "ensure_vm"  # EnsureVmInput -> Inventory

@@ -19,7 +19,7 @@ from activities.config import AzureConfig
 from activities.graph import fleet_query, query_all
 from activities.inventory_list import group_rows
 from activities.ownership import made_by_installation
-from activities.status import get_vm, vm_inventory
+from activities.vm_reader import get_vm, vm_inventory
 from models.activity_io import MachineSummary
 from models.inventory import Inventory
 from models.naming import workflow_id

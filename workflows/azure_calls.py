@@ -92,11 +92,11 @@ class AzureCalls:
         await workflow.wait_condition(lambda: self.in_flight == 0)
         self._detached.clear()
 
-    async def machine_status(self) -> Inventory:
+    async def read_inventory(self) -> Inventory:
         """Everything of the machine that exists; the empty inventory when Azure has nothing of it."""
         try:
             return await self._call(
-                ActivityName.GET_MACHINE_STATUS, self.spec, result_type=Inventory,
+                ActivityName.READ_INVENTORY, self.spec, result_type=Inventory,
                 start_to_close_timeout=policies.READ_TIMEOUT, retry_policy=policies.READ_RETRY,
                 summary=f"Read VM, NIC and disks of {self.spec.name}",
             )
@@ -109,7 +109,7 @@ class AzureCalls:
         """What creation and health checks decide on: the VM alone, or (histories before the patch) everything."""
         if workflow.patched(patches.FIND_VM_FOR_DECISIONS):
             return await self.find_vm()
-        return await self.machine_status()
+        return await self.read_inventory()
 
     async def find_vm(self) -> Inventory:
         """The VM alone (one GET): creation and health checks decide on the VM, never on a NIC or disk."""

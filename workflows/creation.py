@@ -49,7 +49,7 @@ async def _cleanup_after_vm(p: Presenter, azure: AzureCalls, created: list[str] 
     KEEP_DATA_DISKS, every disk left). A data disk that existed before the attempt is never deleted."""
     await delete_or_gone(p, Stage.COMPENSATE, f"delete VM {azure.spec.name}", lambda: azure.delete_vm(True))
     if created is None:
-        created = (await azure.machine_status()).disk_names
+        created = (await azure.read_inventory()).disk_names
     for disk in created:
         await delete_or_gone(p, Stage.COMPENSATE, f"delete disk {disk}", lambda disk=disk: azure.delete_disk(disk))
 
@@ -75,7 +75,7 @@ async def _show_leftovers(p: Presenter, azure: AzureCalls) -> None:
     """After compensating, read everything once, so CrashLoopBackOff shows what really is left (say, a
     reserved NIC kept for the next attempt): attempts themselves read only the VM."""
     try:
-        p.inventory(await azure.machine_status())
+        p.inventory(await azure.read_inventory())
     except ActivityError as err:
         p.log.info(f"could not read what is left after compensating: {error_text(err)}")
 

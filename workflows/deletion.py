@@ -27,7 +27,7 @@ from workflows.retrying import delete_or_gone, until_done
 
 
 async def _read(p: Presenter, azure: AzureCalls, stage: Stage) -> Inventory:
-    inventory = await until_done(p, stage, "read what exists", azure.machine_status)
+    inventory = await until_done(p, stage, "read what exists", azure.read_inventory)
     p.inventory(inventory)
     return inventory
 

@@ -5,7 +5,7 @@ branch only after no open workflow (and no history in tests/histories/) can stil
 """
 
 # Creation and health checks read only the VM (find_vm, one ARM GET) instead of the full inventory
-# (get_machine_status, up to 5 requests when there is no VM): neither decision depends on a NIC or disk.
+# (read_inventory, up to 5 requests when there is no VM): neither decision depends on a NIC or disk.
 FIND_VM_FOR_DECISIONS = "find-vm-for-creation-and-health"
 
 # A run whose workflow id is not `machine/<resource_group>/<name>` of its own spec fails at once: two

@@ -36,7 +36,7 @@ async def test_disks_left_by_an_out_of_band_vm_delete_are_found_and_deleted(
     spec = make_spec()
     await create_machine(spec)
     await delete_vm_keeping_disks(sdk, "vm1")
-    inventory = await env.run(driver.get_machine_status, spec)
+    inventory = await env.run(driver.read_inventory, spec)
     assert inventory.provider_id == "" and not inventory.has_vm
     assert inventory.disk_names == ["vm1-os-disk", "vm1-0-data-disk"]
     machine = MachineRef(resource_group=RG, name="vm1")
@@ -44,7 +44,7 @@ async def test_disks_left_by_an_out_of_band_vm_delete_are_found_and_deleted(
         await env.run(driver.delete_disk, DeleteResourceInput(machine=machine, name=name))
     assert await disk_tags(sdk) == {}
     with pytest.raises(ApplicationError) as info:
-        await env.run(driver.get_machine_status, spec)
+        await env.run(driver.read_inventory, spec)
     assert info.value.type == ErrorType.NOT_FOUND
 
 

@@ -53,7 +53,7 @@ async def test_vm_put_faults(driver, env, make_spec, emulator, fault, kind, non_
 
 async def test_throttling_carries_retry_after(driver, env, make_spec, emulator) -> None:
     emulator.add_fault(operation="virtualMachines.get", status=429, code="SubscriptionRequestsThrottled")
-    error = await raised(env.run(driver.get_machine_status, make_spec()))
+    error = await raised(env.run(driver.read_inventory, make_spec()))
     assert error.type == ErrorType.THROTTLED and not error.non_retryable
     assert error.next_retry_delay == timedelta(seconds=30)  # no Retry-After on this 429: our default
 
@@ -88,7 +88,7 @@ async def test_nic_operation_failure_is_classified(driver, env, make_spec, emula
 
 async def test_graph_failure_is_classified(driver, env, make_spec, emulator) -> None:
     emulator.add_fault(operation="resourceGraph.query", status=503, code="ServiceUnavailable")
-    error = await raised(env.run(driver.get_machine_status, make_spec()))
+    error = await raised(env.run(driver.read_inventory, make_spec()))
     assert error.type == ErrorType.TRANSIENT
 
 
@@ -99,7 +99,7 @@ async def test_connection_refused_is_transient(env, make_spec) -> None:
     closed = await AzureDriver.open(AzureConfig(installation_id="driver-tests", subscription_id="s", endpoint=f"http://127.0.0.1:{port}",
                                                 emulator_token="t", request_timeout_s=5))
     try:
-        error = await raised(env.run(closed.get_machine_status, make_spec()))
+        error = await raised(env.run(closed.read_inventory, make_spec()))
     finally:
         await closed.close()
     assert error.type == ErrorType.TRANSIENT and not error.non_retryable
@@ -110,7 +110,7 @@ async def test_missing_token_is_auth_failed(emulator, env, make_spec) -> None:
                                                    subscription_id=emulator.subscription_id,
                                                    endpoint=emulator.url, emulator_token=" "))
     try:
-        error = await raised(env.run(anonymous.get_machine_status, make_spec()))
+        error = await raised(env.run(anonymous.read_inventory, make_spec()))
     finally:
         await anonymous.close()
     assert error.type == ErrorType.AUTH_FAILED and error.non_retryable
@@ -122,7 +122,7 @@ async def test_real_arm_throttling_becomes_throttled_with_retry_after(driver, en
     spec = make_spec()
     await create_machine(spec)
     emulator.settings(throttling=True)
-    results = await asyncio.gather(*(env.run(driver.get_machine_status, spec) for _ in range(330)),
+    results = await asyncio.gather(*(env.run(driver.read_inventory, spec) for _ in range(330)),
                                    return_exceptions=True)
     throttled = [r for r in results if isinstance(r, ApplicationError)]
     assert throttled, "330 reads in a burst must exceed ARM's 250-read bucket"

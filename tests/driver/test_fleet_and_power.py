@@ -38,7 +38,7 @@ async def test_power_off_is_graceful_and_idempotent(driver, env, make_spec, crea
     await create_machine(spec)
     ref = MachineRef(resource_group=RG, name="vm1")
     await env.run(driver.power_off, ref)
-    assert (await env.run(driver.get_machine_status, spec)).vm_state.power_state == "stopped"
+    assert (await env.run(driver.read_inventory, spec)).vm_state.power_state == "stopped"
     driver.reset_request_counts()
     await env.run(driver.power_off, ref)  # already off: one GET, no second powerOff
     assert driver.request_counts() == {"virtualMachines.get": 1}
@@ -49,7 +49,7 @@ async def test_power_off_is_graceful_and_idempotent(driver, env, make_spec, crea
 async def test_driver_counts_match_the_emulator(driver, env, make_spec, create_machine, emulator) -> None:
     spec = make_spec()
     await create_machine(spec)
-    await env.run(driver.get_machine_status, spec)
+    await env.run(driver.read_inventory, spec)
     await env.run(driver.delete_vm, DeleteVmInput(machine=MachineRef(resource_group=RG, name="vm1")))
     ours = {op: n for op, n in driver.request_counts().items() if op != "operations.poll"}
     theirs = {op: n for op, n in emulator.requests()["by_operation"].items() if not op.startswith("operations")}
@@ -63,7 +63,7 @@ async def test_logs_name_the_machine_and_never_the_token(driver, env, make_spec,
         logging.getLogger(name).setLevel(logging.DEBUG)
     spec = make_spec()
     await create_machine(spec)
-    await env.run(driver.get_machine_status, spec)
+    await env.run(driver.read_inventory, spec)
     messages: list[Any] = [r.getMessage() for r in caplog.records]
     assert TOKEN not in caplog.text and all(TOKEN not in m for m in messages)
     activity_lines = [r.getMessage() for r in caplog.records if r.name == "temporalio.activity"]

@@ -90,12 +90,12 @@ async def test_another_installation_never_adopts_changes_or_deletes(driver, othe
     for disk in ("vm1-os-disk", "vm1-0-data-disk"):
         await refused(env.run(other.delete_disk, DeleteResourceInput(machine=machine, name=disk)))
     # Its deletion reads find nothing of its own: the first installation's resources are listed as not its.
-    seen = await env.run(other.get_machine_status, spec)
+    seen = await env.run(other.read_inventory, spec)
     assert seen.is_empty and sorted(seen.not_ours) == ["NIC vm1-nic", "VM vm1", "disk vm1-0-data-disk",
                                                        "disk vm1-os-disk"]
     assert snapshot(emulator) == before and writes(emulator) == writes_before
     # The owner still has all of it.
-    assert (await env.run(driver.get_machine_status, spec)).vm_healthy
+    assert (await env.run(driver.read_inventory, spec)).vm_healthy
 
 
 async def test_another_workflow_of_the_same_installation_is_another_owner(driver, make_spec, emulator) -> None:
@@ -146,7 +146,7 @@ async def test_legacy_resources_left_by_a_failed_create_are_adopted_and_deleted(
                    creation_data=cm.CreationData(create_option="Empty"), disk_size_gb=8)
     await (await sdk.compute.disks.begin_create_or_update(RG, "vm1-os-disk", disk)).result()
     env, machine = env_for(), MachineRef(resource_group=RG, name="vm1")
-    inventory = await env.run(driver.get_machine_status, spec)
+    inventory = await env.run(driver.read_inventory, spec)
     assert inventory.nic_names == ["vm1-nic"] and inventory.disk_names == ["vm1-os-disk"] and not inventory.not_ours
     await env.run(driver.delete_nic, DeleteResourceInput(machine=machine, name="vm1-nic"))
     await env.run(driver.delete_disk, DeleteResourceInput(machine=machine, name="vm1-os-disk"))

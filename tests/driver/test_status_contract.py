@@ -1,4 +1,4 @@
-"""get_machine_status against the emulator: the contract that makes MCM's leftover-NIC bug impossible."""
+"""read_inventory against the emulator: the contract that makes MCM's leftover-NIC bug impossible."""
 
 from typing import Any
 
@@ -13,7 +13,7 @@ from tests.driver.conftest import delete_vm_keeping_disks
 
 
 async def status(env: ActivityEnvironment, driver: AzureDriver, spec: Any) -> Any:
-    return await env.run(driver.get_machine_status, spec)
+    return await env.run(driver.read_inventory, spec)
 
 
 async def assert_not_found(env: ActivityEnvironment, driver: AzureDriver, spec: Any) -> None:

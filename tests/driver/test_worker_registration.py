@@ -25,7 +25,7 @@ class CreateThenStatus:
         timeout = timedelta(seconds=30)
         seen: list[str] = []
         try:
-            await workflow.execute_activity(ActivityName.GET_MACHINE_STATUS, spec, result_type=Inventory,
+            await workflow.execute_activity(ActivityName.READ_INVENTORY, spec, result_type=Inventory,
                                             start_to_close_timeout=timeout)
         except ActivityError as err:
             assert isinstance(err.cause, ApplicationError)
@@ -35,7 +35,7 @@ class CreateThenStatus:
         await workflow.execute_activity(ActivityName.ENSURE_VM, EnsureVmInput(spec=spec, nic_id=nic_id),
                                         result_type=Inventory, start_to_close_timeout=timeout,
                                         heartbeat_timeout=timeout)
-        inventory = await workflow.execute_activity(ActivityName.GET_MACHINE_STATUS, spec,
+        inventory = await workflow.execute_activity(ActivityName.READ_INVENTORY, spec,
                                                     result_type=Inventory, start_to_close_timeout=timeout)
         return [*seen, inventory.provider_id, *inventory.nic_names, *inventory.disk_names]
 

@@ -60,10 +60,10 @@ class FakeAzure:
         return self.inventory().is_empty
 
     def activities(self) -> list[Callable[..., Any]]:
-        @activity.defn(name=ActivityName.GET_MACHINE_STATUS.value)
-        async def get_machine_status(spec: MachineSpec) -> Inventory:
+        @activity.defn(name=ActivityName.READ_INVENTORY.value)
+        async def read_inventory(spec: MachineSpec) -> Inventory:
             self.machine = spec.name
-            self._maybe_fail(ActivityName.GET_MACHINE_STATUS)
+            self._maybe_fail(ActivityName.READ_INVENTORY)
             if self.empty:
                 raise ApplicationError("nothing exists", type=ErrorType.NOT_FOUND, non_retryable=True)
             return self.inventory()
@@ -116,4 +116,4 @@ class FakeAzure:
             if self.vm is not None:
                 self.vm = VmState(provisioning_state="Succeeded", power_state="stopped")
 
-        return [get_machine_status, find_vm, ensure_nic, ensure_vm, delete_vm, delete_nic, delete_disk, power_off]
+        return [read_inventory, find_vm, ensure_nic, ensure_vm, delete_vm, delete_nic, delete_disk, power_off]

@@ -1,4 +1,4 @@
-"""What exists for a machine. NotFound only when no VM, no NIC and no disk of it exists.
+"""A machine's inventory: what of it exists in Azure. NotFound only when no VM, no NIC and no disk of it exists.
 
 Request budget: a machine whose VM exists costs ONE request (GET VM with instanceView lists its NICs
 and disks). Only when the VM is absent do we look further: one Resource Graph query by ownership tag
@@ -10,76 +10,19 @@ import asyncio
 from typing import Any
 
 from azure.mgmt.compute import models as cm
-from azure.mgmt.compute.models import InstanceViewTypes
 from temporalio.exceptions import ApplicationError
 
-from activities.arm import classified, get_or_none, log, resource_name
+from activities.arm import classified, get_or_none, log
 from activities.clients import AzureClients
 from activities.errors import error
 from activities.graph import DISK_TYPE, NIC_TYPE, machine_query, query_all
 from activities.ownership import Owner, Ownership, owner_of
 from activities.retag import adopt_legacy_machine
+from activities.vm_reader import disk_ref, get_vm, vm_inventory
 from models.errors import ErrorType
-from models.inventory import DataDiskRef, Inventory, VmState
-from models.naming import data_disk_name, nic_name, provider_id
+from models.inventory import DataDiskRef, Inventory
+from models.naming import data_disk_name, nic_name
 from models.spec import MachineSpec
-
-
-def vm_state(vm: cm.VirtualMachine) -> VmState:
-    """provisioningState from the model; power state from instanceView's `PowerState/<x>` status."""
-    power = ""
-    view = vm.instance_view
-    for status in (view.statuses if view and view.statuses else []):
-        if status.code and status.code.startswith("PowerState/"):
-            power = status.code.split("/", 1)[1]
-    return VmState(provisioning_state=vm.provisioning_state or "", power_state=power)
-
-
-def _text(value: Any) -> str:
-    """An SDK enum or plain string as its wire value."""
-    return str(getattr(value, "value", value) or "")
-
-
-def _data_disk_refs(storage: cm.StorageProfile | None) -> list[DataDiskRef]:
-    refs = []
-    for disk in (storage.data_disks or []) if storage is not None else []:
-        managed_id = disk.managed_disk.id if disk.managed_disk else None
-        refs.append(DataDiskRef(name=resource_name(managed_id) if managed_id else disk.name or "",
-                                lun=disk.lun, id=managed_id or "", delete_option=_text(disk.delete_option)))
-    return refs
-
-
-def vm_inventory(vm: cm.VirtualMachine) -> Inventory:
-    """The VM's own view: it names every NIC and disk attached to it."""
-    nics = [resource_name(ref.id) for ref in (vm.network_profile.network_interfaces or [])
-            if ref.id] if vm.network_profile else []
-    disks: list[str] = []
-    storage = vm.storage_profile
-    if storage is not None:
-        attached = ([storage.os_disk] if storage.os_disk else []) + list(storage.data_disks or [])
-        for disk in attached:
-            managed_id = disk.managed_disk.id if disk.managed_disk else None
-            name = resource_name(managed_id) if managed_id else disk.name
-            if name:
-                disks.append(name)
-    return Inventory(
-        provider_id=provider_id(vm.id or ""),
-        node_name=vm.name or "",
-        vm_state=vm_state(vm),
-        nic_names=nics,
-        disk_names=disks,
-        data_disks=_data_disk_refs(storage),
-    )
-
-
-def disk_ref(disk: cm.Disk, lun: int = -1) -> DataDiskRef:
-    return DataDiskRef(name=disk.name or "", lun=lun, id=disk.id or "", unique_id=disk.unique_id or "")
-
-
-async def get_vm(clients: AzureClients, resource_group: str, name: str) -> cm.VirtualMachine | None:
-    async with classified(f"get VM {name}"):
-        return await get_or_none(clients.compute.virtual_machines.get(
-            resource_group, name, expand=InstanceViewTypes.INSTANCE_VIEW))
 
 
 async def _owned_vm(clients: AzureClients, spec: MachineSpec) -> cm.VirtualMachine | None:
@@ -118,7 +61,7 @@ async def existing_data_disks(clients: AzureClients, spec: MachineSpec) -> list[
     return [disk_ref(body, lun) for (name, lun), body in zip(wanted, bodies, strict=True) if name in owned]
 
 
-async def machine_status(clients: AzureClients, spec: MachineSpec) -> Inventory:
+async def read_inventory(clients: AzureClients, spec: MachineSpec) -> Inventory:
     not_ours: list[str] = []
     try:
         vm = await _owned_vm(clients, spec)
