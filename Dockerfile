@@ -9,14 +9,15 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 WORKDIR /app
 # Dependencies change less often than code: install them in their own layer.
 COPY pyproject.toml README.md ./
-RUN mkdir models workflows activities workers emulator \
-    && touch models/__init__.py workflows/__init__.py activities/__init__.py workers/__init__.py emulator/__init__.py \
+RUN mkdir models workflows activities workers cli emulator \
+    && touch models/__init__.py workflows/__init__.py activities/__init__.py workers/__init__.py cli/__init__.py emulator/__init__.py \
     && pip install . \
     && pip uninstall -y azmc
 COPY models ./models
 COPY workflows ./workflows
 COPY activities ./activities
 COPY workers ./workers
+COPY cli ./cli
 COPY emulator ./emulator
 RUN pip install --no-deps .
 

@@ -26,13 +26,13 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 
 from bench.bare import TASK_QUEUE as BARE_QUEUE
 from bench.bare import BareInput
+from cli.dev_stack import SEARCH_ATTRIBUTES
+from cli.emulator_client import EmulatorControl
+from cli.machines import apply
+from cli.processes import Child, free_port, http_ok, tcp_open, temporal_binary
 from emulator.seed import SEED_LOCATION, SEED_RESOURCE_GROUP, seed_subnet_id
 from models.naming import workflow_id
 from models.spec import MachineSpec
-from workers.dev_stack import SEARCH_ATTRIBUTES
-from workers.emulator_client import EmulatorControl
-from workers.machines import apply
-from workers.processes import Child, free_port, http_ok, tcp_open, temporal_binary
 
 ROOT = Path(__file__).resolve().parents[1]
 _ENV = {"PYTHONPATH": str(ROOT)}
@@ -98,7 +98,7 @@ def start_processes(logs: Path) -> Processes:
     emulator.wait_ready(lambda: http_ok(f"{emulator_url}/_emulator/health"), 30)
     time.sleep(1.0)  # the frontend accepts connections a moment before the namespace is served
     azmc_env = {**_ENV, "AZMC_TEMPORAL_ADDRESS": address, "AZMC_AZURE_ENDPOINT": emulator_url, "AZMC_METRICS_PORT": "0"}
-    azmc_worker = Child("azmc worker", [sys.executable, "-m", "workers", "worker"], logs / "worker.log", env=azmc_env)
+    azmc_worker = Child("azmc worker", [sys.executable, "-m", "cli", "worker"], logs / "worker.log", env=azmc_env)
     bare_worker = Child("bare worker", [sys.executable, "-m", "bench.bare", "--address", address],
                         logs / "bare.log", env=_ENV)  # fmt: skip
     azmc_worker.start()

@@ -3,6 +3,7 @@
 import shlex
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -10,8 +11,8 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from workers.cli import app
-from workers.dev_stack import SEARCH_ATTRIBUTES
+from cli.commands import app
+from cli.dev_stack import SEARCH_ATTRIBUTES
 
 ROOT = Path(__file__).parents[1]
 COMPOSE: dict[str, Any] = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
@@ -114,7 +115,7 @@ def test_emulator_only_in_the_local_profile_and_reached_over_loopback() -> None:
 
 def _help(subcommand: str) -> str:
     if subcommand == "emulator":  # `azmc emulator` hands its flags to the emulator's own parser
-        done = subprocess.run([sys.executable, "-m", "workers", "emulator", "--help"], cwd=ROOT,
+        done = subprocess.run([sys.executable, "-m", "cli", "emulator", "--help"], cwd=ROOT,
                               capture_output=True, text=True, timeout=60)  # fmt: skip
         assert done.returncode == 0, done.stderr
         return done.stdout
@@ -146,7 +147,8 @@ def test_worker_metrics_port_matches_the_health_check() -> None:
 def test_dockerfile_runs_the_cli() -> None:
     dockerfile = (ROOT / "Dockerfile").read_text()
     assert 'ENTRYPOINT ["azmc"]' in dockerfile
-    for package in ("models", "workflows", "activities", "workers", "emulator"):
+    packages = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]["find"]["include"]
+    for package in (pattern.rstrip("*") for pattern in packages):  # every package the distribution ships
         assert f"COPY {package} ./{package}" in dockerfile
 
 

@@ -1,7 +1,7 @@
 """`workflow.patched` ids: each marks a change in workflow logic that running machines must survive.
 
 A machine whose history predates a patch replays the old branch; new work takes the new one. Remove a
-branch only after no open workflow (and no history in tests/histories/) can still reach it.
+branch only after no open workflow (and no history in tests/workflows/histories/) can still reach it.
 """
 
 # Creation and health checks read only the VM (find_vm, one ARM GET) instead of the full inventory

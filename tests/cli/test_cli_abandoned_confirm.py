@@ -7,12 +7,12 @@ import pytest
 
 from activities.clients import AzureClients, build_clients
 from activities.config import AzureConfig
+from cli.abandoned import confirmed, ours
 from models.activity_io import MachineSummary
 from models.inventory import Inventory
 from models.naming import MACHINE_TAG, OWNER_TAG
-from tests.driver.conftest import put_disk
+from tests.activities.conftest import put_disk
 from tests.support.emulator import EmulatorHandle
-from workers.abandoned import confirmed, ours
 
 INSTALLATION = "abandoned-tests"
 

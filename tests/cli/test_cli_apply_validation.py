@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from workers.cli import app
+from cli.commands import app
 
 EXAMPLE = json.loads((Path(__file__).parents[2] / "examples" / "machine.json").read_text())
 # Nothing listens here: if apply got past validation it would fail with "cannot reach Temporal" instead.

@@ -2,9 +2,9 @@
 
 from datetime import UTC, datetime, timedelta
 
+from cli.demo import MachineTrack, demo_specs, request_delta, unlucky_creation_timeout_s
+from cli.demo_command import _compact
 from models.status import LastOperation, MachineStatus, OperationState, Phase, Stage
-from workers.demo import MachineTrack, demo_specs, request_delta, unlucky_creation_timeout_s
-from workers.demo_command import _compact
 
 
 def test_repeated_stage_cycles_are_compacted() -> None:

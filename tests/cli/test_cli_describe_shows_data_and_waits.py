@@ -4,9 +4,9 @@ from datetime import UTC, datetime
 
 from rich.console import Console
 
+from cli.render import describe_view
 from models.inventory import DataDiskRef, Inventory
 from models.status import MachineStatus, Phase, Stage, StalledStep
-from workers.render import describe_view
 
 
 def test_describe_shows_the_data_disks_and_every_step_waiting_to_retry() -> None:

@@ -14,12 +14,12 @@ from temporalio.client import Client, WorkflowExecutionStatus
 from temporalio.contrib.pydantic import pydantic_data_converter
 from typer.testing import CliRunner, Result
 
+from cli import machines
+from cli.commands import app
 from models.naming import workflow_id
 from tests.e2e.conftest import Stack
 from tests.e2e.machines import spec
 from tests.e2e.stack import DevServer, EmulatorProcess, WorkerProcess, wait_until
-from workers import machines
-from workers.cli import app
 
 RG = "azmc-demo"
 MARKUP = "[/x] Azure said [bold]no[/bold] :x:"

@@ -10,16 +10,16 @@ from pathlib import Path
 
 from rich.console import Console
 
+from cli.demo import DemoResult, MachineTrack
+from cli.demo_command import phases_table, summary
+from cli.dev_command import stack_panel
+from cli.dev_stack import StackConfig
+from cli.machines import AbandonedMachine, MachineRow
+from cli.render import describe_view, machines_table
+from cli.waiting import _progress
 from models.inventory import Inventory
 from models.status import LastOperation, MachineStatus, OperationState, Phase, Stage
 from tests.e2e.machines import spec
-from workers.demo import DemoResult, MachineTrack
-from workers.demo_command import phases_table, summary
-from workers.dev_command import stack_panel
-from workers.dev_stack import StackConfig
-from workers.machines import AbandonedMachine, MachineRow
-from workers.render import describe_view, machines_table
-from workers.waiting import _progress
 
 HOSTILE = "[/x] quota [bold]exceeded[/bold] :x: [link=http://evil]click[/link]"
 NOW = datetime(2025, 1, 1, tzinfo=UTC)

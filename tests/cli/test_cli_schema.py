@@ -6,7 +6,7 @@ from pathlib import Path
 import yaml
 from typer.testing import CliRunner
 
-from workers.cli import app
+from cli.commands import app
 
 EXAMPLES = Path(__file__).parents[2] / "examples"
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from workers.cli import app
+from cli.commands import app
 from workers.settings import SettingsError, load_settings
 
 ROOT = Path(__file__).parents[2]
@@ -46,7 +46,7 @@ def test_worker_with_unreachable_temporal_as_a_real_process() -> None:
     port = _closed_port()
     env = {**os.environ, "AZMC_AZURE_ENDPOINT": "http://127.0.0.1:9", "AZMC_METRICS_PORT": "0"}
     done = subprocess.run(
-        [sys.executable, "-m", "workers", "worker", "--temporal-address", f"127.0.0.1:{port}"],
+        [sys.executable, "-m", "cli", "worker", "--temporal-address", f"127.0.0.1:{port}"],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert done.returncode == 1

@@ -9,10 +9,10 @@ import pytest
 from temporalio.service import TLSConfig
 from typer.testing import CliRunner
 
+from cli.commands import app
 from tests.e2e.stack import DevServer
 from tests.support.certs import Pki, make_pki
 from tests.support.tls_proxy import MtlsProxy
-from workers.cli import app
 from workers.connect import tls_config
 from workers.settings import SettingsError, load_settings
 

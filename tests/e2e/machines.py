@@ -8,11 +8,11 @@ from typing import Any
 from temporalio.client import Client, WorkflowExecutionStatus
 from temporalio.service import RPCError
 
+from cli.emulator_client import EmulatorControl
 from emulator.seed import SEED_LOCATION, SEED_RESOURCE_GROUP, seed_subnet_id
 from models.naming import MACHINE_TAG, workflow_id
 from models.spec import MachineSpec
 from models.status import MachineStatus
-from workers.emulator_client import EmulatorControl
 
 
 def spec(name: str, data_disks: int = 0) -> MachineSpec:

@@ -10,9 +10,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from workers.dev_stack import SEARCH_ATTRIBUTES
-from workers.emulator_client import EmulatorControl
-from workers.processes import Child, free_port, http_ok, tcp_open, temporal_binary
+from cli.dev_stack import SEARCH_ATTRIBUTES
+from cli.emulator_client import EmulatorControl
+from cli.processes import Child, free_port, http_ok, tcp_open, temporal_binary
 
 ROOT = Path(__file__).resolve().parents[2]
 PYTHONPATH = {"PYTHONPATH": str(ROOT)}
@@ -83,7 +83,7 @@ class EmulatorProcess:
 
 @dataclass
 class WorkerProcess:
-    """`python -m workers worker` (the `azmc worker` command) as a separate process."""
+    """`python -m cli worker` (the `azmc worker` command) as a separate process."""
 
     temporal_address: str
     emulator_url: str
@@ -95,7 +95,7 @@ class WorkerProcess:
                 "AZMC_METRICS_PORT": "0", "AZMC_GRACEFUL_SHUTDOWN_S": "5"}  # fmt: skip
 
     def start(self) -> Child:
-        child = Child("worker", [sys.executable, "-m", "workers", "worker"], self.log_path, env=self.env())
+        child = Child("worker", [sys.executable, "-m", "cli", "worker"], self.log_path, env=self.env())
         child.start()
         self.children.append(child)
         return child

@@ -8,12 +8,12 @@ import sys
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 
+from cli import machines
+from cli.processes import temporal_binary
 from models.naming import workflow_id
 from tests.e2e.conftest import Stack
 from tests.e2e.machines import spec, wait_phase
 from tests.e2e.stack import ROOT, cli_env, wait_until
-from workers import machines
-from workers.processes import temporal_binary
 from workers.settings import TASK_QUEUE
 
 
@@ -22,7 +22,7 @@ def _azmc_get(stack: Stack, azure: bool) -> subprocess.CompletedProcess[str]:
     env.pop("AZMC_AZURE_ENDPOINT", None)
     if azure:
         env["AZMC_AZURE_ENDPOINT"] = stack.emulator.url  # the worker's Azure settings
-    done = subprocess.run([sys.executable, "-m", "workers", "get"], cwd=ROOT, env=env, capture_output=True,
+    done = subprocess.run([sys.executable, "-m", "cli", "get"], cwd=ROOT, env=env, capture_output=True,
                           text=True, timeout=60)  # fmt: skip
     assert done.returncode == 0, done.stderr
     return done

@@ -6,11 +6,11 @@ import time
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 
+from cli.machines import apply, request_delete
 from models.naming import workflow_id
 from tests.e2e.conftest import Stack
 from tests.e2e.machines import assert_exactly_its_own, owned, phases_when_answered, spec, wait_phase
 from tests.e2e.stack import wait_until
-from workers.machines import apply, request_delete
 
 MACHINES = 20
 KILLS = 5

@@ -8,6 +8,7 @@ from typing import Any
 from temporalio.client import Client, WorkflowHandle
 from temporalio.contrib.pydantic import pydantic_data_converter
 
+from cli import machines
 from models.naming import workflow_id
 from models.spec import MachineSpec
 from models.status import MachineStatus
@@ -15,7 +16,6 @@ from tests.e2e.conftest import Stack
 from tests.e2e.machines import spec, wait_phase
 from tests.support.emulator import EmulatorHandle
 from tests.support.sdk import sdk_clients
-from workers import machines
 from workers.settings import TASK_QUEUE
 
 

@@ -6,15 +6,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+from cli.emulator_client import EmulatorControl
+from cli.processes import free_port, http_ok, port_is_free, tcp_open
 from tests.e2e.stack import PYTHONPATH, ROOT, wait_until
-from workers.emulator_client import EmulatorControl
-from workers.processes import free_port, http_ok, port_is_free, tcp_open
 
 FLAGS = ("--temporal-port", "--ui-port", "--emulator-port", "--metrics-port")
 
 
 def _dev(ports: dict[str, int], state_dir: Path) -> list[str]:
-    argv = [sys.executable, "-m", "workers", "dev", "--state-dir", str(state_dir)]
+    argv = [sys.executable, "-m", "cli", "dev", "--state-dir", str(state_dir)]
     for flag, port in ports.items():
         argv += [flag, str(port)]
     return argv

@@ -9,10 +9,10 @@ from pathlib import Path
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 
+from cli.processes import temporal_binary
 from tests.e2e.conftest import Stack
 from tests.e2e.readme import commands, sh_blocks
 from tests.e2e.stack import ROOT, cli_env, wait_until
-from workers.processes import temporal_binary
 
 # Blocks and where they are exercised; a new README block without a test fails here.
 EXERCISED = {
@@ -32,7 +32,7 @@ def _static_summary(stack: Stack, wf_id: str) -> str:
 
 
 def _run(argv: list[str], stack: Stack, check: bool = True) -> str:
-    program = {"temporal": [temporal_binary()], "azmc": [sys.executable, "-m", "workers"]}[argv[0]]
+    program = {"temporal": [temporal_binary()], "azmc": [sys.executable, "-m", "cli"]}[argv[0]]
     done = subprocess.run([*program, *argv[1:]], cwd=ROOT, env=cli_env(stack.address),
                           capture_output=True, text=True, timeout=60)  # fmt: skip
     if check:

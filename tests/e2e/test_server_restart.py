@@ -5,10 +5,10 @@ import asyncio
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 
+from cli.machines import apply, request_delete
 from models.naming import workflow_id
 from tests.e2e.conftest import Stack
 from tests.e2e.machines import assert_exactly_its_own, owned, spec, wait_phase
-from workers.machines import apply, request_delete
 
 
 async def test_workflows_survive_a_server_restart(stack: Stack) -> None:

@@ -8,12 +8,12 @@ from pathlib import Path
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 
+from cli.machines import apply, request_delete
+from cli.processes import free_port
 from models.naming import workflow_id
 from tests.e2e.conftest import Stack
 from tests.e2e.machines import owned, spec, wait_phase
 from tests.e2e.stack import WorkerProcess, wait_until
-from workers.machines import apply, request_delete
-from workers.processes import free_port
 
 
 def _fetch(url: str) -> bytes:

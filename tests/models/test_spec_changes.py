@@ -2,7 +2,7 @@
 
 from models.spec import MachineSpec
 from models.spec_changes import changed_fields, needs_new_vm, refusal, removed_tag_keys, tags_changed
-from tests.workflow.helpers import spec_dict
+from tests.workflows.helpers import spec_dict
 
 
 def spec(**changes: object) -> MachineSpec:

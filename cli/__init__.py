@@ -1,0 +1,1 @@
+"""The operator's tools: the `azmc` CLI, the embedded dev stack and the demo."""

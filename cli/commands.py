@@ -1,0 +1,268 @@
+"""`azmc`: run the worker, the embedded dev stack and demo, and manage machines from the command line.
+
+Each command only parses flags and hands over to the module that does the job.
+"""
+
+import json
+import os
+import runpy
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.text import Text
+
+from cli import machines
+from cli.errors import fail, run_friendly
+from cli.render import describe_view, machines_table
+from cli.spec_file import SpecError, load_spec
+from models.schema import spec_json_schema
+from workers.connect import connect
+from workers.settings import Settings, SettingsError, load_settings
+
+app = typer.Typer(
+    help="azmc keeps Azure virtual machines alive and clean, one durable Temporal workflow per machine.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+# Logs and CI keep whole lines: without a terminal, rich would wrap at 80 columns. No markup or emoji
+# codes in plain strings: names and messages are printed as they are (rich renderables style the rest).
+console = Console(highlight=False, markup=False, emoji=False, width=None if sys.stdout.isatty() else 160)
+
+TemporalAddress = Annotated[
+    str | None, typer.Option("--temporal-address", help="host:port [env AZMC_TEMPORAL_ADDRESS]")
+]
+Namespace = Annotated[str | None, typer.Option("--namespace", "-n", help="[env AZMC_TEMPORAL_NAMESPACE]")]
+ResourceGroup = Annotated[str, typer.Option("--resource-group", "-g", help="needed only when names are ambiguous")]
+
+
+def _settings(**flags: object) -> Settings:
+    try:
+        return load_settings(**flags)
+    except SettingsError as error:
+        fail(str(error))
+
+
+def _client_settings(address: str | None, namespace: str | None) -> Settings:
+    return _settings(temporal_address=address, temporal_namespace=namespace)
+
+
+@app.command()
+def worker(
+    temporal_address: TemporalAddress = None,
+    namespace: Namespace = None,
+    task_queue: Annotated[str | None, typer.Option(help="[env AZMC_TASK_QUEUE, default azmc]")] = None,
+    metrics_port: Annotated[int | None, typer.Option(help="Prometheus port, 0 = off [env AZMC_METRICS_PORT]")] = None,
+    azure_endpoint: Annotated[
+        str | None,
+        typer.Option(help="ARM endpoint (loopback = the emulator); unset = the cloud's ARM [env AZMC_AZURE_ENDPOINT]"),
+    ] = None,
+    azure_subscription_id: Annotated[str | None, typer.Option(help="[env AZMC_AZURE_SUBSCRIPTION_ID]")] = None,
+    azure_cloud: Annotated[
+        str | None, typer.Option(help="AzureCloud, AzureUSGovernment or AzureChinaCloud [env AZMC_AZURE_CLOUD]")
+    ] = None,
+    tls_cert: Annotated[Path | None, typer.Option(help="mTLS client cert [env AZMC_TEMPORAL_TLS_CERT]")] = None,
+    tls_key: Annotated[Path | None, typer.Option(help="mTLS client key [env AZMC_TEMPORAL_TLS_KEY]")] = None,
+    tls_ca: Annotated[Path | None, typer.Option(help="the server's CA certificate [env AZMC_TEMPORAL_TLS_CA]")] = None,
+    tls_server_name: Annotated[
+        str | None, typer.Option(help="name in the server's certificate [env AZMC_TEMPORAL_TLS_SERVER_NAME]")
+    ] = None,
+    log_format: Annotated[str | None, typer.Option(help="text or json [env AZMC_LOG_FORMAT]")] = None,
+) -> None:
+    """Run a worker on task queue `azmc` (the API key comes only from AZMC_TEMPORAL_API_KEY)."""
+    settings = _settings(
+        temporal_address=temporal_address, temporal_namespace=namespace, task_queue=task_queue,
+        metrics_port=metrics_port, azure_endpoint=azure_endpoint, azure_subscription_id=azure_subscription_id,
+        azure_cloud=azure_cloud, temporal_tls_cert=tls_cert, temporal_tls_key=tls_key, temporal_tls_ca=tls_ca,
+        temporal_tls_server_name=tls_server_name, log_format=log_format,
+    )  # fmt: skip
+    from workers.logs import setup_logging
+    from workers.worker import run_worker  # imports the SDKs: only once the settings are known to be usable
+
+    setup_logging(settings.log_format)
+    run_friendly(lambda: run_worker(settings))
+
+
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True, "help_option_names": []})
+def emulator(ctx: typer.Context) -> None:
+    """Run the Azure Resource Manager emulator (same flags as `python -m emulator`; try `azmc emulator --help`)."""
+    sys.argv = ["azmc emulator", *ctx.args]
+    runpy.run_module("emulator", run_name="__main__", alter_sys=True)
+
+
+@app.command()
+def dev(
+    temporal_port: int = 7233,
+    ui_port: int = 8233,
+    emulator_port: int = 8910,
+    metrics_port: int = 9464,
+    state_dir: Path = Path(".azmc"),
+    time_scale: Annotated[float, typer.Option(help="emulator speed: 1 = Azure's pace, 0 = instant")] = 0.1,
+) -> None:
+    """Start Temporal (UI on :8233), the emulator and a worker together; Ctrl-C stops them all."""
+    from cli.dev_command import run_dev
+    from cli.dev_stack import StackConfig
+
+    config = StackConfig(temporal_port=temporal_port, ui_port=ui_port, emulator_port=emulator_port,
+                         metrics_port=metrics_port, state_dir=state_dir, time_scale=time_scale,
+                         worker_to_console=True)  # fmt: skip
+    run_dev(config, console)
+
+
+@app.command()
+def demo(
+    temporal_port: int = 7233,
+    ui_port: int = 8233,
+    emulator_port: int = 8910,
+    metrics_port: int = 9464,
+    state_dir: Path = Path(".azmc"),
+    time_scale: Annotated[float, typer.Option(help="emulator speed when the demo starts its own stack")] = 0.05,
+    machines_count: Annotated[int, typer.Option("--machines", min=2, max=20)] = 4,
+    non_interactive: Annotated[
+        bool | None, typer.Option("--non-interactive/--interactive", help="plain log lines (default when no TTY)")
+    ] = None,
+) -> None:
+    """Watch machines being created (one fails and recovers), then deleted; exit 0 only with zero leftovers."""
+    from cli.demo_command import run_demo_command
+    from cli.dev_stack import StackConfig
+
+    config = StackConfig(temporal_port=temporal_port, ui_port=ui_port, emulator_port=emulator_port,
+                         metrics_port=metrics_port, state_dir=state_dir, time_scale=time_scale)  # fmt: skip
+    interactive = console.is_terminal if non_interactive is None else not non_interactive
+    run_demo_command(config, machines_count, interactive, console)
+
+
+@app.command()
+def apply(
+    file: Annotated[Path, typer.Option("--file", "-f", help="MachineSpec as JSON or YAML")],
+    wait: Annotated[bool, typer.Option(help="wait until the machine is Running")] = False,
+    temporal_address: TemporalAddress = None,
+    namespace: Namespace = None,
+) -> None:
+    """Create a machine: validate the spec locally, then start its workflow (or report that it exists)."""
+    try:
+        spec = load_spec(file)
+    except SpecError as error:
+        fail(str(error))
+    settings = _client_settings(temporal_address, namespace)
+
+    async def main() -> None:
+        client = await connect(settings)
+        applied = await machines.apply(client, spec, settings.task_queue)
+        console.print(Text(applied.line(spec)))
+        if wait:
+            from cli.waiting import wait_running
+
+            await wait_running(client, applied.workflow_id, console)
+
+    run_friendly(main)
+
+
+@app.command()
+def get(
+    all_: Annotated[bool, typer.Option("--all", "-a", help="include deleted machines")] = False,
+    pool: Annotated[str, typer.Option(help="only machines of this pool")] = "",
+    temporal_address: TemporalAddress = None,
+    namespace: Namespace = None,
+) -> None:
+    """List machines (from Temporal visibility): name, phase, pool, age; and abandoned ones found in Azure."""
+    from cli import abandoned  # reads Azure with the SDK: imported only for `get`
+
+    settings = _client_settings(temporal_address, namespace)
+
+    async def main() -> None:
+        machines.visibility_query(open_only=True, pool=pool)  # a pool that is not valid is refused before connecting
+        azure = abandoned.azure_config_or_none(settings)
+        client = await connect(settings)
+        rows = await machines.list_machines(client, include_closed=all_, pool=pool)
+        left = await abandoned.abandoned_or_note(client, azure, rows, pool)
+        if not rows and not left:
+            console.print("no machines; create one with `azmc apply -f spec.json`")
+            return
+        console.print(machines_table(rows, show_status=all_, abandoned=left))
+        if left:
+            console.print(Text(abandoned.HINT))
+
+    run_friendly(main)
+
+
+@app.command()
+def describe(
+    name: Annotated[str, typer.Argument(help="NAME, RESOURCE_GROUP/NAME or the workflow id")],
+    resource_group: ResourceGroup = "",
+    as_json: Annotated[bool, typer.Option("--json", help="print the raw status query answer")] = False,
+    temporal_address: TemporalAddress = None,
+    namespace: Namespace = None,
+) -> None:
+    """Show a machine's phase, last operation, inventory and recent operations (the `status` query)."""
+    settings = _client_settings(temporal_address, namespace)
+
+    async def main() -> None:
+        machines.machine_ref(name, resource_group)  # a name that is not valid is refused before connecting
+        client = await connect(settings)
+        wf_id = await machines.resolve(client, name, resource_group)
+        status = await machines.status(client, wf_id)
+        if as_json:
+            print(status.model_dump_json(indent=2))
+        else:
+            console.print(describe_view(status, wf_id))
+
+    run_friendly(main)
+
+
+@app.command()
+def delete(
+    name: Annotated[str, typer.Argument(help="NAME, RESOURCE_GROUP/NAME or the workflow id")],
+    resource_group: ResourceGroup = "",
+    force: Annotated[bool, typer.Option(help="skip the graceful drain and force-delete the VM")] = False,
+    wait: Annotated[bool, typer.Option(help="wait until everything of the machine is gone")] = False,
+    temporal_address: TemporalAddress = None,
+    namespace: Namespace = None,
+) -> None:
+    """Delete a machine: drain, then VM, NIC and disks; the workflow ends when nothing is left."""
+    from cli.waiting import wait_deleted
+
+    settings = _client_settings(temporal_address, namespace)
+
+    async def main() -> None:
+        machines.machine_ref(name, resource_group)  # a name that is not valid is refused before connecting
+        client = await connect(settings)
+        wf_id = await machines.resolve(client, name, resource_group)
+        await machines.request_delete(client, wf_id, force=force)
+        console.print(Text(f"deletion requested for {wf_id}"))
+        if wait:
+            await wait_deleted(client, wf_id, console)
+
+    run_friendly(main)
+
+
+@app.command()
+def schema() -> None:
+    """Print the JSON Schema of MachineSpec (the input of `azmc apply` and of the workflow)."""
+    print(json.dumps(spec_json_schema(), indent=2))
+
+
+def main() -> None:
+    """The `azmc` console script: the typer app, then an exit that skips interpreter teardown.
+
+    Temporal's Rust client threads can crash CPython's finalization after a short-lived client
+    command ("PyGILState_Release ... must be current", temporalio/sdk-python#300); every command has
+    finished and cleaned up by now, so ending the process directly is safe.
+    """
+    try:
+        app(prog_name="azmc")
+        code: object = 0
+    except SystemExit as done:
+        code = done.code
+    if isinstance(code, str):
+        print(code, file=sys.stderr)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code if isinstance(code, int) else (0 if code is None else 1))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

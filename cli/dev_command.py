@@ -1,0 +1,47 @@
+"""`azmc dev`: start the embedded stack, print where everything is, supervise until Ctrl-C."""
+
+import time
+
+from rich.console import Console
+from rich.panel import Panel
+from rich.text import Text
+
+from cli.dev_stack import DevStack, StackConfig
+from cli.errors import fail
+from cli.processes import StackError, stop_on_sigterm
+from workers.logs import setup_logging
+
+
+def stack_panel(config: StackConfig) -> Panel:
+    return Panel(
+        Text(  # paths and URLs are the user's text, not markup
+            f"Temporal   {config.temporal_address}  (UI {config.ui_url})\n"
+            f"Emulator   {config.emulator_url}  (time scale {config.time_scale:g})\n"
+            f"Worker     task queue azmc, metrics http://127.0.0.1:{config.metrics_port}/metrics\n"
+            f"State      {config.state_dir}/ (temporal.db and logs)\n\n"
+            "Try: azmc apply -f examples/machine.yaml; azmc get; azmc describe vm1; azmc delete vm1 --wait\n"
+            f"So that `azmc get` also shows abandoned resources: export AZMC_AZURE_ENDPOINT={config.emulator_url}"
+        ),
+        title="azmc dev",
+    )
+
+
+def run_dev(config: StackConfig, console: Console) -> None:
+    setup_logging()
+    stop_on_sigterm()
+    stack = DevStack(config)
+    try:
+        with console.status("starting Temporal, the emulator and a worker..."):
+            stack.start()
+        console.print(stack_panel(config))
+        console.print("Ctrl-C stops everything.")
+        while True:
+            time.sleep(0.5)
+            stack.check()
+    except StackError as error:
+        stack.stop()
+        fail(str(error))
+    except KeyboardInterrupt:
+        console.print("stopping...")
+    finally:
+        stack.stop()

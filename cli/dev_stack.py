@@ -1,0 +1,153 @@
+"""The embedded stack behind `azmc dev` and `azmc demo`: Temporal dev server, the emulator and a worker.
+
+Each runs as a child process in its own session, so Ctrl-C reaches only this supervisor, which then
+stops them in reverse order (worker first, so it can finish in-flight activities).
+"""
+
+import logging
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cli.processes import Child, StackError, http_ok, require_free_ports, tcp_open, temporal_binary
+
+log = logging.getLogger("azmc.dev")
+
+SEARCH_ATTRIBUTES = ("AzmcPhase", "AzmcMachine", "AzmcResourceGroup", "AzmcPool")
+_PROJECT_ROOT = Path(__file__).resolve().parent.parent
+_MAX_WORKER_RESTARTS = 5
+
+
+@dataclass(frozen=True)
+class StackConfig:
+    temporal_port: int = 7233
+    ui_port: int = 8233
+    emulator_port: int = 8910
+    metrics_port: int = 9464  # the worker's Prometheus endpoint; 0 = off
+    state_dir: Path = Path(".azmc")
+    time_scale: float = 0.1
+    latency_profile: str = "realistic"
+    worker: bool = True
+    worker_to_console: bool = False
+
+    @property
+    def temporal_address(self) -> str:
+        return f"127.0.0.1:{self.temporal_port}"
+
+    @property
+    def emulator_url(self) -> str:
+        return f"http://127.0.0.1:{self.emulator_port}"
+
+    @property
+    def ui_url(self) -> str:
+        return f"http://localhost:{self.ui_port}"
+
+
+def temporal_argv(config: StackConfig) -> list[str]:
+    argv = [
+        temporal_binary(), "server", "start-dev",
+        "--ip", "127.0.0.1",
+        "--port", str(config.temporal_port),
+        "--ui-port", str(config.ui_port),
+        "--db-filename", str(config.state_dir / "temporal.db"),
+        "--log-level", "warn",
+    ]  # fmt: skip
+    for name in SEARCH_ATTRIBUTES:
+        argv += ["--search-attribute", f"{name}=Keyword"]
+    return argv
+
+
+def emulator_argv(config: StackConfig) -> list[str]:
+    return [
+        sys.executable, "-m", "emulator",
+        "--host", "127.0.0.1",
+        "--port", str(config.emulator_port),
+        "--seed",
+        "--time-scale", str(config.time_scale),
+        "--latency-profile", config.latency_profile,
+    ]  # fmt: skip
+
+
+def worker_env(config: StackConfig) -> dict[str, str]:
+    return {
+        "AZMC_TEMPORAL_ADDRESS": config.temporal_address,
+        "AZMC_AZURE_ENDPOINT": config.emulator_url,
+        "AZMC_METRICS_PORT": str(config.metrics_port),
+        "PYTHONPATH": str(_PROJECT_ROOT),
+    }
+
+
+@dataclass
+class DevStack:
+    config: StackConfig
+    children: list[Child] = field(default_factory=list)
+    worker_restarts: int = 0
+
+    def start(self) -> None:
+        """Start everything, or nothing: a failure stops what was already started."""
+        config = self.config
+        ports = {"--temporal-port": config.temporal_port, "--ui-port": config.ui_port,
+                 "--emulator-port": config.emulator_port}  # fmt: skip
+        if config.worker:
+            ports["--metrics-port"] = config.metrics_port
+        require_free_ports(ports)
+        config.state_dir.mkdir(parents=True, exist_ok=True)
+        try:
+            temporal = self._launch(Child("temporal dev server", temporal_argv(config), self._log("temporal")))
+            emulator = self._launch(Child("emulator", emulator_argv(config), self._log("emulator"),
+                                          env={"PYTHONPATH": str(_PROJECT_ROOT)}))  # fmt: skip
+            temporal.wait_ready(lambda: tcp_open(config.temporal_port), timeout_s=60)
+            emulator.wait_ready(lambda: http_ok(f"{config.emulator_url}/_emulator/health"), timeout_s=30)
+            if config.worker:
+                self._start_worker()
+        except BaseException:
+            self.stop()
+            raise
+
+    def _log(self, name: str) -> Path:
+        return self.config.state_dir / f"{name}.log"
+
+    def _launch(self, child: Child) -> Child:
+        child.start()
+        self.children.append(child)
+        return child
+
+    def _start_worker(self) -> Child:
+        log_path = None if self.config.worker_to_console else self._log("worker")
+        argv = [sys.executable, "-m", "cli", "worker"]
+        worker = self._launch(Child("worker", argv, log_path, env=worker_env(self.config)))
+        # The worker connects within a second or two; an early exit means bad settings, surface it now.
+        deadline = time.monotonic() + 1.5
+        while time.monotonic() < deadline and worker.exit_code() is None:
+            time.sleep(0.1)
+        if worker.exit_code() is not None:
+            raise StackError(f"worker exited with code {worker.exit_code()}; see {log_path or 'the output above'}")
+        return worker
+
+    def check(self) -> None:
+        """Restart a dead worker (a few times); a dead server or emulator stops the stack."""
+        for child in list(self.children):
+            code = child.exit_code()
+            if code is None:
+                continue
+            if child.name == "worker" and self.worker_restarts < _MAX_WORKER_RESTARTS:
+                self.worker_restarts += 1
+                log.warning("worker exited, restarting", extra={"code": code, "restart": self.worker_restarts})
+                self.children.remove(child)
+                child.stop()
+                self._start_worker()
+                continue
+            raise StackError(f"{child.name} exited with code {code}; see {child.log_path or 'its output'}")
+
+    def stop(self) -> None:
+        for child in reversed(self.children):
+            child.stop()
+        self.children.clear()
+
+    def __enter__(self) -> "DevStack":
+        self.start()
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.stop()

@@ -1,0 +1,44 @@
+"""Turn the errors a user can fix into one line on stderr and a non-zero exit, never a stack trace."""
+
+import asyncio
+from collections.abc import Callable, Coroutine
+from typing import Any, NoReturn, TypeVar
+
+import typer
+from rich.console import Console
+from rich.text import Text
+from temporalio.service import RPCError
+
+from cli.machines import MachineError
+from cli.processes import StackError
+from cli.spec_file import SpecError
+from workers.settings import SettingsError
+
+T = TypeVar("T")
+# The message may hold a file name, a machine name or Azure's text: printed as Text, never as markup.
+stderr = Console(stderr=True, highlight=False, soft_wrap=True, markup=False, emoji=False)
+
+# Errors whose message already says what is wrong and how to fix it.
+USER_ERRORS: tuple[type[Exception], ...] = (SettingsError, SpecError, StackError, MachineError)
+
+
+def fail(message: str, code: int = 1) -> NoReturn:
+    stderr.print(Text.assemble(("error:", "bold red"), " ", message))
+    raise typer.Exit(code)
+
+
+def note(message: str) -> None:
+    """A line on stderr about something the command could not do, while the rest of its answer stands."""
+    stderr.print(Text.assemble(("note:", "yellow"), " ", message))
+
+
+def run_friendly(main: Callable[[], Coroutine[Any, Any, T]]) -> T:
+    """Run an async command; known failures become one readable line."""
+    try:
+        return asyncio.run(main())
+    except USER_ERRORS as error:
+        fail(str(error))
+    except RPCError as error:
+        fail(f"Temporal refused the request: {error.message} ({error.status.name.lower()})")
+    except KeyboardInterrupt:
+        fail("interrupted", code=130)

@@ -1,0 +1,125 @@
+"""Rich renderings of machines: the `azmc get` table, the `azmc describe` view and phase colours.
+
+Names, messages and Azure's text are user or Azure data: they go into rich only as `Text`, never as
+a markup string, so `[/x]` or `[bold]` in them is printed as it is.
+"""
+
+from datetime import UTC, datetime
+
+from rich.console import Group
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from cli.machines import AbandonedMachine, MachineRow
+from models.inventory import Inventory
+from models.status import MachineStatus
+
+ABANDONED = "Abandoned"
+
+PHASE_STYLE = {
+    "Pending": "dim",
+    "Creating": "cyan",
+    "Running": "bold green",
+    "Unknown": "yellow",
+    "CrashLoopBackOff": "bold yellow",
+    "Failed": "bold red",
+    "Terminating": "magenta",
+    "Deleted": "dim green",
+    ABANDONED: "bold red",
+}
+
+
+def phase_text(phase: str) -> Text:
+    return Text(phase, style=PHASE_STYLE.get(phase, ""))
+
+
+def age(started: datetime | None, now: datetime | None = None) -> str:
+    if started is None:
+        return "-"
+    seconds = int(((now or datetime.now(UTC)) - started).total_seconds())
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return f"{seconds // size}{unit}"
+    return f"{max(seconds, 0)}s"
+
+
+def in_azure(inventory: Inventory) -> str:
+    """What exists in Azure, on one line: "VM vm1, NIC vm1-nic, disks vm1-os-disk"."""
+    parts = [f"VM {inventory.node_name}"] if inventory.has_vm else []
+    if inventory.nic_names:
+        parts.append(f"NIC {', '.join(inventory.nic_names)}")
+    if inventory.disk_names:
+        parts.append(f"disks {', '.join(inventory.disk_names)}")
+    return ", ".join(parts) or "nothing"
+
+
+def machines_table(rows: list[MachineRow], show_status: bool = False,
+                   abandoned: list[AbandonedMachine] | None = None) -> Table:  # fmt: skip
+    """Machines with a workflow, then (when there are any) abandoned ones with what of them is in Azure."""
+    abandoned = abandoned or []
+    table = Table(box=None, header_style="bold")
+    for column in ("NAME", "RESOURCE GROUP", "PHASE", "POOL", "AGE"):
+        table.add_column(column)
+    if show_status:
+        table.add_column("WORKFLOW")
+    if abandoned:
+        table.add_column("IN AZURE", overflow="fold")
+    for row in rows:
+        cells = [Text(row.name), Text(row.resource_group), phase_text(row.phase), Text(row.pool or "-"),
+                 Text(age(row.started))]  # fmt: skip
+        if show_status:
+            cells.append(Text(row.status))
+        if abandoned:
+            cells.append(Text(""))
+        table.add_row(*cells)
+    for machine in abandoned:
+        cells = [Text(machine.name), Text(machine.resource_group), phase_text(ABANDONED), Text(machine.pool or "-"),
+                 Text("-")]  # fmt: skip
+        if show_status:
+            cells.append(Text("not open"))
+        table.add_row(*cells, Text(in_azure(machine.inventory)))
+    return table
+
+
+def inventory_lines(inventory: Inventory) -> str:
+    not_ours = f"\nnot ours, left alone: {', '.join(inventory.not_ours)}" if inventory.not_ours else ""
+    if inventory.is_empty:
+        return "nothing of it exists in Azure" + not_ours if not_ours else "nothing exists in Azure"
+    vm = (
+        f"VM {inventory.node_name} ({inventory.vm_state.provisioning_state}, "
+        f"{inventory.vm_state.power_state or 'power state unknown'})\n  {inventory.provider_id}"
+        if inventory.has_vm
+        else "no VM"
+    )
+    nics = ", ".join(inventory.nic_names) or "none"
+    data = "".join(f"\n  data disk {d.describe()}" for d in inventory.data_disks)
+    return f"{vm}\nNICs:  {nics}\ndisks: {', '.join(inventory.disk_names) or 'none'}{data}{not_ours}"
+
+
+def describe_view(status: MachineStatus, wf_id: str) -> Panel:
+    facts = Table.grid(padding=(0, 2))
+    facts.add_column(style="bold")
+    facts.add_column(overflow="fold")
+    facts.add_row("Workflow", Text(wf_id))
+    facts.add_row("Phase", phase_text(status.phase))
+    facts.add_row("Pool", Text(status.pool or "-"))
+    facts.add_row("Attempts", Text(str(status.attempts)))
+    if status.last_operation:
+        op = status.last_operation
+        facts.add_row("Last operation", Text(f"{op.stage} {op.state}: {op.description}"))
+    if status.last_error:
+        facts.add_row("Last error", Text(status.last_error, style="yellow"))
+    if status.next_retry_at:
+        facts.add_row("Next retry", Text(status.next_retry_at.isoformat(timespec="seconds")))
+    for step in status.stalled:  # every step waiting to retry, with why and when
+        when = step.next_retry_at.isoformat(timespec="seconds") if step.next_retry_at else "-"
+        facts.add_row("Waiting to retry", Text(f"{step.stage}: {step.description} (failure {step.failures}, next "
+                                               f"{when}): {step.error}", style="yellow"))
+    facts.add_row("Inventory", Text(inventory_lines(status.inventory)))
+    history = Table("when", "stage", "state", "description", box=None, header_style="bold")
+    for op in status.recent_operations:
+        history.add_row(Text(op.updated_at.strftime("%H:%M:%S")), Text(str(op.stage)), Text(str(op.state)),
+                        Text(op.description))  # fmt: skip
+    return Panel(Group(facts, Text(""), Text("Recent operations", style="bold"), history),
+                 title=Text(f"{status.resource_group}/{status.name}"))  # fmt: skip

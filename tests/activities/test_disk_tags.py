@@ -1,0 +1,80 @@
+"""Disks a VM PUT creates implicitly get our ownership tags, so a disk that outlives its VM is found and deleted."""
+
+from typing import Any
+
+import pytest
+from azure.mgmt.compute import models as cm
+from temporalio.exceptions import ApplicationError
+
+from activities.vm_body import build_vm
+from models.activity_io import DeleteResourceInput, EnsureVmInput, MachineRef
+from models.errors import ErrorType
+from tests.activities.conftest import OWNER, delete_vm_keeping_disks, put_disk
+
+RG = "azmc-demo"
+
+
+async def disk_tags(sdk: Any) -> dict[str, dict[str, str]]:
+    return {d.name: d.tags or {} async for d in sdk.compute.disks.list_by_resource_group(RG)}
+
+
+async def test_created_machine_tags_every_disk(driver, env, make_spec, create_machine, sdk, emulator) -> None:
+    spec = make_spec(tags={"team": "render"},
+                     data_disks=[{"lun": 0, "size_gb": 32}, {"lun": 2, "size_gb": 8, "name": "logs"}])
+    await create_machine(spec)
+    assert await disk_tags(sdk) == {
+        name: {"team": "render", "azmc-machine": "vm1", "azmc-owner": OWNER}
+        for name in ("vm1-os-disk", "vm1-0-data-disk", "vm1-logs-2-data-disk")}
+    counts = emulator.requests()["by_operation"]
+    # A VM azmc just created names only disks its PUT made: tagged without reading them first
+    # (the disk GETs are the SDK's final GET after each PATCH).
+    assert counts["disks.patch"] == 3 and counts["disks.get"] == 3
+
+
+async def test_disks_left_by_an_out_of_band_vm_delete_are_found_and_deleted(
+        driver, env, make_spec, create_machine, sdk) -> None:
+    spec = make_spec()
+    await create_machine(spec)
+    await delete_vm_keeping_disks(sdk, "vm1")
+    inventory = await env.run(driver.read_inventory, spec)
+    assert inventory.provider_id == "" and not inventory.has_vm
+    assert inventory.disk_names == ["vm1-os-disk", "vm1-0-data-disk"]
+    machine = MachineRef(resource_group=RG, name="vm1")
+    for name in inventory.disk_names:
+        await env.run(driver.delete_disk, DeleteResourceInput(machine=machine, name=name))
+    assert await disk_tags(sdk) == {}
+    with pytest.raises(ApplicationError) as info:
+        await env.run(driver.read_inventory, spec)
+    assert info.value.type == ErrorType.NOT_FOUND
+
+
+async def test_adopted_vm_tags_its_untagged_disks_but_not_another_machines(
+        driver, env, make_spec, sdk, emulator) -> None:
+    spec = make_spec()
+    nic_id = await env.run(driver.ensure_nic, spec)
+    await put_disk(sdk, "shared-disk", {"azmc-machine": "other", "team": "x"})
+    shared = await sdk.compute.disks.get(RG, "shared-disk")
+    # Our VM made outside this attempt (as a crashed earlier attempt would), also naming another machine's disk.
+    body = build_vm(spec, nic_id, {"azmc-machine": "vm1", "azmc-owner": OWNER})
+    body.storage_profile.data_disks.append(cm.DataDisk(
+        lun=5, create_option="Attach", managed_disk=cm.ManagedDiskParameters(id=shared.id)))
+    await (await sdk.compute.virtual_machines.begin_create_or_update(RG, "vm1", body)).result()
+    assert (await disk_tags(sdk))["vm1-os-disk"] == {}
+
+    await env.run(driver.ensure_vm, EnsureVmInput(spec=spec, nic_id=nic_id))
+    ours = {"azmc-machine": "vm1", "azmc-owner": OWNER}
+    assert await disk_tags(sdk) == {"vm1-os-disk": ours, "vm1-0-data-disk": ours,
+                                    "shared-disk": {"azmc-machine": "other", "team": "x"}}
+    assert emulator.requests()["by_operation"]["disks.patch"] == 2
+
+
+async def test_failed_tagging_is_finished_by_the_retry(driver, env, make_spec, create_machine, sdk, emulator) -> None:
+    spec = make_spec()
+    emulator.add_fault("disks.patch", name="vm1-os-disk", status=500, code="InternalExecutionError",
+                       stage="operation")
+    with pytest.raises(ApplicationError):
+        await create_machine(spec)
+    assert (await disk_tags(sdk))["vm1-os-disk"] == {}
+    await env.run(driver.ensure_vm, EnsureVmInput(spec=spec, nic_id=await env.run(driver.ensure_nic, spec)))
+    ours = {"azmc-machine": "vm1", "azmc-owner": OWNER}
+    assert await disk_tags(sdk) == {"vm1-os-disk": ours, "vm1-0-data-disk": ours}

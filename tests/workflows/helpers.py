@@ -1,0 +1,137 @@
+"""Shared pieces of the workflow tests: specs, a Temporal test server with azmc's search attributes, waits."""
+
+import dataclasses
+import json
+import os
+import uuid
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from temporalio.api.enums.v1 import IndexedValueType
+from temporalio.api.operatorservice.v1 import AddSearchAttributesRequest
+from temporalio.client import Client, WorkflowHandle
+from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.testing import ActivityEnvironment, WorkflowEnvironment
+from temporalio.worker import Worker
+
+from models.naming import workflow_id
+from models.status import MachineStatus, Phase
+from workflows import ALL_WORKFLOWS
+from workflows.search_attributes import ALL_KEYS
+
+TEST_SERVER = ".venv/bin/temporal-test-server"
+RESOURCE_GROUP = "azmc-demo"
+SUBNET_ID = (
+    "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/azmc-demo/providers/"
+    "Microsoft.Network/virtualNetworks/azmc-vnet/subnets/default"
+)
+
+
+def spec_dict(name: str = "vm1", subnet_id: str = SUBNET_ID, **overrides: Any) -> dict[str, Any]:
+    """A MachineSpec as an operator would write it in JSON (one data disk, MCM default timeouts)."""
+    spec: dict[str, Any] = {
+        "name": name,
+        "resource_group": RESOURCE_GROUP,
+        "location": "westeurope",
+        "vm_size": "Standard_D2s_v3",
+        "image": {"publisher": "Canonical", "offer": "ubuntu-24_04-lts", "sku": "server"},
+        "subnet_id": subnet_id,
+        "ssh_public_key": "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIAzmcTestKey azmc@test",
+        "data_disks": [{"name": "data", "lun": 0, "size_gb": 8}],
+        "pool": "workers",
+    }
+    spec.update(overrides)
+    return spec
+
+
+def machine_activity_env(name: str = "vm1") -> ActivityEnvironment:
+    """Runs driver activities as machine `name`'s own workflow would (the owner tag names its workflow id),
+    to arrange what an earlier run of that workflow left behind."""
+    env = ActivityEnvironment()
+    env.info = dataclasses.replace(env.info, workflow_id=workflow_id(RESOURCE_GROUP, name))
+    return env
+
+
+async def register_search_attributes(client: Client) -> None:
+    """The test server knows no custom search attributes until told, like a fresh namespace."""
+    await client.operator_service.add_search_attributes(AddSearchAttributesRequest(
+        namespace=client.namespace,
+        search_attributes={key.name: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD for key in ALL_KEYS},
+    ))
+
+
+@asynccontextmanager
+async def time_skipping_env() -> AsyncIterator[WorkflowEnvironment]:
+    env = await WorkflowEnvironment.start_time_skipping(
+        test_server_existing_path=TEST_SERVER, data_converter=pydantic_data_converter)
+    async with env:
+        await register_search_attributes(env.client)
+        yield env
+
+
+@asynccontextmanager
+async def lifecycle_worker(client: Client, activities: Sequence[Callable[..., Any]]) -> AsyncIterator[str]:
+    task_queue = f"azmc-test-{uuid.uuid4()}"
+    async with Worker(client, task_queue=task_queue, workflows=ALL_WORKFLOWS, activities=list(activities)):
+        yield task_queue
+
+
+def _machine_name(spec: Any) -> str:
+    """The name the workflow id is built from: a spec's own (also when sent as JSON text), else "raw"."""
+    if isinstance(spec, str):
+        try:
+            spec = json.loads(spec)
+        except ValueError:
+            return "raw"
+    return str(spec.get("name", "x")) if isinstance(spec, dict) else "raw"
+
+
+async def start_machine(client: Client, task_queue: str, spec: Any, **kwargs: Any) -> WorkflowHandle:
+    name = _machine_name(spec)
+    return await client.start_workflow(
+        "MachineLifecycle", spec, id=workflow_id(RESOURCE_GROUP, name),
+        task_queue=task_queue, result_type=MachineStatus, **kwargs)
+
+
+async def status_of(handle: WorkflowHandle) -> MachineStatus:
+    return await handle.query("status", result_type=MachineStatus)
+
+
+async def wait_for(
+    env: WorkflowEnvironment, handle: WorkflowHandle, accept: Callable[[MachineStatus], bool],
+    *, step: timedelta = timedelta(seconds=1), virtual_limit: timedelta = timedelta(hours=2),
+) -> MachineStatus:
+    """Let virtual time pass in small steps until the status query satisfies `accept`."""
+    waited = timedelta(0)
+    while True:
+        status = await status_of(handle)
+        if accept(status):
+            return status
+        if waited > virtual_limit:
+            raise AssertionError(f"not reached within {virtual_limit} virtual: {status.model_dump_json(indent=1)}")
+        await env.sleep(step)
+        waited += step
+
+
+def in_phase(*phases: Phase) -> Callable[[MachineStatus], bool]:
+    return lambda status: status.phase in phases
+
+
+HISTORIES = Path(__file__).resolve().parent / "histories"
+RECORD_ENV = "AZMC_RECORD_HISTORIES"
+
+
+async def record_history(handle: WorkflowHandle, name: str) -> None:
+    """With AZMC_RECORD_HISTORIES=1, store this run's history for test_replay_recorded_histories.py.
+
+    Re-record after a deliberate, patched workflow change:
+    `AZMC_RECORD_HISTORIES=1 .venv/bin/pytest tests/workflows` (then review the diff of tests/workflows/histories/).
+    """
+    if os.environ.get(RECORD_ENV) != "1":
+        return
+    history = await handle.fetch_history()
+    HISTORIES.mkdir(exist_ok=True)
+    (HISTORIES / f"{name}.json").write_text(history.to_json())

@@ -1,0 +1,84 @@
+"""Scenarios that need exact control of time and failures, on an in-memory Azure (see fake_azure.py).
+
+Everything else runs the real driver against the emulator (test_creation_saga_and_health.py).
+"""
+
+import logging
+from datetime import timedelta
+
+import pytest
+from temporalio.client import WorkflowExecutionStatus
+
+from models.activity_io import ActivityName
+from models.errors import ErrorType
+from models.status import Phase
+from tests.workflows.fake_azure import FakeAzure
+from tests.workflows.helpers import in_phase, lifecycle_worker, spec_dict, start_machine, time_skipping_env, wait_for
+
+
+async def test_capacity_failures_back_off_ten_minutes_then_run(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, logger="temporalio.workflow")
+    azure = FakeAzure()
+    azure.fail(ActivityName.ENSURE_VM, ErrorType.CAPACITY_EXHAUSTED, times=1, message="AllocationFailed")
+    async with time_skipping_env() as env, lifecycle_worker(env.client, azure.activities()) as tq:
+        handle = await start_machine(env.client, tq, spec_dict())
+        backing_off = await wait_for(env, handle, in_phase(Phase.CRASH_LOOP_BACK_OFF))
+        running = await wait_for(env, handle, in_phase(Phase.RUNNING), step=timedelta(seconds=30))
+        assert running.attempts == 2
+        assert backing_off.next_retry_at is not None
+        await handle.signal("delete", {"reason": "test"})
+        final = await handle.result()
+    assert final.phase == Phase.DELETED
+    assert azure.empty
+    # The second attempt started 10 minutes (the capacity backoff) after the first one failed.
+    when = {op.description: op.updated_at for op in running.recent_operations}
+    gap = when["attempt 2: reading what exists"] - when["attempt 1 failed; compensating"]
+    assert timedelta(minutes=10) <= gap < timedelta(minutes=10, seconds=5), gap
+    # Every workflow log line names the machine.
+    lines = [r.getMessage() for r in caplog.records if r.name == "temporalio.workflow"]
+    assert len(lines) > 10
+    assert all("[machine azmc-demo/vm1]" in line for line in lines), lines
+
+
+async def test_creation_timeout_fails_cleans_and_waits_for_reconcile() -> None:
+    azure = FakeAzure()
+    azure.fail(ActivityName.ENSURE_VM, ErrorType.TRANSIENT, times=-1, message="boom")
+    spec = spec_dict(timeouts={"creation": "2m"})
+    async with time_skipping_env() as env, lifecycle_worker(env.client, azure.activities()) as tq:
+        handle = await start_machine(env.client, tq, spec)
+        failed = await wait_for(env, handle, in_phase(Phase.FAILED), step=timedelta(seconds=10))
+        failed = await wait_for(env, handle, lambda s: "nothing left" in (s.last_operation.description if
+                                                                         s.last_operation else ""))
+        assert azure.empty
+        desc = await handle.describe()
+        assert desc.status == WorkflowExecutionStatus.RUNNING
+        azure._failures.clear()
+        await handle.signal("reconcile")
+        running = await wait_for(env, handle, in_phase(Phase.RUNNING))
+        assert running.attempts == 1
+        await handle.signal("delete")
+        final = await handle.result()
+    assert failed.attempts >= 3
+    assert final.phase == Phase.DELETED and azure.empty
+
+
+async def test_reconcile_cuts_a_capacity_backoff_short() -> None:
+    """An operator who knows capacity is back sends `reconcile` instead of waiting out 10 minutes."""
+    azure = FakeAzure()
+    azure.fail(ActivityName.ENSURE_VM, ErrorType.CAPACITY_EXHAUSTED, times=1, message="AllocationFailed")
+    async with time_skipping_env() as env, lifecycle_worker(env.client, azure.activities()) as tq:
+        handle = await start_machine(env.client, tq, spec_dict())
+        backing_off = await wait_for(env, handle, lambda s: s.phase == Phase.CRASH_LOOP_BACK_OFF
+                                     and s.next_retry_at is not None)
+        await handle.signal("reconcile")
+        running = await wait_for(env, handle, in_phase(Phase.RUNNING))
+        await handle.signal("delete")
+        final = await handle.result()
+    assert running.attempts == 2
+    assert final.phase == Phase.DELETED and azure.empty
+    # The error reads "<type>: <Azure's words>", the type once.
+    assert backing_off.last_error == "CapacityExhausted: AllocationFailed"
+    # The second attempt started long before the 10-minute capacity backoff would have ended.
+    started = next(op.updated_at for op in running.recent_operations if op.description.startswith("attempt 2"))
+    assert backing_off.next_retry_at is not None
+    assert started < backing_off.next_retry_at - timedelta(minutes=9), (started, backing_off.next_retry_at)

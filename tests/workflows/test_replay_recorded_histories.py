@@ -1,0 +1,49 @@
+"""Every recorded history in tests/workflows/histories/ replays against today's workflow code.
+
+A failure here means a change to workflow logic would break running machines: guard the change
+with `workflow.patched(...)`. Re-record (after such a deliberate change) with
+`AZMC_RECORD_HISTORIES=1 .venv/bin/pytest tests/workflow`.
+"""
+
+from pathlib import Path
+
+import pytest
+from temporalio import workflow
+from temporalio.client import WorkflowHistory
+from temporalio.common import RawValue
+from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.worker import Replayer
+
+from workflows import ALL_WORKFLOWS
+
+HISTORIES = sorted((Path(__file__).parent / "histories").glob("*.json"))
+
+
+def test_histories_are_recorded() -> None:
+    assert len(HISTORIES) >= 5, "tests/workflows/histories/ lost its recorded histories"
+
+
+@pytest.mark.parametrize("path", HISTORIES, ids=[p.stem for p in HISTORIES])
+async def test_history_replays(path: Path) -> None:
+    history = WorkflowHistory.from_json(f"machine/{path.stem}", path.read_text())  # noqa: ASYNC240 (tiny file)
+    replayer = Replayer(workflows=ALL_WORKFLOWS, data_converter=pydantic_data_converter)
+    result = await replayer.replay_workflow(history, raise_on_replay_failure=False)
+    assert result.replay_failure is None, f"{path.name}: {result.replay_failure!r}"
+
+
+@workflow.defn(name="MachineLifecycle", sandboxed=False)
+class _ChangedWithoutPatch:
+    """Stands for a careless edit: the same workflow type, but it waits before reading Azure."""
+
+    @workflow.run
+    async def run(self, raw: RawValue) -> None:
+        await workflow.sleep(1)
+
+
+async def test_replay_catches_an_unpatched_change() -> None:
+    """The harness above is not vacuous: a workflow that behaves differently fails to replay."""
+    path = next(p for p in HISTORIES if p.stem.startswith("seed_scenario"))
+    history = WorkflowHistory.from_json("seed", path.read_text())
+    replayer = Replayer(workflows=[_ChangedWithoutPatch], data_converter=pydantic_data_converter)
+    result = await replayer.replay_workflow(history, raise_on_replay_failure=False)
+    assert result.replay_failure is not None
