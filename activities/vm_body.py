@@ -4,6 +4,7 @@ from collections.abc import Sequence
 
 from azure.mgmt.compute import models as cm
 
+from models.bootstrap import to_base64
 from models.inventory import DataDiskRef
 from models.naming import data_disk_name, os_disk_name
 from models.spec import DataDisk, MachineSpec, Priority
@@ -59,6 +60,7 @@ def _os_profile(spec: MachineSpec) -> cm.OSProfile:
     return cm.OSProfile(
         computer_name=spec.name,
         admin_username=spec.admin_username,
+        custom_data=to_base64(spec.custom_data),
         linux_configuration=cm.LinuxConfiguration(
             disable_password_authentication=True,
             ssh=cm.SshConfiguration(public_keys=[cm.SshPublicKey(path=key_path, key_data=spec.ssh_public_key)]),
@@ -82,6 +84,7 @@ def build_vm(spec: MachineSpec, nic_id: str, tags: dict[str, str],
             ]
         ),
     )
+    vm.user_data = to_base64(spec.user_data)
     if spec.zone:
         vm.zones = [spec.zone]
     if spec.priority == Priority.SPOT:

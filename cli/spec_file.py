@@ -7,6 +7,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from models.bootstrap import BOOTSTRAP_FIELDS
 from models.spec import MachineSpec
 
 
@@ -43,10 +44,29 @@ def describe_validation_error(error: ValidationError) -> str:
     return f"{field}: {message}"
 
 
+def _read_data_files(path: Path, data: dict[str, Any]) -> None:
+    """`custom_data_file:` / `user_data_file:` name a file relative to the spec file; its text becomes the field."""
+    for field in BOOTSTRAP_FIELDS:
+        name = data.pop(f"{field}_file", None)
+        if name is None:
+            continue
+        if field in data:
+            raise SpecError(f"{path}: give {field} or {field}_file, not both")
+        if not isinstance(name, str) or not name:
+            raise SpecError(f"{path}: {field}_file: a file name, relative to the spec file")
+        target = path.parent / name
+        try:
+            data[field] = target.read_text()
+        except (OSError, UnicodeDecodeError) as error:
+            reason = getattr(error, "strerror", None) or "not UTF-8 text"
+            raise SpecError(f"{path}: {field}_file: cannot read {str(target)!r} ({reason})") from None
+
+
 def load_spec(path: Path) -> MachineSpec:
     data = _parse(path)
     if not isinstance(data, dict):
         raise SpecError(f"{path}: expected an object with the MachineSpec fields (see `azmc schema`)")
+    _read_data_files(path, data)
     try:
         return MachineSpec.model_validate(data)
     except ValidationError as error:

@@ -3,9 +3,9 @@
 import re
 from datetime import timedelta
 from enum import StrEnum
-from typing import Self
+from typing import Annotated, Self
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationInfo, field_validator, model_validator
 
 from models.arm_names import (
     DISK_NAME,
@@ -17,6 +17,7 @@ from models.arm_names import (
     VNET_NAME,
     check_user_tags,
 )
+from models.bootstrap import check_bootstrap_size
 from models.durations import Duration
 from models.naming import MACHINE_TAG, POOL_TAG, data_disk_name, nic_name, os_disk_name
 
@@ -27,6 +28,10 @@ _SUBNET_ID = re.compile(
 )
 DISK_SKUS = ("Standard_LRS", "StandardSSD_LRS", "Premium_LRS", "PremiumV2_LRS", "UltraSSD_LRS",
              "StandardSSD_ZRS", "Premium_ZRS")
+
+
+# Bootstrap data is passed byte for byte: a script's trailing newline matters.
+_Verbatim = Annotated[str, StringConstraints(strip_whitespace=False)]
 
 
 class _Strict(BaseModel):
@@ -123,6 +128,9 @@ class MachineSpec(_Strict):
     spot: SpotSettings | None = None
     accelerated_networking: bool = False
     timeouts: Timeouts = Timeouts()
+    # Secrets (models/bootstrap.py): never in repr, logs or messages. Not stripped: they are the bytes the VM gets.
+    custom_data: _Verbatim = Field("", repr=False, json_schema_extra={"writeOnly": True})
+    user_data: _Verbatim = Field("", repr=False, json_schema_extra={"writeOnly": True})
 
     @field_validator("name")
     @classmethod
@@ -164,6 +172,11 @@ class MachineSpec(_Strict):
         if not value.startswith(("ssh-", "ecdsa-", "sk-")):
             raise ValueError("an OpenSSH public key (ssh-rsa ..., ssh-ed25519 ...)")
         return value
+
+    @field_validator("custom_data", "user_data", mode="before")
+    @classmethod
+    def _bootstrap(cls, value: object, info: ValidationInfo) -> object:
+        return check_bootstrap_size(info.field_name, value) if isinstance(value, str) else value
 
     @field_validator("tags")
     @classmethod

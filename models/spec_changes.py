@@ -18,6 +18,10 @@ IN_PLACE = ("tags", "pool", "timeouts")
 # Fields that are tags on Azure resources (a change re-tags them).
 TAG_FIELDS = ("tags", "pool")
 _SIZE_NOTE = "vm_size: azmc does not resize a running VM"
+# customData is fixed when the VM is created (Azure refuses a change). Azure could take new userData on a
+# running VM, but a VM reads it at boot, so azmc treats both as what a new VM starts with: never a silent
+# in-place change the machine would not act on.
+_BOOTSTRAP_NOTE = "custom_data/user_data: a VM reads its bootstrap data when it is created"
 
 
 class SpecUpdate(BaseModel):
@@ -59,7 +63,9 @@ def refusal(old: MachineSpec, new: MachineSpec) -> str:
     fields = needs_new_vm(changed_fields(old, new))
     if not fields:
         return ""
-    note = f" ({_SIZE_NOTE})" if "vm_size" in fields else ""
+    notes = [_SIZE_NOTE] if "vm_size" in fields else []
+    notes += [_BOOTSTRAP_NOTE] if {"custom_data", "user_data"} & set(fields) else []
+    note = f" ({'; '.join(notes)})" if notes else ""
     return (f"{', '.join(fields)} cannot change on a running machine{note}: that needs a new VM. "
             f"Delete the machine (azmc delete {old.resource_group}/{old.name} --wait; its disks go with it) "
             "and apply the new spec; only tags, pool and timeouts change in place")

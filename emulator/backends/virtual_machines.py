@@ -25,6 +25,7 @@ from emulator.backends.common import (
 from emulator.backends.disks import DisksBackend
 from emulator.backends.network_interfaces import NetworkInterfacesBackend
 from emulator.backends.outcome import Outcome
+from emulator.backends.vm_bootstrap import USER_DATA, store_bootstrap, take_bootstrap, wants, with_user_data
 from emulator.backends.vm_disks import plan_disks, realize
 from emulator.backends.vm_instance_view import instance_view
 from emulator.backends.vm_model import SECRETS, check_immutable, default_os_profile, merge_update, os_type
@@ -58,7 +59,9 @@ class VirtualMachinesBackend:
 
     def get(self, scope: Scope, name: str, expand: str | None) -> dict[str, Any]:
         vm = get_existing(self.state, scope, VM_TYPE, name)
-        if expand and expand.lower() == "instanceview":
+        if wants(expand, USER_DATA):
+            return with_user_data(vm)
+        if wants(expand, "instanceView"):
             return {**vm.body, "properties": {**vm.properties, "instanceView": instance_view(vm, self.state)}}
         return vm.body
 
@@ -123,6 +126,7 @@ class VirtualMachinesBackend:
         props = copy.deepcopy(request.get("properties") or {})
         if existing is not None:
             check_immutable(existing.properties, props)
+        bootstrap = take_bootstrap(props, existing)
         nic_refs = validate_nic_refs(self.state, self.nics, rid, props)
         storage = props.get("storageProfile") or {}
         planned_os, planned_data = plan_disks(self.state, scope, rid, name, storage)
@@ -160,6 +164,7 @@ class VirtualMachinesBackend:
                       extra=dict(existing.extra) if existing else {"power": "starting"})
         vm.extra.pop("error", None)
         vm.extra["version"] = version
+        store_bootstrap(vm, bootstrap)
         self.state.store.put(vm)
         on_failure = self._create_failed if op_name.endswith(".put") else self._mark_failed
         op = start_operation(self.state, vm, op_name, lambda: self._succeeded(vm),

@@ -12,6 +12,7 @@ from emulator import arm_ids
 from emulator.arm_ids import Scope
 from emulator.backends.registry import Backends
 from emulator.backends.virtual_machines import VM_TYPE
+from emulator.backends.vm_bootstrap import bootstrap_digests
 from emulator.errors import ArmError
 from emulator.handlers.routing import read_json
 from emulator.seed import seed
@@ -61,6 +62,7 @@ def describe(resource: Resource, backends: Backends) -> dict[str, Any]:
         out["uniqueId"] = props.get("uniqueId")
     if resource.type == VM_TYPE:
         out["powerState"] = resource.extra.get("power")
+        out.update(bootstrap_digests(resource))
     if resource.type.lower() == "microsoft.network/networkinterfaces":
         held = backends.nics.reservation(resource)
         if held is not None:
