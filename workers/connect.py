@@ -3,10 +3,13 @@
 from pathlib import Path
 
 from temporalio.client import Client
-from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.converter import DataConverter
 from temporalio.runtime import Runtime
 from temporalio.service import TLSConfig
 
+from codec.converter import azmc_data_converter
+from codec.keys import CodecKeyError, KeyRing
+from codec.sources import load_keyring
 from workers.settings import Settings, SettingsError
 
 
@@ -33,6 +36,19 @@ def tls_config(settings: Settings) -> TLSConfig | bool:
     return config if config != TLSConfig() else True
 
 
+def codec_keys(settings: Settings) -> KeyRing:
+    """The keys this process encrypts and decrypts payloads with; a bad source stops it with one line."""
+    try:
+        return load_keyring(settings.codec_keys.get_secret_value() if settings.codec_keys else None,
+                            settings.codec_keys_file, settings.codec_key_vault_url, settings.codec_key_vault_secret)
+    except CodecKeyError as error:
+        raise SettingsError(str(error)) from None
+
+
+def data_converter(settings: Settings) -> DataConverter:
+    return azmc_data_converter(codec_keys(settings))
+
+
 async def connect(settings: Settings, runtime: Runtime | None = None) -> Client:
     api_key = settings.temporal_api_key.get_secret_value() if settings.temporal_api_key else None
     try:
@@ -41,7 +57,7 @@ async def connect(settings: Settings, runtime: Runtime | None = None) -> Client:
             namespace=settings.temporal_namespace,
             tls=tls_config(settings),
             api_key=api_key,
-            data_converter=pydantic_data_converter,
+            data_converter=data_converter(settings),
             runtime=runtime,
         )
     except RuntimeError as error:

@@ -53,6 +53,12 @@ class Settings(BaseSettings):
     # namespace's id, which differs between clusters and namespaces (workers/installation.py).
     installation_id: str | None = Field(None, pattern=INSTALLATION_ID_PATTERN)
 
+    # Payload encryption (codec/): keys from the variable, a file and/or Azure Key Vault; none = not encrypted.
+    codec_keys: SecretStr | None = None
+    codec_keys_file: Path | None = None
+    codec_key_vault_url: str | None = None
+    codec_key_vault_secret: str = "azmc-codec-keys"
+
     @field_validator("azure_endpoint")
     @classmethod
     def _endpoint(cls, value: str | None) -> str | None:

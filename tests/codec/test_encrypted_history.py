@@ -1,0 +1,139 @@
+"""The issue's proof on a real dev server (SQLite file), the real driver and the emulator:
+- a whole lifecycle with custom_data leaves no plaintext of the spec's secrets in the database file nor in
+  `temporal workflow show -o json`; through the codec server (`--codec-endpoint`) they come back;
+- the key is rotated mid-life and the history written under the old key still reads;
+- a machine started under a key its worker lacks fails workflow tasks naming the key id, and completes
+  once a worker with the key polls.
+"""
+
+import asyncio
+import base64
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from aiohttp.test_utils import TestServer
+from temporalio.client import Client, WorkflowHandle
+from temporalio.testing import WorkflowEnvironment
+from temporalio.worker import Worker
+
+from activities.config import AzureConfig
+from activities.driver import AzureDriver
+from cli.machines import apply
+from codec.converter import azmc_data_converter
+from codec.keys import KeyRing, parse_keys
+from codec.keys import new_key_json as key
+from codec.server import codec_app
+from models.spec import MachineSpec
+from models.status import MachineStatus, Phase
+from tests.codec.cli import temporal_cli
+from tests.support.emulator import EmulatorHandle
+from tests.workflows.helpers import spec_dict
+from workflows import ALL_WORKFLOWS
+from workflows.search_attributes import ALL_KEYS
+
+OLD = parse_keys(key("k1"), "test")
+ROTATED = OLD.merged(parse_keys(key("k2"), "test"))
+JOIN_TOKEN = "kubeadm join 10.0.0.1:6443 --token s3cr3t.j01nt0ken0000"
+SSH_KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAISecretSshKeyOfThisTest azmc@proof"
+SECRETS = (JOIN_TOKEN, SSH_KEY.split()[1], "j01nt0ken", "SecretSshKeyOfThisTest")
+
+
+def _forms(secret: str) -> list[bytes]:
+    """A secret as stored bytes might hold it: plain, or base64 at any of the three alignments."""
+    raw = secret.encode()
+    return [raw] + [base64.b64encode(raw[i:])[4:-4] for i in range(3)]
+
+
+def _leaks(blob: bytes) -> list[str]:
+    return [secret for secret in SECRETS if any(form in blob for form in _forms(secret))]
+
+
+async def _client(env: WorkflowEnvironment, keys: KeyRing) -> Client:
+    return await Client.connect(env.client.service_client.config.target_host, namespace=env.client.namespace,
+                                data_converter=azmc_data_converter(keys))
+
+
+@asynccontextmanager
+async def _worker(env: WorkflowEnvironment, keys: KeyRing, driver: AzureDriver, queue: str) -> AsyncIterator[None]:
+    async with Worker(await _client(env, keys), task_queue=queue, workflows=ALL_WORKFLOWS,
+                      activities=driver.activities()):
+        yield
+
+
+def _spec(emulator: EmulatorHandle, name: str) -> MachineSpec:
+    return MachineSpec.model_validate(spec_dict(name, subnet_id=emulator.subnet_id, ssh_public_key=SSH_KEY,
+                                                custom_data=f"#!/bin/sh\n{JOIN_TOKEN}\n", user_data=JOIN_TOKEN))
+
+
+async def _phase(handle: WorkflowHandle, phase: Phase, tries: int = 300) -> MachineStatus:
+    for _ in range(tries):
+        status = await handle.query("status", result_type=MachineStatus)
+        if status.phase == phase:
+            return status
+        await asyncio.sleep(0.2)
+    raise AssertionError(f"not {phase}: {status.model_dump_json()}")
+
+
+async def _task_failures(handle: WorkflowHandle) -> list[str]:
+    history = await handle.fetch_history()
+    return [e.workflow_task_failed_event_attributes.failure.message for e in history.events
+            if e.HasField("workflow_task_failed_event_attributes")]
+
+
+async def test_lifecycle_leaves_no_plaintext_and_the_codec_server_reads_it(emulator: EmulatorHandle,
+                                                                          tmp_path: Path) -> None:
+    db = tmp_path / "temporal.db"
+    driver = await AzureDriver.open(AzureConfig(installation_id="proof", subscription_id=emulator.subscription_id,
+                                                endpoint=emulator.url, emulator_token="proof"))
+    env = await WorkflowEnvironment.start_local(
+        dev_server_existing_path=".venv/bin/temporal", data_converter=azmc_data_converter(OLD),
+        search_attributes=list(ALL_KEYS), ui=False, dev_server_extra_args=["--db-filename", str(db)])
+    codec = TestServer(codec_app(ROTATED), host="127.0.0.1")
+    await codec.start_server()
+    queue = f"proof-{uuid.uuid4()}"
+    try:
+        async with env:
+            # Created and Running under key k1, then the key rotates (k2 encrypts) and the machine is deleted.
+            async with _worker(env, OLD, driver, queue):
+                applied = await apply(env.client, _spec(emulator, "vm1"), queue)
+                await _phase(env.client.get_workflow_handle(applied.workflow_id), Phase.RUNNING)
+            rotated = await _client(env, ROTATED)
+            handle = rotated.get_workflow_handle(applied.workflow_id, result_type=MachineStatus)
+            async with _worker(env, ROTATED, driver, queue):
+                await handle.signal("delete", {"reason": "proof"})
+                assert (await handle.result()).phase == Phase.DELETED
+            history = (await handle.fetch_history()).to_json().encode()
+            # Both key ids travel in the payloads' metadata ("k1", "k2": base64 in the history's JSON).
+            assert b'"azE="' in history and b'"azI="' in history
+
+            shown = await temporal_cli(env.client, "workflow", "show", "-w", applied.workflow_id, "-o", "json")
+            assert _leaks(shown) == []
+            decoded = await temporal_cli(env.client, "workflow", "show", "-w", applied.workflow_id, "-o", "json",
+                                         "--codec-endpoint", str(codec.make_url("")).rstrip("/"))
+            assert _leaks(decoded) == list(SECRETS)  # the CLI shows decoded payloads' data base64-encoded
+
+            # A machine started under k2 while the only worker has k1: its tasks fail naming k2, nothing is lost.
+            handle = await start_with(rotated, _spec(emulator, "vm2"), queue)
+            async with _worker(env, OLD, driver, queue):
+                for _ in range(100):
+                    failures = await _task_failures(handle)
+                    if failures:
+                        break
+                    await asyncio.sleep(0.3)
+            assert "payload encrypted with codec key 'k2', which this process does not have (keys: k1)" in failures[0]
+            async with _worker(env, ROTATED, driver, queue):
+                await _phase(handle, Phase.RUNNING)
+                await handle.signal("delete", {"reason": "proof"})
+                assert (await handle.result()).phase == Phase.DELETED
+        stored = b"".join(path.read_bytes() for path in sorted(tmp_path.glob("temporal.db*")))  # noqa: ASYNC240
+        assert len(stored) > 100_000 and _leaks(stored) == []
+    finally:
+        await codec.close()
+        await driver.close()
+
+
+async def start_with(client: Client, spec: MachineSpec, queue: str) -> WorkflowHandle:
+    applied = await apply(client, spec, queue)
+    return client.get_workflow_handle(applied.workflow_id, result_type=MachineStatus)
