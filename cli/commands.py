@@ -15,6 +15,7 @@ from rich.console import Console
 from rich.text import Text
 
 from cli import machines
+from cli.codec_server import codec_server
 from cli.errors import fail, run_friendly
 from cli.render import describe_view, machines_table
 from cli.spec_file import SpecError, load_spec
@@ -99,6 +100,7 @@ def dev(
     ui_port: int = 8233,
     emulator_port: int = 8910,
     metrics_port: int = 9464,
+    codec_port: Annotated[int, typer.Option(help="the codec server the UI decodes payloads through")] = 8234,
     state_dir: Path = Path(".azmc"),
     time_scale: Annotated[float, typer.Option(help="emulator speed: 1 = Azure's pace, 0 = instant")] = 0.1,
 ) -> None:
@@ -108,7 +110,7 @@ def dev(
 
     config = StackConfig(temporal_port=temporal_port, ui_port=ui_port, emulator_port=emulator_port,
                          metrics_port=metrics_port, state_dir=state_dir, time_scale=time_scale,
-                         worker_to_console=True)  # fmt: skip
+                         codec_port=codec_port, worker_to_console=True)  # fmt: skip
     run_dev(config, console)
 
 
@@ -118,6 +120,7 @@ def demo(
     ui_port: int = 8233,
     emulator_port: int = 8910,
     metrics_port: int = 9464,
+    codec_port: Annotated[int, typer.Option(help="the codec server the UI decodes payloads through")] = 8234,
     state_dir: Path = Path(".azmc"),
     time_scale: Annotated[float, typer.Option(help="emulator speed when the demo starts its own stack")] = 0.05,
     machines_count: Annotated[int, typer.Option("--machines", min=2, max=20)] = 4,
@@ -130,7 +133,8 @@ def demo(
     from cli.dev_stack import StackConfig
 
     config = StackConfig(temporal_port=temporal_port, ui_port=ui_port, emulator_port=emulator_port,
-                         metrics_port=metrics_port, state_dir=state_dir, time_scale=time_scale)  # fmt: skip
+                         metrics_port=metrics_port, state_dir=state_dir, time_scale=time_scale,
+                         codec_port=codec_port)  # fmt: skip
     interactive = console.is_terminal if non_interactive is None else not non_interactive
     run_demo_command(config, machines_count, interactive, console)
 
@@ -237,6 +241,9 @@ def delete(
             await wait_deleted(client, wf_id, console)
 
     run_friendly(main)
+
+
+app.command("codec-server")(codec_server)
 
 
 @app.command()

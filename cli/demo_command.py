@@ -12,6 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from cli.demo import DEMO_POOL, DemoResult, DemoScenario, MachineTrack, demo_specs
+from cli.dev_codec import dev_keys_file
 from cli.dev_stack import DevStack, StackConfig
 from cli.emulator_client import EmulatorControl
 from cli.errors import fail
@@ -121,7 +122,8 @@ def demo_stack(config: StackConfig, console: Console) -> Iterator[bool]:
 
 
 async def _run(config: StackConfig, count: int, interactive: bool, console: Console) -> DemoResult:
-    settings = load_settings(temporal_address=config.temporal_address, temporal_namespace="default")
+    settings = load_settings(temporal_address=config.temporal_address, temporal_namespace="default",
+                             codec_keys_file=dev_keys_file(config.state_dir))
     client = await connect(settings)
     emulator = EmulatorControl(config.emulator_url)
     specs = demo_specs(count, SEED_SUBSCRIPTION, float(emulator.settings()["time_scale"]))

@@ -6,6 +6,7 @@ from rich.console import Console
 from rich.panel import Panel
 from rich.text import Text
 
+from cli.dev_codec import dev_keys_file
 from cli.dev_stack import DevStack, StackConfig
 from cli.errors import fail
 from cli.processes import StackError, stop_on_sigterm
@@ -13,14 +14,18 @@ from workers.logs import setup_logging
 
 
 def stack_panel(config: StackConfig) -> Panel:
+    keys = dev_keys_file(config.state_dir)
+    keys_note = ", codec-keys.json: the dev encryption key" if keys else ""
     return Panel(
         Text(  # paths and URLs are the user's text, not markup
             f"Temporal   {config.temporal_address}  (UI {config.ui_url})\n"
             f"Emulator   {config.emulator_url}  (time scale {config.time_scale:g})\n"
             f"Worker     task queue azmc, metrics http://127.0.0.1:{config.metrics_port}/metrics\n"
-            f"State      {config.state_dir}/ (temporal.db and logs)\n\n"
+            f"Codec      {config.codec_url}  (the UI decodes payloads through it)\n"
+            f"State      {config.state_dir}/ (temporal.db, logs{keys_note})\n\n"
             "Try: azmc apply -f examples/machine.yaml; azmc get; azmc describe vm1; azmc delete vm1 --wait\n"
             f"So that `azmc get` also shows abandoned resources: export AZMC_AZURE_ENDPOINT={config.emulator_url}"
+            + (f"\nPayloads are encrypted: in other terminals export AZMC_CODEC_KEYS_FILE={keys}" if keys else "")
         ),
         title="azmc dev",
     )

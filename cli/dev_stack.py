@@ -10,6 +10,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from cli.dev_codec import codec_env
 from cli.processes import Child, StackError, http_ok, require_free_ports, tcp_open, temporal_binary
 
 log = logging.getLogger("azmc.dev")
@@ -25,6 +26,7 @@ class StackConfig:
     ui_port: int = 8233
     emulator_port: int = 8910
     metrics_port: int = 9464  # the worker's Prometheus endpoint; 0 = off
+    codec_port: int = 8234  # `azmc codec-server`, which the UI decodes payloads through
     state_dir: Path = Path(".azmc")
     time_scale: float = 0.1
     latency_profile: str = "realistic"
@@ -43,6 +45,10 @@ class StackConfig:
     def ui_url(self) -> str:
         return f"http://localhost:{self.ui_port}"
 
+    @property
+    def codec_url(self) -> str:
+        return f"http://127.0.0.1:{self.codec_port}"
+
 
 def temporal_argv(config: StackConfig) -> list[str]:
     argv = [
@@ -52,6 +58,7 @@ def temporal_argv(config: StackConfig) -> list[str]:
         "--ui-port", str(config.ui_port),
         "--db-filename", str(config.state_dir / "temporal.db"),
         "--log-level", "warn",
+        "--ui-codec-endpoint", config.codec_url,
     ]  # fmt: skip
     for name in SEARCH_ATTRIBUTES:
         argv += ["--search-attribute", f"{name}=Keyword"]
@@ -75,7 +82,13 @@ def worker_env(config: StackConfig) -> dict[str, str]:
         "AZMC_AZURE_ENDPOINT": config.emulator_url,
         "AZMC_METRICS_PORT": str(config.metrics_port),
         "PYTHONPATH": str(_PROJECT_ROOT),
+        **codec_env(config.state_dir),
     }
+
+
+def codec_server_argv(config: StackConfig) -> list[str]:
+    return [sys.executable, "-m", "cli", "codec-server", "--port", str(config.codec_port),
+            "--ui-origin", config.ui_url, "--ui-origin", f"http://127.0.0.1:{config.ui_port}"]
 
 
 @dataclass
@@ -88,7 +101,7 @@ class DevStack:
         """Start everything, or nothing: a failure stops what was already started."""
         config = self.config
         ports = {"--temporal-port": config.temporal_port, "--ui-port": config.ui_port,
-                 "--emulator-port": config.emulator_port}  # fmt: skip
+                 "--emulator-port": config.emulator_port, "--codec-port": config.codec_port}  # fmt: skip
         if config.worker:
             ports["--metrics-port"] = config.metrics_port
         require_free_ports(ports)
@@ -97,7 +110,10 @@ class DevStack:
             temporal = self._launch(Child("temporal dev server", temporal_argv(config), self._log("temporal")))
             emulator = self._launch(Child("emulator", emulator_argv(config), self._log("emulator"),
                                           env={"PYTHONPATH": str(_PROJECT_ROOT)}))  # fmt: skip
+            codec = self._launch(Child("codec server", codec_server_argv(config), self._log("codec-server"),
+                                       env={"PYTHONPATH": str(_PROJECT_ROOT), **codec_env(config.state_dir)}))
             temporal.wait_ready(lambda: tcp_open(config.temporal_port), timeout_s=60)
+            codec.wait_ready(lambda: tcp_open(config.codec_port), timeout_s=30)
             emulator.wait_ready(lambda: http_ok(f"{config.emulator_url}/_emulator/health"), timeout_s=30)
             if config.worker:
                 self._start_worker()

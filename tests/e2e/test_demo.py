@@ -8,7 +8,8 @@ from tests.e2e.stack import PYTHONPATH, ROOT
 
 
 def test_demo_non_interactive_on_free_ports_ends_with_zero_leftovers(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    ports = {flag: free_port() for flag in ("--temporal-port", "--ui-port", "--emulator-port", "--metrics-port")}
+    ports = {flag: free_port() for flag in ("--temporal-port", "--ui-port", "--emulator-port", "--metrics-port",
+                                                    "--codec-port")}
     argv = [sys.executable, "-m", "cli", "demo", "--non-interactive", "--state-dir", str(tmp_path / ".azmc"),
             "--time-scale", "0.02"]  # fmt: skip
     for flag, port in ports.items():

@@ -1,16 +1,27 @@
 """`azmc dev` starts Temporal (with the UI), the emulator and a worker; Ctrl-C stops all; busy ports are explained."""
 
+import json
 import signal
 import socket
 import subprocess
 import sys
+import urllib.request
 from pathlib import Path
 
 from cli.emulator_client import EmulatorControl
 from cli.processes import free_port, http_ok, port_is_free, tcp_open
 from tests.e2e.stack import PYTHONPATH, ROOT, wait_until
 
-FLAGS = ("--temporal-port", "--ui-port", "--emulator-port", "--metrics-port")
+PLAIN = {"payloads": [{"metadata": {"encoding": "anNvbi9wbGFpbg=="}, "data": "e30="}]}  # json/plain {}
+
+
+def _post(url: str, body: dict) -> dict:
+    request = urllib.request.Request(url, json.dumps(body).encode(), {"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        return json.load(answer)
+
+
+FLAGS = ("--temporal-port", "--ui-port", "--emulator-port", "--metrics-port", "--codec-port")
 
 
 def _dev(ports: dict[str, int], state_dir: Path) -> list[str]:
@@ -33,6 +44,14 @@ def test_dev_starts_everything_and_ctrl_c_stops_everything(tmp_path: Path) -> No
         assert tcp_open(ports["--temporal-port"]) and http_ok(f"http://127.0.0.1:{ports['--ui-port']}/")
         assert EmulatorControl(f"http://127.0.0.1:{ports['--emulator-port']}").resources()  # seeded
         assert (tmp_path / ".azmc" / "temporal.db").is_file()
+        # Encryption is on: a dev key only its owner reads, and the codec server the UI is pointed at.
+        keys = tmp_path / ".azmc" / "codec-keys.json"
+        assert keys.stat().st_mode & 0o777 == 0o600
+        sealed = _post(f"http://127.0.0.1:{ports['--codec-port']}/encode", PLAIN)
+        assert sealed["payloads"][0]["metadata"]["encryption-key-id"]
+        assert f"AZMC_CODEC_KEYS_FILE={keys.resolve()}" in console.read_text()
+        with urllib.request.urlopen(f"http://127.0.0.1:{ports['--ui-port']}/api/v1/settings", timeout=10) as ui:
+            assert json.load(ui)["Codec"]["Endpoint"] == f"http://127.0.0.1:{ports['--codec-port']}"
     finally:
         process.send_signal(signal.SIGINT)
         process.wait(timeout=60)
