@@ -13,6 +13,7 @@ from azure.mgmt.compute.aio import ComputeManagementClient
 from azure.mgmt.network.aio import NetworkManagementClient
 from azure.mgmt.resourcegraph.aio import ResourceGraphClient
 
+from activities.audit import AuditPolicy
 from activities.config import AzureConfig
 from activities.request_count import RequestCounter, RequestCountingPolicy
 
@@ -77,7 +78,7 @@ def build_clients(config: AzureConfig) -> AzureClients:
     per_call = [AllowLoopbackHttpPolicy()] if config.plain_http else []
     common: dict[str, Any] = {
         "per_call_policies": per_call,
-        "per_retry_policies": [RequestCountingPolicy(counter)],
+        "per_retry_policies": [RequestCountingPolicy(counter), AuditPolicy()],
         "retry_total": config.retry_total,
         "polling_interval": config.polling_interval_s,
         "read_timeout": config.request_timeout_s,

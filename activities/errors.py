@@ -114,10 +114,17 @@ def classify(exc: BaseException, action: str = "") -> ApplicationError | None:
     return None
 
 
+def request_id(exc: HttpResponseError) -> str:
+    """Azure's x-ms-request-id of the answer that failed: what an Azure support ticket asks for."""
+    headers = getattr(getattr(exc, "response", None), "headers", None) or {}
+    return str(headers.get("x-ms-request-id") or "")[:100]
+
+
 def _classify_http(exc: HttpResponseError, prefix: str) -> ApplicationError:
+    rid = request_id(exc)
     return classify_code(
-        azure_error_code(exc), azure_error_message(exc), status=exc.status_code, wait=retry_after(exc),
-        prefix=prefix,
+        azure_error_code(exc), azure_error_message(exc) + (f" (request id {rid})" if rid else ""),
+        status=exc.status_code, wait=retry_after(exc), prefix=prefix,
     )
 
 

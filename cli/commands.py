@@ -198,6 +198,7 @@ def describe(
     name: Annotated[str, typer.Argument(help="NAME, RESOURCE_GROUP/NAME or the workflow id")],
     resource_group: ResourceGroup = "",
     as_json: Annotated[bool, typer.Option("--json", help="print the raw status query answer")] = False,
+    requests: Annotated[bool, typer.Option("--requests", help="every Azure request azmc made (from history)")] = False,
     temporal_address: TemporalAddress = None,
     namespace: Namespace = None,
 ) -> None:
@@ -208,6 +209,12 @@ def describe(
         machines.machine_ref(name, resource_group)  # a name that is not valid is refused before connecting
         client = await connect(settings)
         wf_id = await machines.resolve(client, name, resource_group)
+        if requests:
+            from cli.audit_trail import attempts_json, read_attempts, requests_table
+
+            attempts = await read_attempts(client, wf_id)
+            print(attempts_json(attempts)) if as_json else console.print(requests_table(attempts))
+            return
         status = await machines.status(client, wf_id)
         if as_json:
             print(status.model_dump_json(indent=2))

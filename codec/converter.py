@@ -8,14 +8,31 @@ static summary names only the machine, size and place: neither holds a secret by
 """
 
 import dataclasses
+from collections.abc import Sequence
+from typing import Any
 
-from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.api.common.v1 import Payload
+from temporalio.contrib.pydantic import PydanticPayloadConverter, pydantic_data_converter
 from temporalio.converter import DataConverter
 
 from codec.aes_gcm import AesGcmCodec
 from codec.keys import KeyRing
+from models.audit import AUDIT_METADATA, TRAIL, Audited
+
+
+class AzmcPayloadConverter(PydanticPayloadConverter):
+    """Pydantic JSON, plus an activity result's audit trail in the payload's metadata (models/audit.py):
+    the value decodes exactly as without it."""
+
+    def to_payloads(self, values: Sequence[Any]) -> list[Payload]:
+        payloads = super().to_payloads([v.value if isinstance(v, Audited) else v for v in values])
+        for value, payload in zip(values, payloads, strict=True):
+            if isinstance(value, Audited):
+                payload.metadata[AUDIT_METADATA] = TRAIL.dump_json(value.trail)
+        return payloads
 
 
 def azmc_data_converter(keys: KeyRing) -> DataConverter:
     """With no keys nothing is encrypted, but an encrypted payload still fails naming its key id."""
-    return dataclasses.replace(pydantic_data_converter, payload_codec=AesGcmCodec(keys))
+    return dataclasses.replace(pydantic_data_converter, payload_converter_class=AzmcPayloadConverter,
+                               payload_codec=AesGcmCodec(keys))

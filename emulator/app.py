@@ -53,8 +53,12 @@ def _authorized(request: web.Request) -> bool:
 async def dispatch(request: web.Request) -> web.StreamResponse:
     backends = request.app[control.BACKENDS]
     state = backends.state
+    # As ARM: a new request id per request; the caller's correlation id echoed (else a new one), and its
+    # client request id echoed when it sent one.
     headers = {"x-ms-request-id": str(uuid.uuid4()),
-               "x-ms-correlation-request-id": request.headers.get("x-ms-client-request-id", str(uuid.uuid4()))}
+               "x-ms-correlation-request-id": request.headers.get("x-ms-correlation-request-id", str(uuid.uuid4()))}
+    if request.headers.get("x-ms-client-request-id"):
+        headers["x-ms-client-request-id"] = request.headers["x-ms-client-request-id"]
     if not _authorized(request):
         return error_response(ArmError(401, "AuthenticationFailed",
                                        "Authentication failed. The 'Authorization' header is missing or "

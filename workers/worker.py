@@ -14,6 +14,7 @@ from pydantic import ValidationError
 from temporalio.runtime import PrometheusConfig, Runtime, TelemetryConfig
 from temporalio.worker import Worker
 
+from activities.audit import AuditInterceptor
 from activities.config import AzureConfig
 from activities.driver import AzureDriver
 from workers.connect import connect
@@ -62,6 +63,8 @@ def build_worker(settings: Settings, client: object, driver: AzureDriver) -> Wor
         task_queue=settings.task_queue,
         workflows=ALL_WORKFLOWS,
         activities=driver.activities(),
+        interceptors=[AuditInterceptor(client.data_converter)],  # type: ignore[attr-defined]
+         # each activity's Azure requests go into history with its result
         max_concurrent_activities=settings.max_concurrent_activities,
         graceful_shutdown_timeout=timedelta(seconds=settings.graceful_shutdown_s),
     )
