@@ -20,22 +20,43 @@ from temporalio.worker import ActivityInboundInterceptor, ExecuteActivityInput, 
 from activities.request_count import operation_name
 from models.audit import AUDIT_DETAIL, MAX_REQUESTS, Audited, AuditTrail, AzureRequest
 
-_CURRENT: ContextVar[list[AzureRequest] | None] = ContextVar("azmc_azure_requests", default=None)
+
+class _Attempt:
+    def __init__(self) -> None:
+        self.requests: list[AzureRequest] = []
+        # Operation status path -> the write that started it (its operation name and request id).
+        self.started_by: dict[str, AzureRequest] = {}
+
+
+_CURRENT: ContextVar[_Attempt | None] = ContextVar("azmc_azure_requests", default=None)
 _STARTED = "azmc_audit_started"
+_OPERATION_HEADERS = ("azure-asyncoperation", "location")
+
+
+def started_by(url: str) -> AzureRequest | None:
+    """The write whose long-running operation `url` (a status poll) follows, in this attempt."""
+    attempt = _CURRENT.get()
+    return attempt.started_by.get(urlsplit(url).path) if attempt else None
 
 
 def _record(request: PipelineRequest, status: int, headers: Any) -> None:  # type: ignore[type-arg]
-    requests = _CURRENT.get()
-    if requests is None:
+    attempt = _CURRENT.get()
+    if attempt is None:
         return
     http = request.http_request
+    headers = headers or {}
     started = request.context.get(_STARTED) or time.monotonic()
-    requests.append(AzureRequest(
+    made = AzureRequest(
         method=http.method, operation=operation_name(http.method, http.url), resource=urlsplit(http.url).path[:300],
         status=status, duration_ms=round((time.monotonic() - started) * 1000),
-        request_id=(headers or {}).get("x-ms-request-id", "")[:100],
-        correlation_id=(headers or {}).get("x-ms-correlation-request-id", "")[:100],
-    ))
+        request_id=headers.get("x-ms-request-id", "")[:100],
+        correlation_id=headers.get("x-ms-correlation-request-id", "")[:100],
+    )
+    attempt.requests.append(made)
+    if http.method != "GET":
+        for name in _OPERATION_HEADERS:
+            if headers.get(name):
+                attempt.started_by[urlsplit(headers[name]).path] = made
 
 
 class AuditPolicy(SansIOHTTPPolicy):  # type: ignore[type-arg]
@@ -55,26 +76,15 @@ def trail(requests: list[AzureRequest]) -> AuditTrail:
     return AuditTrail(requests=requests[-MAX_REQUESTS:], left_out=max(0, len(requests) - MAX_REQUESTS))
 
 
-def _with_write_request_id(message: str, requests: list[AzureRequest]) -> str:
-    """A failed long-running operation is reported by a status poll: name the request id of the write
-    (PUT, PATCH, DELETE, POST) that started it too, which is the one an Azure support ticket needs."""
-    polls = [i for i, r in enumerate(requests) if r.operation == "operations.poll"]
-    before = requests[: polls[-1]] if polls else requests  # the write the failing poll was about
-    writes = [r for r in before if r.method != "GET" and r.request_id]
-    if not writes or writes[-1].request_id in message:
-        return message
-    last = writes[-1]
-    return f"{message} ({last.operation} request id {last.request_id})"
-
-
 class _AuditActivity(ActivityInboundInterceptor):
     def __init__(self, next: ActivityInboundInterceptor, carries: bool) -> None:
         super().__init__(next)
         self._carries = carries
 
     async def execute_activity(self, input: ExecuteActivityInput) -> Any:
-        requests: list[AzureRequest] = []
-        _CURRENT.set(requests)
+        attempt = _Attempt()
+        requests = attempt.requests
+        _CURRENT.set(attempt)
         try:
             result = await super().execute_activity(input)
         except ApplicationError as err:
@@ -82,7 +92,7 @@ class _AuditActivity(ActivityInboundInterceptor):
                 raise
             audit = trail(requests).model_dump(mode="json")
             raise ApplicationError(
-                _with_write_request_id(err.message, requests), *err.details, {AUDIT_DETAIL: audit}, type=err.type,
+                err.message, *err.details, {AUDIT_DETAIL: audit}, type=err.type,
                 non_retryable=err.non_retryable, next_retry_delay=err.next_retry_delay, category=err.category,
             ) from err.__cause__
         finally:

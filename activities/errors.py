@@ -18,6 +18,7 @@ from azure.core.exceptions import (
 )
 from temporalio.exceptions import ApplicationError, ApplicationErrorCategory
 
+from activities.audit import started_by
 from models.errors import NON_RETRYABLE, ErrorType
 
 NIC_RESERVED_DEFAULT = timedelta(seconds=180)
@@ -120,10 +121,20 @@ def request_id(exc: HttpResponseError) -> str:
     return str(headers.get("x-ms-request-id") or "")[:100]
 
 
-def _classify_http(exc: HttpResponseError, prefix: str) -> ApplicationError:
+def _request_ids(exc: HttpResponseError) -> str:
+    """" (request id R)", and for a failed long-running operation also the id of the write that started
+    it (activities/audit.py saw it): " (request id R; virtualMachines.put request id W)"."""
     rid = request_id(exc)
+    request = getattr(getattr(exc, "response", None), "request", None)
+    write = started_by(request.url) if request is not None else None
+    ids = [f"request id {rid}"] if rid else []
+    ids += [f"{write.operation} request id {write.request_id}"] if write and write.request_id else []
+    return f" ({'; '.join(ids)})" if ids else ""
+
+
+def _classify_http(exc: HttpResponseError, prefix: str) -> ApplicationError:
     return classify_code(
-        azure_error_code(exc), azure_error_message(exc) + (f" (request id {rid})" if rid else ""),
+        azure_error_code(exc), azure_error_message(exc) + _request_ids(exc),
         status=exc.status_code, wait=retry_after(exc), prefix=prefix,
     )
 

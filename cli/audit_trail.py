@@ -55,19 +55,25 @@ async def read_attempts(client: Client, wf_id: str) -> list[Attempt]:
     return attempts
 
 
+def _short(resource: str) -> str:
+    """The part of an ARM path a reader needs: after `/providers/` (the resource group is the machine's)."""
+    return resource.split("/providers/", 1)[-1]
+
+
 def requests_table(attempts: list[Attempt]) -> Table:
-    table = Table("activity", "method", "operation", "resource", "status", "ms", "x-ms-request-id",
-                  "x-ms-correlation-request-id", title="Azure requests, oldest first", title_justify="left")
+    table = Table("activity", "method", "operation", "resource", "status", "ms",
+                  "x-ms-request-id / x-ms-correlation-request-id", box=None, header_style="bold",
+                  title="Azure requests, oldest first (--json for every field)", title_justify="left")
     for attempt in attempts:
         for request in attempt.trail.requests:
-            table.add_row(attempt.activity, request.method, request.operation, request.resource,
-                          str(request.status or "no answer"), str(request.duration_ms), request.request_id,
-                          request.correlation_id)
+            table.add_row(attempt.activity, request.method, request.operation, _short(request.resource),
+                          str(request.status or "no answer"), str(request.duration_ms),
+                          f"{request.request_id}\n{request.correlation_id}")
         if attempt.trail.left_out:
-            table.add_row(attempt.activity, "", f"(+{attempt.trail.left_out} earlier requests not kept)",
-                          "", "", "", "", "")
+            table.add_row(attempt.activity, "", f"(+{attempt.trail.left_out} earlier requests not kept)")
         if attempt.outcome != "completed":
-            table.add_row(attempt.activity, "", "failed", attempt.outcome, "", "", "", "")
+            table.add_row(attempt.activity, "", "failed", attempt.outcome)
+    table.columns[-1].no_wrap = True
     return table
 
 
