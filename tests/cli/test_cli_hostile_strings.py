@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 from temporalio.client import Client, WorkflowExecutionStatus
-from temporalio.contrib.pydantic import pydantic_data_converter
 from typer.testing import CliRunner, Result
 
 from cli import machines
@@ -19,7 +18,7 @@ from cli.commands import app
 from models.naming import workflow_id
 from tests.e2e.conftest import Stack
 from tests.e2e.machines import spec
-from tests.e2e.stack import DevServer, EmulatorProcess, WorkerProcess, wait_until
+from tests.e2e.stack import CODEC_KEYS, STACK_CONVERTER, DevServer, EmulatorProcess, WorkerProcess, wait_until
 
 RG = "azmc-demo"
 MARKUP = "[/x] Azure said [bold]no[/bold] :x:"
@@ -43,7 +42,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
 
 
 def azmc(stack: Stack, *argv: str) -> Result:
-    return CliRunner().invoke(app, [*argv, "--temporal-address", stack.address])
+    return CliRunner().invoke(app, [*argv, "--temporal-address", stack.address], env={"AZMC_CODEC_KEYS": CODEC_KEYS})
 
 
 def _apply(stack: Stack, name: str, file_name: str, tmp_path: Path) -> Result:
@@ -55,7 +54,7 @@ def _apply(stack: Stack, name: str, file_name: str, tmp_path: Path) -> Result:
 
 def _running(stack: Stack, wf_id: str) -> bool:
     async def check() -> bool:
-        client = await Client.connect(stack.address, data_converter=pydantic_data_converter)
+        client = await Client.connect(stack.address, data_converter=STACK_CONVERTER)
         return await machines.execution_status(client, wf_id) == WorkflowExecutionStatus.RUNNING
 
     return asyncio.run(check())
@@ -100,7 +99,7 @@ def test_hostile_names_never_reach_a_visibility_query(stack: Stack, tmp_path: Pa
     assert _running(stack, other)  # no hostile `delete` reached the other machine
 
     async def resolve_directly() -> None:
-        client = await Client.connect(stack.address, data_converter=pydantic_data_converter)
+        client = await Client.connect(stack.address, data_converter=STACK_CONVERTER)
         assert await machines.resolve(client, "other") == other
         with pytest.raises(machines.MachineError, match="is not valid"):
             await machines.resolve(client, "x' OR AzmcMachine = 'other")

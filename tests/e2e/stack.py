@@ -13,9 +13,15 @@ from pathlib import Path
 from cli.dev_stack import SEARCH_ATTRIBUTES
 from cli.emulator_client import EmulatorControl
 from cli.processes import Child, free_port, http_ok, tcp_open, temporal_binary
+from codec.converter import azmc_data_converter
+from codec.keys import new_key_json, parse_keys
 
 ROOT = Path(__file__).resolve().parents[2]
 PYTHONPATH = {"PYTHONPATH": str(ROOT)}
+# The stacks run encrypted, as production does: every worker, `azmc` and test client of a test session
+# shares this key; the `temporal` CLI reads through a CodecServer.
+CODEC_KEYS = new_key_json("e2e")
+STACK_CONVERTER = azmc_data_converter(parse_keys(CODEC_KEYS, "e2e"))
 
 
 @dataclass
@@ -92,7 +98,7 @@ class WorkerProcess:
 
     def env(self) -> dict[str, str]:
         return {**PYTHONPATH, "AZMC_TEMPORAL_ADDRESS": self.temporal_address, "AZMC_AZURE_ENDPOINT": self.emulator_url,
-                "AZMC_METRICS_PORT": "0", "AZMC_GRACEFUL_SHUTDOWN_S": "5"}  # fmt: skip
+                "AZMC_METRICS_PORT": "0", "AZMC_GRACEFUL_SHUTDOWN_S": "5", "AZMC_CODEC_KEYS": CODEC_KEYS}  # fmt: skip
 
     def start(self) -> Child:
         child = Child("worker", [sys.executable, "-m", "cli", "worker"], self.log_path, env=self.env())
@@ -115,9 +121,34 @@ class WorkerProcess:
         self.children.clear()
 
 
-def cli_env(temporal_address: str) -> dict[str, str]:
-    return {**os.environ, **PYTHONPATH, "AZMC_TEMPORAL_ADDRESS": temporal_address,
-            "TEMPORAL_ADDRESS": temporal_address, "COLUMNS": "200"}  # fmt: skip
+@dataclass
+class CodecServer:
+    """`azmc codec-server` with the session's key, for the `temporal` CLI (TEMPORAL_CODEC_ENDPOINT)."""
+
+    log_path: Path
+    port: int = field(default_factory=free_port)
+    child: Child | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> None:
+        argv = [sys.executable, "-m", "cli", "codec-server", "--port", str(self.port)]
+        self.child = Child("codec server", argv, self.log_path, env={**PYTHONPATH, "AZMC_CODEC_KEYS": CODEC_KEYS})
+        self.child.start()
+        self.child.wait_ready(lambda: tcp_open(self.port), timeout_s=30)
+
+    def stop(self) -> None:
+        if self.child is not None:
+            self.child.stop()
+
+
+def cli_env(temporal_address: str, codec_endpoint: str = "") -> dict[str, str]:
+    """`azmc` and `temporal` as an operator runs them: the session's codec key, and the codec server."""
+    codec = {"TEMPORAL_CODEC_ENDPOINT": codec_endpoint} if codec_endpoint else {}
+    return {**os.environ, **PYTHONPATH, "AZMC_TEMPORAL_ADDRESS": temporal_address, "AZMC_CODEC_KEYS": CODEC_KEYS,
+            "TEMPORAL_ADDRESS": temporal_address, "COLUMNS": "200", **codec}  # fmt: skip
 
 
 def wait_until(condition: "object", timeout_s: float, what: str, interval_s: float = 0.3) -> None:

@@ -6,19 +6,18 @@ import subprocess
 import sys
 
 from temporalio.client import Client
-from temporalio.contrib.pydantic import pydantic_data_converter
 
 from cli import machines
 from cli.processes import temporal_binary
 from models.naming import workflow_id
 from tests.e2e.conftest import Stack
 from tests.e2e.machines import spec, wait_phase
-from tests.e2e.stack import ROOT, cli_env, wait_until
+from tests.e2e.stack import ROOT, STACK_CONVERTER, cli_env, wait_until
 from workers.settings import TASK_QUEUE
 
 
 def _azmc_get(stack: Stack, azure: bool) -> subprocess.CompletedProcess[str]:
-    env = cli_env(stack.address)
+    env = cli_env(stack.address, stack.codec_url)
     env.pop("AZMC_AZURE_ENDPOINT", None)
     if azure:
         env["AZMC_AZURE_ENDPOINT"] = stack.emulator.url  # the worker's Azure settings
@@ -36,7 +35,7 @@ def test_terminated_machine_is_listed_as_abandoned_with_its_azure_resources(stac
     kept, dropped = spec("kept-vm"), spec("dropped-vm", data_disks=1)
 
     async def create() -> None:
-        client = await Client.connect(stack.address, data_converter=pydantic_data_converter)
+        client = await Client.connect(stack.address, data_converter=STACK_CONVERTER)
         for item in (kept, dropped):
             await machines.apply(client, item, TASK_QUEUE)
         await wait_phase(client, [kept, dropped], "Running", timeout_s=90)

@@ -6,7 +6,6 @@ import asyncio
 from typing import Any
 
 from temporalio.client import Client, WorkflowHandle
-from temporalio.contrib.pydantic import pydantic_data_converter
 
 from cli import machines
 from models.naming import workflow_id
@@ -14,6 +13,7 @@ from models.spec import MachineSpec
 from models.status import MachineStatus
 from tests.e2e.conftest import Stack
 from tests.e2e.machines import spec, wait_phase
+from tests.e2e.stack import STACK_CONVERTER
 from tests.support.emulator import EmulatorHandle
 from tests.support.sdk import sdk_clients
 from workers.settings import TASK_QUEUE
@@ -42,7 +42,7 @@ def test_deallocated_vm_is_started_and_deleted_vm_recreated_with_the_same_data_d
     sdk = sdk_clients(EmulatorHandle(stack.emulator.url))
 
     async def run() -> None:
-        client = await Client.connect(stack.address, data_converter=pydantic_data_converter)
+        client = await Client.connect(stack.address, data_converter=STACK_CONVERTER)
         await machines.apply(client, item, TASK_QUEUE)
         await wait_phase(client, [item], "Running", timeout_s=90)
         handle = client.get_workflow_handle(workflow_id(item.resource_group, item.name))

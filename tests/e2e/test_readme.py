@@ -7,12 +7,11 @@ import sys
 from pathlib import Path
 
 from temporalio.client import Client
-from temporalio.contrib.pydantic import pydantic_data_converter
 
 from cli.processes import temporal_binary
 from tests.e2e.conftest import Stack
 from tests.e2e.readme import commands, sh_blocks
-from tests.e2e.stack import ROOT, cli_env, wait_until
+from tests.e2e.stack import ROOT, STACK_CONVERTER, cli_env, wait_until
 
 # Blocks and where they are exercised; a new README block without a test fails here.
 EXERCISED = {
@@ -25,7 +24,7 @@ EXERCISED = {
 
 def _static_summary(stack: Stack, wf_id: str) -> str:
     async def read() -> str:
-        client = await Client.connect(stack.address, data_converter=pydantic_data_converter)
+        client = await Client.connect(stack.address, data_converter=STACK_CONVERTER)
         return await (await client.get_workflow_handle(wf_id).describe()).static_summary() or ""
 
     return asyncio.run(read())
@@ -33,7 +32,7 @@ def _static_summary(stack: Stack, wf_id: str) -> str:
 
 def _run(argv: list[str], stack: Stack, check: bool = True) -> str:
     program = {"temporal": [temporal_binary()], "azmc": [sys.executable, "-m", "cli"]}[argv[0]]
-    done = subprocess.run([*program, *argv[1:]], cwd=ROOT, env=cli_env(stack.address),
+    done = subprocess.run([*program, *argv[1:]], cwd=ROOT, env=cli_env(stack.address, stack.codec_url),
                           capture_output=True, text=True, timeout=60)  # fmt: skip
     if check:
         assert done.returncode == 0, f"{' '.join(argv)[:120]}\n{done.stdout}\n{done.stderr}"
@@ -42,7 +41,7 @@ def _run(argv: list[str], stack: Stack, check: bool = True) -> str:
 
 def _refused(argv: list[str], stack: Stack) -> str:
     """A command that must fail: its stderr."""
-    done = subprocess.run([temporal_binary(), *argv[1:]], cwd=ROOT, env=cli_env(stack.address),
+    done = subprocess.run([temporal_binary(), *argv[1:]], cwd=ROOT, env=cli_env(stack.address, stack.codec_url),
                           capture_output=True, text=True, timeout=60)  # fmt: skip
     assert done.returncode != 0, done.stdout
     return done.stderr

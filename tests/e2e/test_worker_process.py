@@ -6,14 +6,13 @@ import urllib.request
 from pathlib import Path
 
 from temporalio.client import Client
-from temporalio.contrib.pydantic import pydantic_data_converter
 
 from cli.machines import apply, request_delete
 from cli.processes import free_port
 from models.naming import workflow_id
 from tests.e2e.conftest import Stack
 from tests.e2e.machines import owned, spec, wait_phase
-from tests.e2e.stack import WorkerProcess, wait_until
+from tests.e2e.stack import STACK_CONVERTER, WorkerProcess, wait_until
 
 
 def _fetch(url: str) -> bytes:
@@ -30,7 +29,7 @@ async def test_two_workers_share_the_work_and_stop_gracefully(stack: Stack, tmp_
 
     assert b"temporal_" in await asyncio.to_thread(_fetch, f"http://127.0.0.1:{metrics_port}/metrics")
 
-    client = await Client.connect(stack.address, data_converter=pydantic_data_converter)
+    client = await Client.connect(stack.address, data_converter=STACK_CONVERTER)
     specs = [spec(f"share-{index}") for index in range(12)]
     await asyncio.gather(*(apply(client, item, "azmc") for item in specs))
     await wait_phase(client, specs, "Running", timeout_s=60)
