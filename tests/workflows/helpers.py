@@ -13,16 +13,22 @@ from typing import Any
 from temporalio.api.enums.v1 import IndexedValueType
 from temporalio.api.operatorservice.v1 import AddSearchAttributesRequest
 from temporalio.client import Client, WorkflowHandle
-from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import ActivityEnvironment, WorkflowEnvironment
 from temporalio.worker import Worker
 
+from activities.audit import AuditInterceptor
+from codec.converter import azmc_data_converter
+from codec.keys import parse_keys
 from models.naming import workflow_id
 from models.status import MachineStatus, Phase
 from workflows import ALL_WORKFLOWS
 from workflows.search_attributes import ALL_KEYS
 
 TEST_SERVER = ".venv/bin/temporal-test-server"
+# Workflow tests run encrypted, as production does. A fixed test key (never a real one), so histories
+# recorded with it (record_history) replay in test_replay_recorded_histories.py.
+TEST_CODEC_KEYS = parse_keys('{"workflow-tests": "AiHvlaTRQ7Q9zuqhkAAL0JIJvMLMiw7x1NIOQpGXx5U="}', "workflow tests")
+TEST_CONVERTER = azmc_data_converter(TEST_CODEC_KEYS)
 RESOURCE_GROUP = "azmc-demo"
 SUBNET_ID = (
     "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/azmc-demo/providers/"
@@ -66,7 +72,7 @@ async def register_search_attributes(client: Client) -> None:
 @asynccontextmanager
 async def time_skipping_env() -> AsyncIterator[WorkflowEnvironment]:
     env = await WorkflowEnvironment.start_time_skipping(
-        test_server_existing_path=TEST_SERVER, data_converter=pydantic_data_converter)
+        test_server_existing_path=TEST_SERVER, data_converter=TEST_CONVERTER)
     async with env:
         await register_search_attributes(env.client)
         yield env
@@ -75,7 +81,8 @@ async def time_skipping_env() -> AsyncIterator[WorkflowEnvironment]:
 @asynccontextmanager
 async def lifecycle_worker(client: Client, activities: Sequence[Callable[..., Any]]) -> AsyncIterator[str]:
     task_queue = f"azmc-test-{uuid.uuid4()}"
-    async with Worker(client, task_queue=task_queue, workflows=ALL_WORKFLOWS, activities=list(activities)):
+    async with Worker(client, task_queue=task_queue, workflows=ALL_WORKFLOWS, activities=list(activities),
+                      interceptors=[AuditInterceptor(client.data_converter)]):
         yield task_queue
 
 

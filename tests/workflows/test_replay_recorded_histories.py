@@ -1,7 +1,8 @@
 """Every recorded history in tests/workflows/histories/ replays against today's workflow code.
 
-A failure here means a change to workflow logic would break running machines: guard the change
-with `workflow.patched(...)`. Re-record (after such a deliberate change) with
+Histories recorded before encryption hold plain payloads, later ones payloads sealed with the workflow
+tests' fixed key: TEST_CONVERTER reads both. A failure here means a change to workflow logic would break
+running machines: guard the change with `workflow.patched(...)`. Re-record (after such a deliberate change) with
 `AZMC_RECORD_HISTORIES=1 .venv/bin/pytest tests/workflow`.
 """
 
@@ -11,9 +12,9 @@ import pytest
 from temporalio import workflow
 from temporalio.client import WorkflowHistory
 from temporalio.common import RawValue
-from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.worker import Replayer
 
+from tests.workflows.helpers import TEST_CONVERTER
 from workflows import ALL_WORKFLOWS
 
 HISTORIES = sorted((Path(__file__).parent / "histories").glob("*.json"))
@@ -26,7 +27,7 @@ def test_histories_are_recorded() -> None:
 @pytest.mark.parametrize("path", HISTORIES, ids=[p.stem for p in HISTORIES])
 async def test_history_replays(path: Path) -> None:
     history = WorkflowHistory.from_json(f"machine/{path.stem}", path.read_text())  # noqa: ASYNC240 (tiny file)
-    replayer = Replayer(workflows=ALL_WORKFLOWS, data_converter=pydantic_data_converter)
+    replayer = Replayer(workflows=ALL_WORKFLOWS, data_converter=TEST_CONVERTER)
     result = await replayer.replay_workflow(history, raise_on_replay_failure=False)
     assert result.replay_failure is None, f"{path.name}: {result.replay_failure!r}"
 
@@ -44,6 +45,6 @@ async def test_replay_catches_an_unpatched_change() -> None:
     """The harness above is not vacuous: a workflow that behaves differently fails to replay."""
     path = next(p for p in HISTORIES if p.stem.startswith("seed_scenario"))
     history = WorkflowHistory.from_json("seed", path.read_text())
-    replayer = Replayer(workflows=[_ChangedWithoutPatch], data_converter=pydantic_data_converter)
+    replayer = Replayer(workflows=[_ChangedWithoutPatch], data_converter=TEST_CONVERTER)
     result = await replayer.replay_workflow(history, raise_on_replay_failure=False)
     assert result.replay_failure is not None

@@ -34,7 +34,10 @@ async def test_search_attributes_details_and_summaries_follow_the_machine(stack:
     summaries = []
     async for event in handle.fetch_history_events():
         if event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
-            summaries.append(event.user_metadata.summary.data.decode())
+            # Sealed by the codec like every payload; the UI opens them through the codec server.
+            assert event.user_metadata.summary.metadata["encoding"] == b"binary/encrypted"
+            (summary,) = await stack.env.client.data_converter.decode([event.user_metadata.summary], [str])
+            summaries.append(summary)
     assert any("Create VM vm1" in s for s in summaries), summaries
     assert any("Delete VM vm1" in s for s in summaries), summaries
 
