@@ -29,6 +29,12 @@ class AesGcmCodec(PayloadCodec):
     def __init__(self, keys: KeyRing) -> None:
         self._keys = keys
 
+    def describe(self) -> str:
+        """One line for a log: the key ids, never the keys."""
+        if not self._keys:
+            return "off: payloads are not encrypted (set AZMC_CODEC_KEYS, AZMC_CODEC_KEYS_FILE or a Key Vault)"
+        return f"AES-256-GCM with key {self._keys.current} (readable: {', '.join(self._keys.keys)})"
+
     async def encode(self, payloads: Sequence[Payload]) -> list[Payload]:
         key_id = self._keys.current
         if key_id is None:

@@ -36,3 +36,8 @@ def azmc_data_converter(keys: KeyRing) -> DataConverter:
     """With no keys nothing is encrypted, but an encrypted payload still fails naming its key id."""
     return dataclasses.replace(pydantic_data_converter, payload_converter_class=AzmcPayloadConverter,
                                payload_codec=AesGcmCodec(keys))
+
+
+def describe_codec(converter: DataConverter) -> str:
+    codec = converter.payload_codec
+    return codec.describe() if isinstance(codec, AesGcmCodec) else "off: no azmc codec"

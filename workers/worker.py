@@ -17,6 +17,7 @@ from temporalio.worker import Worker
 from activities.audit import AuditInterceptor
 from activities.config import AzureConfig
 from activities.driver import AzureDriver
+from codec.converter import describe_codec
 from workers.connect import connect
 from workers.installation import installation_id
 from workers.settings import Settings, SettingsError
@@ -93,6 +94,7 @@ async def run_worker(settings: Settings) -> None:
                 "azure": settings.azure_endpoint or "public Azure",
                 "installation_id": installation,
                 "metrics_port": settings.metrics_port,
+                "encryption": describe_codec(client.data_converter),
             },
         )
         await asyncio.wait({running, stopping}, return_when=asyncio.FIRST_COMPLETED)

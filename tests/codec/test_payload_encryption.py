@@ -89,3 +89,12 @@ def test_the_last_key_listed_encrypts() -> None:
     ring = parse_keys(json.dumps({**json.loads(new_key_json("a")), **json.loads(new_key_json("b"))}), "t")
     assert ring.current == "b" and list(ring.keys) == ["a", "b"]
     assert "keys" not in repr(ring) or "b'" not in repr(ring)
+
+
+def test_the_worker_logs_key_ids_never_keys() -> None:
+    from codec.converter import describe_codec
+
+    line = describe_codec(azmc_data_converter(NEW))
+    assert line == "AES-256-GCM with key 2026-06 (readable: 2025-01, 2026-06)"
+    assert all(base64.b64encode(key).decode() not in line for key in NEW.keys.values())
+    assert describe_codec(azmc_data_converter(KeyRing())).startswith("off: payloads are not encrypted")
