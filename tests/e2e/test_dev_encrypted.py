@@ -1,6 +1,6 @@
 """What a newcomer sees with `azmc dev`: a machine applied with `custom_data_file:` runs; its history, in
 the dev server's SQLite file and in `temporal workflow show -o json`, holds no plaintext of the spec's
-secrets; the codec server `azmc dev` runs (the UI's codec endpoint) decodes them; `azmc describe
+secrets, nor do azmc's logs; the codec server `azmc dev` runs (the UI's codec endpoint) decodes them; `azmc describe
 --requests` reads the audit trail with the dev key; without the key `azmc describe` says which is missing."""
 
 import base64
@@ -79,3 +79,6 @@ def test_dev_stack_history_is_encrypted_and_the_codec_server_reads_it(tmp_path: 
     stored = b"".join(path.read_bytes() for path in sorted(state.glob("temporal.db*")))
     assert len(stored) > 100_000 and _leaks(stored) == []
     assert "Traceback" not in console.read_text()
+    # azmc's own logs (the worker's go to the console under `azmc dev`, the codec server's to its file).
+    logs = [console, *(path for path in state.glob("*.log") if path.name != "emulator.log")]
+    assert [path.name for path in logs if _leaks(path.read_bytes())] == []
