@@ -19,6 +19,7 @@ COPY activities ./activities
 COPY workers ./workers
 COPY cli ./cli
 COPY emulator ./emulator
+COPY codec ./codec
 RUN pip install --no-deps .
 
 # No root at runtime; the worker needs no writable paths.
