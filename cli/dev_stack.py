@@ -11,10 +11,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cli.processes import Child, StackError, http_ok, require_free_ports, tcp_open, temporal_binary
+from workflows.search_attributes import ALL_KEYS
 
 log = logging.getLogger("azmc.dev")
 
-SEARCH_ATTRIBUTES = ("AzmcPhase", "AzmcMachine", "AzmcResourceGroup", "AzmcPool")
+SEARCH_ATTRIBUTES = tuple(key.name for key in ALL_KEYS)
 _PROJECT_ROOT = Path(__file__).resolve().parent.parent
 _MAX_WORKER_RESTARTS = 5
 
@@ -53,9 +54,12 @@ def temporal_argv(config: StackConfig) -> list[str]:
         "--db-filename", str(config.state_dir / "temporal.db"),
         "--log-level", "warn",
     ]  # fmt: skip
-    for name in SEARCH_ATTRIBUTES:
-        argv += ["--search-attribute", f"{name}=Keyword"]
-    return argv
+    return argv + search_attribute_flags()
+
+
+def search_attribute_flags() -> list[str]:
+    """`temporal server start-dev` flags registering the workflow's search attributes (all Keyword)."""
+    return [flag for name in SEARCH_ATTRIBUTES for flag in ("--search-attribute", f"{name}=Keyword")]
 
 
 def emulator_argv(config: StackConfig) -> list[str]:

@@ -14,7 +14,7 @@ from temporalio.exceptions import WorkflowAlreadyStartedError
 
 from models.arm_names import MACHINE_NAME, POOL_NAME, RESOURCE_GROUP_NAME, NameRule
 from models.inventory import Inventory
-from models.naming import workflow_id
+from models.naming import machine_of, workflow_id
 from models.requests import DeleteRequest
 from models.spec import MachineSpec
 from models.spec_changes import SpecUpdate
@@ -124,7 +124,7 @@ def _initial_search_attributes(spec: MachineSpec) -> TypedSearchAttributes:
 
 def _row(execution_id: str, attributes: TypedSearchAttributes, started: datetime | None,
          status: WorkflowExecutionStatus | None) -> MachineRow:  # fmt: skip
-    _, rg, name = [*execution_id.split("/", 2), "", ""][:3]
+    rg, name = machine_of(execution_id) or ("", "")
     phase = attributes.get(AZMC_PHASE, "")
     state = status.name.title().replace("_", " ") if status else ""
     if status == WorkflowExecutionStatus.COMPLETED and not phase:
@@ -178,9 +178,10 @@ def _checked_id(resource_group: str, name: str) -> str:
 def machine_ref(name: str, resource_group: str = "") -> str | None:
     """NAME, RG/NAME or machine/RG/NAME checked by the spec's name rules (MachineError otherwise, before any
     call): the workflow id when the resource group is known, else None (look the name up in visibility)."""
+    machine = machine_of(name)
+    if machine is not None:
+        return _checked_id(*machine)
     parts = name.split("/")
-    if len(parts) == 3 and parts[0] == "machine":
-        return _checked_id(parts[1], parts[2])
     if len(parts) == 2:
         return _checked_id(parts[0], parts[1])
     if len(parts) != 1:
@@ -200,7 +201,7 @@ async def resolve(client: Client, name: str, resource_group: str = "") -> str:
     if not found:
         raise MachineError(f"no running machine named {name!r}; list them with `azmc get`, or pass -g RESOURCE_GROUP")
     if len(set(found)) > 1:
-        groups = ", ".join(sorted(wf_id.split("/")[1] for wf_id in set(found)))
+        groups = ", ".join(sorted({(machine_of(wf_id) or ("?", ""))[0] for wf_id in found}))
         raise MachineError(f"several machines are named {name!r} (resource groups {groups}); pass -g RESOURCE_GROUP")
     return found[0]
 

@@ -11,10 +11,11 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from activities.cloud import AzureCloud
 from activities.config import check_endpoint, is_loopback_endpoint
+from emulator.seed import SEED_SUBSCRIPTION
 from models.naming import INSTALLATION_ID_PATTERN
+from models.validation import field_path, problem
 
 TASK_QUEUE = "azmc"
-DEFAULT_EMULATOR_SUBSCRIPTION = "00000000-0000-0000-0000-000000000000"  # the emulator's --seed subscription
 DEFAULT_EMULATOR_TOKEN = "azmc-emulator"  # the emulator accepts any non-empty bearer token
 
 
@@ -79,7 +80,7 @@ class Settings(BaseSettings):
         if self.azure_subscription_id:
             return self.azure_subscription_id
         if self.emulator_mode:
-            return DEFAULT_EMULATOR_SUBSCRIPTION
+            return SEED_SUBSCRIPTION
         raise SettingsError(
             "no Azure subscription: set AZMC_AZURE_SUBSCRIPTION_ID (or --azure-subscription-id), "
             "or AZMC_AZURE_ENDPOINT to use the emulator"
@@ -102,6 +103,5 @@ def load_settings(**overrides: Any) -> Settings:
         return Settings(**given)
     except ValidationError as error:
         first = error.errors()[0]
-        field = ".".join(str(part) for part in first["loc"]) or "settings"
-        env = f"AZMC_{field.upper()}" if first["loc"] else "settings"
-        raise SettingsError(f"invalid {env}: {first['msg'].removeprefix('Value error, ')}") from None
+        env = f"AZMC_{field_path(first).upper()}" if first["loc"] else "settings"
+        raise SettingsError(f"invalid {env}: {problem(first)}") from None

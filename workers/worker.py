@@ -16,6 +16,7 @@ from temporalio.worker import Worker
 
 from activities.config import AzureConfig
 from activities.driver import AzureDriver
+from models.validation import problem
 from workers.connect import connect
 from workers.installation import installation_id
 from workers.settings import Settings, SettingsError
@@ -38,8 +39,7 @@ def azure_config(settings: Settings, installation: str | None = None) -> AzureCo
             emulator_token=settings.emulator_token(),
         )
     except ValidationError as error:
-        message = error.errors()[0]["msg"].removeprefix("Value error, ")
-        raise SettingsError(f"AZMC_AZURE_ENDPOINT / --azure-endpoint: {message}") from None
+        raise SettingsError(f"AZMC_AZURE_ENDPOINT / --azure-endpoint: {problem(error.errors()[0])}") from None
 
 
 def telemetry_runtime(settings: Settings) -> Runtime | None:

@@ -13,7 +13,7 @@ from temporalio.exceptions import ActivityError, ApplicationError
 with workflow.unsafe.imports_passed_through():
     from models.durations import humanize
     from models.errors import ErrorType
-    from models.inventory import STOPPED_POWER_STATES, DataDiskRef, Inventory
+    from models.inventory import DataDiskRef, Inventory
     from models.naming import nic_name
     from models.status import OperationState, Phase, Stage
 
@@ -39,9 +39,7 @@ class StartFailed(Exception):
 
 def _unusable_vm(inventory: Inventory) -> bool:
     """Before START_STOPPED_VM/KEEP_DATA_DISKS: a VM that will not become healthy by itself was re-created."""
-    return inventory.vm_failed or (
-        inventory.has_vm and inventory.vm_state.power_state in STOPPED_POWER_STATES
-    )
+    return inventory.vm_failed or inventory.vm_stopped
 
 
 async def _cleanup_after_vm(p: Presenter, azure: AzureCalls, created: list[str] | None) -> None:

@@ -18,9 +18,6 @@ from workflows.presentation import Presenter
 
 T = TypeVar("T")
 
-# Azure's hint (Retry-After, a NIC reservation) is honoured, but never beyond this.
-_MAX_HINTED_DELAY = policies.CAPACITY_BACKOFF
-
 
 async def until_done(
     p: Presenter, stage: Stage, description: str, action: Callable[[], Awaitable[T]]
@@ -49,10 +46,7 @@ async def _retry(p: Presenter, stage: Stage, description: str, action: Callable[
             return await action()
         except ActivityError as err:
             failures += 1
-            delay = policies.capped_backoff(failures, policies.CLEANUP_BACKOFF_START, policies.CLEANUP_BACKOFF_CAP)
-            hint = suggested_delay(err)
-            if hint is not None and hint > delay:
-                delay = min(hint, _MAX_HINTED_DELAY)
+            delay = policies.cleanup_backoff(failures, error_type(err), suggested_delay(err))
             p.stalled(stage, description, error_text(err), failures, delay)
             p.operation(
                 stage, OperationState.FAILED, f"{description}: failure {failures}, retrying in {humanize(delay)}",

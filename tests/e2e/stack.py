@@ -10,7 +10,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cli.dev_stack import SEARCH_ATTRIBUTES
+from cli.dev_stack import search_attribute_flags
 from cli.emulator_client import EmulatorControl
 from cli.processes import Child, free_port, http_ok, tcp_open, temporal_binary
 
@@ -33,9 +33,8 @@ class DevServer:
 
     def start(self) -> None:
         argv = [temporal_binary(), "server", "start-dev", "--ip", "127.0.0.1", "--port", str(self.port),
-                "--headless", "--db-filename", str(self.db_path), "--log-level", "error"]  # fmt: skip
-        for name in SEARCH_ATTRIBUTES:
-            argv += ["--search-attribute", f"{name}=Keyword"]
+                "--headless", "--db-filename", str(self.db_path), "--log-level", "error",
+                *search_attribute_flags()]  # fmt: skip
         self.child = Child("temporal dev server", argv, self.log_path)
         self.child.start()
         self.child.wait_ready(self._serving, timeout_s=60)

@@ -11,6 +11,7 @@ from models.naming import workflow_id
 from tests.e2e.conftest import Stack
 from tests.e2e.machines import assert_exactly_its_own, owned, phases_when_answered, spec, wait_phase
 from tests.e2e.stack import wait_until
+from workers.settings import TASK_QUEUE
 
 MACHINES = 20
 KILLS = 5
@@ -27,7 +28,7 @@ async def test_sigkilled_worker_leaves_every_machine_with_exactly_its_own_resour
     emulator.add_fault(operation="networkInterfaces.delete", name="chaos-*", status=400, code="NicInUse", times=3)
 
     client = await Client.connect(stack.address, data_converter=pydantic_data_converter)
-    await asyncio.gather(*(apply(client, item, "azmc") for item in specs))
+    await asyncio.gather(*(apply(client, item, TASK_QUEUE) for item in specs))
     started = time.monotonic()
     kills_mid_creation = 0
     for kill in range(KILLS):

@@ -9,6 +9,7 @@ from cli.machines import apply, request_delete
 from models.naming import workflow_id
 from tests.e2e.conftest import Stack
 from tests.e2e.machines import assert_exactly_its_own, owned, spec, wait_phase
+from workers.settings import TASK_QUEUE
 
 
 async def test_workflows_survive_a_server_restart(stack: Stack) -> None:
@@ -18,7 +19,7 @@ async def test_workflows_survive_a_server_restart(stack: Stack) -> None:
     emulator.add_fault(operation="virtualMachines.put", name="restart-*", status=0, delay_s=3, stage="operation",
                        times=len(specs))  # fmt: skip
     client = await Client.connect(stack.address, data_converter=pydantic_data_converter)
-    await asyncio.gather(*(apply(client, item, "azmc") for item in specs))
+    await asyncio.gather(*(apply(client, item, TASK_QUEUE) for item in specs))
     await asyncio.sleep(1.5)
 
     stack.server.restart()  # same port, same SQLite file; the worker process keeps running and reconnects

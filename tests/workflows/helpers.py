@@ -17,17 +17,16 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import ActivityEnvironment, WorkflowEnvironment
 from temporalio.worker import Worker
 
+from emulator.seed import SEED_LOCATION, SEED_RESOURCE_GROUP, seed_subnet_id
 from models.naming import workflow_id
 from models.status import MachineStatus, Phase
 from workflows import ALL_WORKFLOWS
+from workflows.inputs import WORKFLOW_TYPE
 from workflows.search_attributes import ALL_KEYS
 
 TEST_SERVER = ".venv/bin/temporal-test-server"
-RESOURCE_GROUP = "azmc-demo"
-SUBNET_ID = (
-    "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/azmc-demo/providers/"
-    "Microsoft.Network/virtualNetworks/azmc-vnet/subnets/default"
-)
+RESOURCE_GROUP = SEED_RESOURCE_GROUP
+SUBNET_ID = seed_subnet_id()
 
 
 def spec_dict(name: str = "vm1", subnet_id: str = SUBNET_ID, **overrides: Any) -> dict[str, Any]:
@@ -35,7 +34,7 @@ def spec_dict(name: str = "vm1", subnet_id: str = SUBNET_ID, **overrides: Any) -
     spec: dict[str, Any] = {
         "name": name,
         "resource_group": RESOURCE_GROUP,
-        "location": "westeurope",
+        "location": SEED_LOCATION,
         "vm_size": "Standard_D2s_v3",
         "image": {"publisher": "Canonical", "offer": "ubuntu-24_04-lts", "sku": "server"},
         "subnet_id": subnet_id,
@@ -92,7 +91,7 @@ def _machine_name(spec: Any) -> str:
 async def start_machine(client: Client, task_queue: str, spec: Any, **kwargs: Any) -> WorkflowHandle:
     name = _machine_name(spec)
     return await client.start_workflow(
-        "MachineLifecycle", spec, id=workflow_id(RESOURCE_GROUP, name),
+        WORKFLOW_TYPE, spec, id=workflow_id(RESOURCE_GROUP, name),
         task_queue=task_queue, result_type=MachineStatus, **kwargs)
 
 

@@ -16,6 +16,7 @@ from models.naming import workflow_id
 from models.status import MachineStatus, Phase
 from tests.support.emulator import EmulatorHandle
 from tests.workflows.helpers import lifecycle_worker, spec_dict
+from workflows.inputs import WORKFLOW_TYPE
 from workflows.search_attributes import ALL_KEYS, AZMC_PHASE
 
 TEMPORAL_CLI = ".venv/bin/temporal"
@@ -52,7 +53,7 @@ async def test_operator_runs_a_machine_with_the_temporal_cli(emulator: EmulatorH
         async with env, lifecycle_worker(env.client, driver.activities()) as task_queue:
             wid = workflow_id("azmc-demo", "vm1")
             spec: dict[str, Any] = spec_dict(subnet_id=emulator.subnet_id)
-            await _cli(env.client, "workflow", "start", "--type", "MachineLifecycle", "--task-queue", task_queue,
+            await _cli(env.client, "workflow", "start", "--type", WORKFLOW_TYPE, "--task-queue", task_queue,
                        "--workflow-id", wid, "--input", json.dumps(spec))
             running = await _status_until(env.client, wid, Phase.RUNNING)
             assert running.phase == Phase.RUNNING, running.last_error

@@ -15,6 +15,7 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.worker import Replayer
 
 from workflows import ALL_WORKFLOWS
+from workflows.inputs import WORKFLOW_TYPE
 
 HISTORIES = sorted((Path(__file__).parent / "histories").glob("*.json"))
 
@@ -31,7 +32,7 @@ async def test_history_replays(path: Path) -> None:
     assert result.replay_failure is None, f"{path.name}: {result.replay_failure!r}"
 
 
-@workflow.defn(name="MachineLifecycle", sandboxed=False)
+@workflow.defn(name=WORKFLOW_TYPE, sandboxed=False)
 class _ChangedWithoutPatch:
     """Stands for a careless edit: the same workflow type, but it waits before reading Azure."""
 
