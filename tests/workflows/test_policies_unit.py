@@ -7,8 +7,8 @@ from models.inventory import DataDiskRef, Inventory
 from models.spec import MachineSpec
 from models.status import Stage, StalledStep
 from tests.workflows.helpers import spec_dict
+from workflows.machine import render_details
 from workflows.policies import cleanup_backoff, creation_backoff
-from workflows.presentation import render_details
 from workflows.state import LifecycleState
 
 
