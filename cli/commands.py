@@ -13,6 +13,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 from rich.text import Text
+from temporalio.client import Client
 
 from cli import machines
 from cli.errors import fail, run_friendly
@@ -37,6 +38,7 @@ TemporalAddress = Annotated[
 ]
 Namespace = Annotated[str | None, typer.Option("--namespace", "-n", help="[env AZMC_TEMPORAL_NAMESPACE]")]
 ResourceGroup = Annotated[str, typer.Option("--resource-group", "-g", help="needed only when names are ambiguous")]
+MachineName = Annotated[str, typer.Argument(help="NAME, RESOURCE_GROUP/NAME or the workflow id")]
 
 
 def _settings(**flags: object) -> Settings:
@@ -48,6 +50,13 @@ def _settings(**flags: object) -> Settings:
 
 def _client_settings(address: str | None, namespace: str | None) -> Settings:
     return _settings(temporal_address=address, temporal_namespace=namespace)
+
+
+async def _find_machine(settings: Settings, name: str, resource_group: str) -> tuple[Client, str]:
+    """A client and the machine's workflow id; a name that is not valid is refused before connecting."""
+    machines.machine_ref(name, resource_group)
+    client = await connect(settings)
+    return client, await machines.resolve(client, name, resource_group)
 
 
 @app.command()
@@ -191,7 +200,7 @@ def get(
 
 @app.command()
 def describe(
-    name: Annotated[str, typer.Argument(help="NAME, RESOURCE_GROUP/NAME or the workflow id")],
+    name: MachineName,
     resource_group: ResourceGroup = "",
     as_json: Annotated[bool, typer.Option("--json", help="print the raw status query answer")] = False,
     temporal_address: TemporalAddress = None,
@@ -201,9 +210,7 @@ def describe(
     settings = _client_settings(temporal_address, namespace)
 
     async def main() -> None:
-        machines.machine_ref(name, resource_group)  # a name that is not valid is refused before connecting
-        client = await connect(settings)
-        wf_id = await machines.resolve(client, name, resource_group)
+        client, wf_id = await _find_machine(settings, name, resource_group)
         status = await machines.status(client, wf_id)
         if as_json:
             print(status.model_dump_json(indent=2))
@@ -215,7 +222,7 @@ def describe(
 
 @app.command()
 def delete(
-    name: Annotated[str, typer.Argument(help="NAME, RESOURCE_GROUP/NAME or the workflow id")],
+    name: MachineName,
     resource_group: ResourceGroup = "",
     force: Annotated[bool, typer.Option(help="skip the graceful drain and force-delete the VM")] = False,
     wait: Annotated[bool, typer.Option(help="wait until everything of the machine is gone")] = False,
@@ -228,9 +235,7 @@ def delete(
     settings = _client_settings(temporal_address, namespace)
 
     async def main() -> None:
-        machines.machine_ref(name, resource_group)  # a name that is not valid is refused before connecting
-        client = await connect(settings)
-        wf_id = await machines.resolve(client, name, resource_group)
+        client, wf_id = await _find_machine(settings, name, resource_group)
         await machines.request_delete(client, wf_id, force=force)
         console.print(Text(f"deletion requested for {wf_id}"))
         if wait:

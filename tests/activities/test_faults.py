@@ -10,10 +10,11 @@ from temporalio.exceptions import ApplicationError
 
 from activities.config import AzureConfig
 from activities.driver import AzureDriver
+from emulator.seed import SEED_RESOURCE_GROUP
 from models.activity_io import DeleteResourceInput, DeleteVmInput, EnsureVmInput, MachineRef
 from models.errors import ErrorType
 
-RG = "azmc-demo"
+RG = SEED_RESOURCE_GROUP
 VM1 = MachineRef(resource_group=RG, name="vm1")
 RESERVED = ("Nic(s) in request is reserved for another Virtual Machine for 180 seconds. Please provide "
             "another nic(s) or retry after 180 seconds. Reserved VM: /subscriptions/x/virtualMachines/vm1")

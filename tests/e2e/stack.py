@@ -7,6 +7,8 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -112,6 +114,34 @@ class WorkerProcess:
         for child in self.children:
             child.stop()
         self.children.clear()
+
+
+@dataclass
+class Stack:
+    server: DevServer
+    emulator: EmulatorProcess
+    worker: WorkerProcess
+
+    @property
+    def address(self) -> str:
+        return self.server.address
+
+
+@contextmanager
+def running_stack(logs: Path) -> Iterator[Stack]:
+    """A dev server, the emulator and an `azmc worker`, logging into `logs`; stopped in reverse order."""
+    server = DevServer(db_path=logs / "temporal.db", log_path=logs / "temporal.log")
+    emulator = EmulatorProcess(log_path=logs / "emulator.log")
+    server.start()
+    try:
+        emulator.start()
+        worker = WorkerProcess(server.address, emulator.url, logs / "worker.log")
+        worker.start()
+        yield Stack(server, emulator, worker)
+        worker.stop()
+    finally:
+        emulator.stop()
+        server.stop()
 
 
 def cli_env(temporal_address: str) -> dict[str, str]:

@@ -11,9 +11,8 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from cli import machines
 from cli.processes import temporal_binary
 from models.naming import workflow_id
-from tests.e2e.conftest import Stack
 from tests.e2e.machines import spec, wait_phase
-from tests.e2e.stack import ROOT, cli_env, wait_until
+from tests.e2e.stack import ROOT, Stack, cli_env, wait_until
 from workers.settings import TASK_QUEUE
 
 

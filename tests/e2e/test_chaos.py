@@ -8,9 +8,8 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 
 from cli.machines import apply, request_delete
 from models.naming import workflow_id
-from tests.e2e.conftest import Stack
 from tests.e2e.machines import assert_exactly_its_own, owned, phases_when_answered, spec, wait_phase
-from tests.e2e.stack import wait_until
+from tests.e2e.stack import Stack, wait_until
 from workers.settings import TASK_QUEUE
 
 MACHINES = 20

@@ -10,9 +10,8 @@ from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 
 from cli.processes import temporal_binary
-from tests.e2e.conftest import Stack
 from tests.e2e.readme import commands, sh_blocks
-from tests.e2e.stack import ROOT, cli_env, wait_until
+from tests.e2e.stack import ROOT, Stack, cli_env, wait_until
 
 # Blocks and where they are exercised; a new README block without a test fails here.
 EXERCISED = {

@@ -7,8 +7,8 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 
 from cli.machines import apply, request_delete
 from models.naming import workflow_id
-from tests.e2e.conftest import Stack
 from tests.e2e.machines import assert_exactly_its_own, owned, spec, wait_phase
+from tests.e2e.stack import Stack
 from workers.settings import TASK_QUEUE
 
 

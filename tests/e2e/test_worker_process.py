@@ -11,9 +11,8 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from cli.machines import apply, request_delete
 from cli.processes import free_port
 from models.naming import workflow_id
-from tests.e2e.conftest import Stack
 from tests.e2e.machines import owned, spec, wait_phase
-from tests.e2e.stack import WorkerProcess, wait_until
+from tests.e2e.stack import Stack, WorkerProcess, wait_until
 from workers.settings import TASK_QUEUE
 
 

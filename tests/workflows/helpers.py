@@ -20,6 +20,9 @@ from temporalio.worker import Worker
 from emulator.seed import SEED_LOCATION, SEED_RESOURCE_GROUP, seed_subnet_id
 from models.naming import workflow_id
 from models.status import MachineStatus, Phase
+from tests.support.driver import emulator_driver
+from tests.support.emulator import EmulatorHandle
+from tests.workflows.stack import Stack
 from workflows import ALL_WORKFLOWS
 from workflows.inputs import WORKFLOW_TYPE
 from workflows.search_attributes import ALL_KEYS
@@ -76,6 +79,14 @@ async def lifecycle_worker(client: Client, activities: Sequence[Callable[..., An
     task_queue = f"azmc-test-{uuid.uuid4()}"
     async with Worker(client, task_queue=task_queue, workflows=ALL_WORKFLOWS, activities=list(activities)):
         yield task_queue
+
+
+@asynccontextmanager
+async def workflow_stack(emulator: EmulatorHandle, installation: str, token: str) -> AsyncIterator[Stack]:
+    """A time-skipping Temporal and a worker with the real driver acting for `installation`."""
+    async with (emulator_driver(emulator, installation, token) as driver, time_skipping_env() as env,
+                lifecycle_worker(env.client, driver.activities()) as task_queue):  # fmt: skip
+        yield Stack(env, task_queue, emulator, driver)
 
 
 def _machine_name(spec: Any) -> str:
