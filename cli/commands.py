@@ -16,6 +16,7 @@ from rich.text import Text
 from temporalio.client import Client
 
 from cli import machines
+from cli.dev_stack import StackConfig
 from cli.errors import fail, run_friendly
 from cli.render import describe_view, machines_table
 from cli.spec_file import SpecError, load_spec
@@ -102,32 +103,41 @@ def emulator(ctx: typer.Context) -> None:
     runpy.run_module("emulator", run_name="__main__", alter_sys=True)
 
 
+# The embedded stack's options, shared by `dev` and `demo`; defaults are StackConfig's.
+_STACK = StackConfig()
+TemporalPort = Annotated[int, typer.Option(help="the Temporal dev server's port")]
+UiPort = Annotated[int, typer.Option(help="the Temporal UI's port")]
+EmulatorPort = Annotated[int, typer.Option(help="the Azure emulator's port")]
+MetricsPort = Annotated[int, typer.Option(help="the worker's Prometheus port (0 = off)")]
+StateDir = Annotated[Path, typer.Option(help="where the dev server keeps its database and the logs")]
+
+
 @app.command()
 def dev(
-    temporal_port: int = 7233,
-    ui_port: int = 8233,
-    emulator_port: int = 8910,
-    metrics_port: int = 9464,
-    state_dir: Path = Path(".azmc"),
-    time_scale: Annotated[float, typer.Option(help="emulator speed: 1 = Azure's pace, 0 = instant")] = 0.1,
+    temporal_port: TemporalPort = _STACK.temporal_port,
+    ui_port: UiPort = _STACK.ui_port,
+    emulator_port: EmulatorPort = _STACK.emulator_port,
+    metrics_port: MetricsPort = _STACK.metrics_port,
+    state_dir: StateDir = _STACK.state_dir,
+    time_scale: Annotated[float, typer.Option(help="emulator speed: 1 = Azure's pace, 0 = instant")] = (
+        _STACK.time_scale
+    ),
 ) -> None:
     """Start Temporal (UI on :8233), the emulator and a worker together; Ctrl-C stops them all."""
     from cli.dev_command import run_dev
-    from cli.dev_stack import StackConfig
 
-    config = StackConfig(temporal_port=temporal_port, ui_port=ui_port, emulator_port=emulator_port,
-                         metrics_port=metrics_port, state_dir=state_dir, time_scale=time_scale,
+    config = StackConfig(temporal_port, ui_port, emulator_port, metrics_port, state_dir, time_scale,
                          worker_to_console=True)  # fmt: skip
     run_dev(config, console)
 
 
 @app.command()
 def demo(
-    temporal_port: int = 7233,
-    ui_port: int = 8233,
-    emulator_port: int = 8910,
-    metrics_port: int = 9464,
-    state_dir: Path = Path(".azmc"),
+    temporal_port: TemporalPort = _STACK.temporal_port,
+    ui_port: UiPort = _STACK.ui_port,
+    emulator_port: EmulatorPort = _STACK.emulator_port,
+    metrics_port: MetricsPort = _STACK.metrics_port,
+    state_dir: StateDir = _STACK.state_dir,
     time_scale: Annotated[float, typer.Option(help="emulator speed when the demo starts its own stack")] = 0.05,
     machines_count: Annotated[int, typer.Option("--machines", min=2, max=20)] = 4,
     non_interactive: Annotated[
@@ -136,10 +146,8 @@ def demo(
 ) -> None:
     """Watch machines being created (one fails and recovers), then deleted; exit 0 only with zero leftovers."""
     from cli.demo_command import run_demo_command
-    from cli.dev_stack import StackConfig
 
-    config = StackConfig(temporal_port=temporal_port, ui_port=ui_port, emulator_port=emulator_port,
-                         metrics_port=metrics_port, state_dir=state_dir, time_scale=time_scale)  # fmt: skip
+    config = StackConfig(temporal_port, ui_port, emulator_port, metrics_port, state_dir, time_scale)
     interactive = console.is_terminal if non_interactive is None else not non_interactive
     run_demo_command(config, machines_count, interactive, console)
 

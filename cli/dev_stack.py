@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cli.processes import Child, StackError, http_ok, require_free_ports, tcp_open, temporal_binary
+from workers.settings import METRICS_PORT
 from workflows.search_attributes import ALL_KEYS
 
 log = logging.getLogger("azmc.dev")
@@ -25,7 +26,7 @@ class StackConfig:
     temporal_port: int = 7233
     ui_port: int = 8233
     emulator_port: int = 8910
-    metrics_port: int = 9464  # the worker's Prometheus endpoint; 0 = off
+    metrics_port: int = METRICS_PORT  # 0 = off
     state_dir: Path = Path(".azmc")
     time_scale: float = 0.1
     latency_profile: str = "realistic"

@@ -16,6 +16,7 @@ from models.naming import INSTALLATION_ID_PATTERN
 from models.validation import field_path, problem
 
 TASK_QUEUE = "azmc"
+METRICS_PORT = 9464  # the worker's Prometheus endpoint by default
 DEFAULT_EMULATOR_TOKEN = "azmc-emulator"  # the emulator accepts any non-empty bearer token
 
 
@@ -38,7 +39,7 @@ class Settings(BaseSettings):
     task_queue: str = TASK_QUEUE
 
     # Worker process
-    metrics_port: int = Field(9464, ge=0, le=65535)  # 0 turns the Prometheus endpoint off
+    metrics_port: int = Field(METRICS_PORT, ge=0, le=65535)  # 0 turns the Prometheus endpoint off
     metrics_host: str = "127.0.0.1"
     graceful_shutdown_s: float = Field(30.0, ge=0)
     max_concurrent_activities: int = Field(200, ge=1)
