@@ -34,7 +34,7 @@ from emulator.seed import SEED_LOCATION, SEED_RESOURCE_GROUP, seed_subnet_id
 from models.naming import machine_of, workflow_id
 from models.spec import MachineSpec
 from workers.settings import TASK_QUEUE
-from workflows.inputs import WORKFLOW_TYPE
+from workflows.api import DELETE_SIGNAL, WORKFLOW_TYPE
 from workflows.search_attributes import AZMC_PHASE
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -148,7 +148,7 @@ async def lifecycle_run(client: Client, kind: str, ids: list[str], start: Callab
     began = time.monotonic()
     await _bounded([lambda wf_id=wf_id: start(wf_id) for wf_id in ids])
     await _wait_count(client, f"{running} AND {phase_running} AND WorkflowId STARTS_WITH '{tag}'", len(ids))
-    await _bounded([lambda wf_id=wf_id: client.get_workflow_handle(wf_id).signal("delete") for wf_id in ids])
+    await _bounded([lambda wf_id=wf_id: client.get_workflow_handle(wf_id).signal(DELETE_SIGNAL) for wf_id in ids])
     await _wait_count(client, f"{running} AND WorkflowId STARTS_WITH '{tag}'", 0)
     return time.monotonic() - began
 

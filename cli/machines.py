@@ -19,9 +19,8 @@ from models.requests import DeleteRequest
 from models.spec import MachineSpec
 from models.spec_changes import SpecUpdate
 from models.status import MachineStatus
-from workflows.inputs import WORKFLOW_TYPE
+from workflows.api import DELETE_SIGNAL, STATUS_QUERY, UPDATE_SPEC, WORKFLOW_TYPE
 from workflows.search_attributes import AZMC_MACHINE, AZMC_PHASE, AZMC_POOL, AZMC_RESOURCE_GROUP
-from workflows.spec_update import UPDATE_NAME
 
 
 class MachineError(LookupError):
@@ -104,7 +103,7 @@ async def apply(client: Client, spec: MachineSpec, task_queue: str) -> Applied:
 
 async def _update(client: Client, wf_id: str, spec: MachineSpec) -> SpecUpdate:
     try:
-        return await client.get_workflow_handle(wf_id).execute_update(UPDATE_NAME, spec, result_type=SpecUpdate)
+        return await client.get_workflow_handle(wf_id).execute_update(UPDATE_SPEC, spec, result_type=SpecUpdate)
     except WorkflowUpdateFailedError as error:
         cause = error.cause
         reason = getattr(cause, "message", None) or str(cause or error)
@@ -208,12 +207,12 @@ async def resolve(client: Client, name: str, resource_group: str = "") -> str:
 
 async def status(client: Client, wf_id: str) -> MachineStatus:
     handle: WorkflowHandle = client.get_workflow_handle(wf_id)
-    return await handle.query("status", result_type=MachineStatus)
+    return await handle.query(STATUS_QUERY, result_type=MachineStatus)
 
 
 async def request_delete(client: Client, wf_id: str, force: bool = False, reason: str = "") -> None:
     handle = client.get_workflow_handle(wf_id)
-    await handle.signal("delete", DeleteRequest(reason=reason or "azmc delete", force=force))
+    await handle.signal(DELETE_SIGNAL, DeleteRequest(reason=reason or "azmc delete", force=force))
 
 
 async def execution_status(client: Client, wf_id: str) -> WorkflowExecutionStatus | None:

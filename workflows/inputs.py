@@ -23,9 +23,9 @@ with workflow.unsafe.imports_passed_through():
     from models.validation import describe_validation_error
 
 from workflows import patches, policies
+from workflows.api import WORKFLOW_TYPE
 from workflows.state import CARRIED_STATE_KIND, LifecycleState
 
-WORKFLOW_TYPE = "MachineLifecycle"
 # Memo key a starter (or a test) may set to continue-as-new after fewer history events.
 HISTORY_LIMIT_MEMO = "azmc_history_limit"
 

@@ -22,6 +22,7 @@ with workflow.unsafe.imports_passed_through():
     from models.spec_changes import SpecUpdate
     from models.status import MachineStatus, OperationState, Phase, Stage
 
+from workflows.api import DELETE_SIGNAL, RECONCILE_SIGNAL, STATUS_QUERY, UPDATE_SPEC
 from workflows.azure_calls import AzureCalls
 from workflows.continuation import ContinueAsNewNeeded, history_is_long
 from workflows.creation import Wake, create_machine
@@ -36,7 +37,7 @@ from workflows.inputs import (
     history_limit_from_memo,
 )
 from workflows.machine import Machine
-from workflows.spec_update import UPDATE_NAME, apply_pending_tags, apply_update, decode_update, validate
+from workflows.spec_update import apply_pending_tags, apply_update, decode_update, validate
 from workflows.state import LifecycleState
 
 __all__ = ["HISTORY_LIMIT_MEMO", "MachineLifecycle"]
@@ -44,7 +45,7 @@ __all__ = ["HISTORY_LIMIT_MEMO", "MachineLifecycle"]
 
 # Dynamic: the SDK hands `run` every input as a RawValue whatever their number (and whatever the
 # type name), so no input, two inputs or a mistyped workflow type fail the workflow at once instead
-# of failing its task forever. `run` accepts only the type MachineLifecycle (inputs.WORKFLOW_TYPE).
+# of failing its task forever. `run` accepts only the type MachineLifecycle (api.WORKFLOW_TYPE).
 @workflow.defn(dynamic=True)
 class MachineLifecycle:
     def __init__(self) -> None:
@@ -71,7 +72,7 @@ class MachineLifecycle:
                 self._delete_request = DeleteRequest(reason="workflow cancelled")
         return await self._delete_machine(machine)
 
-    @workflow.signal(name="delete")
+    @workflow.signal(name=DELETE_SIGNAL)
     def delete(self, *args: Any) -> None:
         """`{"reason": ..., "force": ...}`, `{}` or no payload.
 
@@ -88,12 +89,12 @@ class MachineLifecycle:
             reason = f"delete signal with an invalid payload ({err.error_count()} errors)"
             self._delete_request = DeleteRequest(reason=reason)
 
-    @workflow.signal(name="reconcile")
+    @workflow.signal(name=RECONCILE_SIGNAL)
     def reconcile(self, *_ignored: Any) -> None:
         """Re-check Azure now (Running/Unknown), or start a fresh creation (Failed)."""
         self._reconcile_requested = True
 
-    @workflow.update(name=UPDATE_NAME)
+    @workflow.update(name=UPDATE_SPEC)
     async def update_spec(self, *args: Any) -> SpecUpdate:
         """A new spec for this machine: tags, pool and timeouts change in place; anything else is refused."""
         new = decode_update(args)
@@ -105,7 +106,7 @@ class MachineLifecycle:
     def _validate_update_spec(self, *args: Any) -> None:
         validate(self._state, self._delete_request is not None, args)
 
-    @workflow.query(name="status")
+    @workflow.query(name=STATUS_QUERY)
     def status(self) -> MachineStatus:
         if self._state is None:
             return MachineStatus(name="", resource_group="", phase=Phase.FAILED, last_error=self._input_error)

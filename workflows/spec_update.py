@@ -24,13 +24,13 @@ with workflow.unsafe.imports_passed_through():
     from models.status import OperationState, Phase, Stage
 
 from workflows import policies
+from workflows.api import UPDATE_SPEC
 from workflows.azure_calls import AzureCalls, error_text
 from workflows.inputs import decode_single, decode_spec, invalid_input
 from workflows.machine import Machine
 from workflows.search_attributes import AZMC_POOL
 from workflows.state import LifecycleState
 
-UPDATE_NAME = "update_spec"
 _TAGGABLE = (Phase.RUNNING, Phase.UNKNOWN)
 _CREATING = (Phase.PENDING, Phase.CREATING, Phase.CRASH_LOOP_BACK_OFF)
 
@@ -43,22 +43,22 @@ def decode_update(args: Sequence[Any]) -> MachineSpec:
             try:
                 value = json.loads(value)
             except ValueError:
-                raise invalid_input(f"{UPDATE_NAME}: expected a JSON object (a MachineSpec), got a string") from None
+                raise invalid_input(f"{UPDATE_SPEC}: expected a JSON object (a MachineSpec), got a string") from None
         return decode_spec(value)
-    return decode_spec(decode_single(list(args), UPDATE_NAME))
+    return decode_spec(decode_single(list(args), UPDATE_SPEC))
 
 
 def validate(state: LifecycleState | None, deleting: bool, args: Sequence[Any]) -> None:
     """Refuse, naming why, what the running machine cannot take (the validator: it must not change state)."""
     new = decode_update(args)
     if state is None:
-        raise invalid_input(f"{UPDATE_NAME}: the machine has not started (its input was not a valid spec)")
+        raise invalid_input(f"{UPDATE_SPEC}: the machine has not started (its input was not a valid spec)")
     if deleting or state.status.phase in (Phase.TERMINATING, Phase.DELETED):
-        raise invalid_input(f"{UPDATE_NAME}: machine {state.spec.name} is being deleted; apply the spec again "
+        raise invalid_input(f"{UPDATE_SPEC}: machine {state.spec.name} is being deleted; apply the spec again "
                             "once it is Deleted")
     reason = refusal(state.spec, new)
     if reason:
-        raise invalid_input(f"{UPDATE_NAME} refused: {reason}")
+        raise invalid_input(f"{UPDATE_SPEC} refused: {reason}")
 
 
 async def _update_tags(azure: AzureCalls, remove: list[str]) -> TagsUpdated:

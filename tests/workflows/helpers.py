@@ -24,7 +24,7 @@ from tests.support.driver import emulator_driver
 from tests.support.emulator import EmulatorHandle
 from tests.workflows.stack import Stack
 from workflows import ALL_WORKFLOWS
-from workflows.inputs import WORKFLOW_TYPE
+from workflows.api import WORKFLOW_TYPE
 from workflows.search_attributes import ALL_KEYS
 
 TEST_SERVER = ".venv/bin/temporal-test-server"

@@ -16,7 +16,7 @@ from models.status import MachineStatus, Phase
 from tests.support.driver import emulator_driver
 from tests.support.emulator import EmulatorHandle
 from tests.workflows.helpers import lifecycle_worker, spec_dict
-from workflows.inputs import WORKFLOW_TYPE
+from workflows.api import WORKFLOW_TYPE
 from workflows.search_attributes import ALL_KEYS, AZMC_PHASE
 
 TEMPORAL_CLI = ".venv/bin/temporal"

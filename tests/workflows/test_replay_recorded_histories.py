@@ -15,7 +15,7 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.worker import Replayer
 
 from workflows import ALL_WORKFLOWS
-from workflows.inputs import WORKFLOW_TYPE
+from workflows.api import WORKFLOW_TYPE
 
 HISTORIES = sorted((Path(__file__).parent / "histories").glob("*.json"))
 
