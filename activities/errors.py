@@ -1,4 +1,4 @@
-"""The ONE mapping from Azure SDK exceptions to Temporal ApplicationErrors (DESIGN.md "Error classification").
+"""The ONE mapping from Azure SDK exceptions to Temporal ApplicationErrors (docs/architecture.md, "Errors").
 
 Workflows branch on `ApplicationError.type` (models.errors.ErrorType); retryability and the delay before
 the next attempt are decided here, so retry policies in workflows stay simple.
