@@ -125,3 +125,15 @@ def test_every_activity_is_listed(doc: str) -> None:
 def test_the_error_table_is_the_error_taxonomy(doc: str) -> None:
     rows = re.findall(r"^\| `(\w+)` \|", section(doc, "Errors"), flags=re.MULTILINE)
     assert sorted(rows) == sorted(kind.value for kind in ErrorType)
+
+
+def test_every_readme_guarantee_names_tests_that_exist() -> None:
+    guarantees = section((ROOT / "README.md").read_text(encoding="utf-8"), "Guarantees\n")
+    promises = re.split(r"^- ", guarantees, flags=re.MULTILINE)[1:]
+    assert len(promises) >= 7
+    for promise in promises:
+        proof = promise.split("Proof:", 1)[1] if "Proof:" in promise else ""
+        cited = [span for span in spans(proof) if span.startswith("tests/")]
+        assert cited, f"a guarantee without a test: {promise[:80]!r}"
+        for path in cited:
+            assert (ROOT / path).is_file() and Path(path).name.startswith("test_"), path
