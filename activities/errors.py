@@ -1,4 +1,4 @@
-"""The ONE mapping from Azure SDK exceptions to Temporal ApplicationErrors (DESIGN.md "Error classification").
+"""The ONE mapping from Azure SDK exceptions to Temporal ApplicationErrors (docs/architecture.md, "Errors").
 
 Workflows branch on `ApplicationError.type` (models.errors.ErrorType); retryability and Azure's own hint
 for the next attempt (Retry-After, a NIC reservation) are decided here. Waits of our choosing (the
