@@ -49,20 +49,18 @@ async def delete_vm(clients: AzureClients, inp: DeleteVmInput) -> None:
 
 
 async def delete_nic(clients: AzureClients, inp: DeleteResourceInput) -> None:
-    rg = inp.machine.resource_group
-    nics = clients.network.network_interfaces
-    await _delete_owned(
-        "NIC", inp.name, owner_of(clients, rg, inp.machine.name),
-        lambda: nics.get(rg, inp.name),
-        lambda **kwargs: nics.begin_delete(rg, inp.name, **kwargs),
-    )
+    await _delete_named("NIC", clients, inp, clients.network.network_interfaces)
 
 
 async def delete_disk(clients: AzureClients, inp: DeleteResourceInput) -> None:
+    await _delete_named("disk", clients, inp, clients.compute.disks)
+
+
+async def _delete_named(kind: str, clients: AzureClients, inp: DeleteResourceInput, operations: Any) -> None:
+    """A NIC or disk of the machine, by name: `operations` is the SDK's operations group for its type."""
     rg = inp.machine.resource_group
-    disks = clients.compute.disks
     await _delete_owned(
-        "disk", inp.name, owner_of(clients, rg, inp.machine.name),
-        lambda: disks.get(rg, inp.name),
-        lambda **kwargs: disks.begin_delete(rg, inp.name, **kwargs),
+        kind, inp.name, owner_of(clients, rg, inp.machine.name),
+        lambda: operations.get(rg, inp.name),
+        lambda **kwargs: operations.begin_delete(rg, inp.name, **kwargs),
     )

@@ -1,7 +1,8 @@
-"""The ONE mapping from Azure SDK exceptions to Temporal ApplicationErrors (DESIGN.md "Error classification").
+"""The ONE mapping from Azure SDK exceptions to Temporal ApplicationErrors (docs/architecture.md, "Errors").
 
-Workflows branch on `ApplicationError.type` (models.errors.ErrorType); retryability and the delay before
-the next attempt are decided here, so retry policies in workflows stay simple.
+Workflows branch on `ApplicationError.type` (models.errors.ErrorType); retryability and Azure's own hint
+for the next attempt (Retry-After, a NIC reservation) are decided here. Waits of our choosing (the
+capacity wait, backoffs) belong to the workflow: workflows/policies.py.
 """
 
 import asyncio
@@ -22,7 +23,6 @@ from activities.audit import started_by
 from models.errors import NON_RETRYABLE, ErrorType
 
 NIC_RESERVED_DEFAULT = timedelta(seconds=180)
-CAPACITY_DELAY = timedelta(minutes=10)  # MCM's back-off for allocation failures
 THROTTLED_DEFAULT = timedelta(seconds=30)
 
 _CONFLICT_CODES = {"nicinuse", "anotheroperationinprogress", "retryableerror", "conflict",
@@ -152,7 +152,8 @@ def classify_code(code: str, message: str, *, status: int | None = None, wait: t
         # attached to a VM" (a conflict that ends when the VM lets go): only the former waits 10 minutes.
         return error(ErrorType.CONFLICT, text, delay=wait, **kwargs)
     if lowered in _CAPACITY_CODES:
-        return error(ErrorType.CAPACITY_EXHAUSTED, text, delay=CAPACITY_DELAY, **kwargs)
+        # No delay of ours: the workflow owns the capacity wait (workflows/policies.py CAPACITY_BACKOFF).
+        return error(ErrorType.CAPACITY_EXHAUSTED, text, **kwargs)
     if lowered in _CONFLICT_CODES or status == 409:
         return error(ErrorType.CONFLICT, text, delay=wait, **kwargs)
     if status == 429:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import socket
 import subprocess
 import sys
 import time
@@ -18,18 +17,13 @@ from pathlib import Path
 
 import aiohttp
 
+from cli.processes import free_port
+from emulator.seed import seed_vnet_id
+
 GOAL_PER_S = 500.0
 ROOT = Path(__file__).resolve().parents[1]
-SUBSCRIPTION = "00000000-0000-0000-0000-000000000000"
-VNET = (f"/subscriptions/{SUBSCRIPTION}/resourceGroups/azmc-demo/providers/Microsoft.Network/"
-        "virtualNetworks/azmc-vnet")
+VNET = seed_vnet_id()
 HEADERS = {"Authorization": "Bearer bench"}
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _start_emulator(port: int) -> subprocess.Popen[bytes]:
@@ -77,7 +71,7 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=5000)
     parser.add_argument("--concurrency", type=int, default=32)
     args = parser.parse_args()
-    port = _free_port()
+    port = free_port()
     process = _start_emulator(port)
     try:
         elapsed, failures = asyncio.run(_fire(f"http://127.0.0.1:{port}", args.requests, args.concurrency))

@@ -26,13 +26,16 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 
 from bench.bare import TASK_QUEUE as BARE_QUEUE
 from bench.bare import BareInput
-from cli.dev_stack import SEARCH_ATTRIBUTES
+from cli.dev_stack import search_attribute_flags
 from cli.emulator_client import EmulatorControl
 from cli.machines import apply
 from cli.processes import Child, free_port, http_ok, tcp_open, temporal_binary
 from emulator.seed import SEED_LOCATION, SEED_RESOURCE_GROUP, seed_subnet_id
-from models.naming import workflow_id
+from models.naming import machine_of, workflow_id
 from models.spec import MachineSpec
+from workers.settings import TASK_QUEUE
+from workflows.api import DELETE_SIGNAL, WORKFLOW_TYPE
+from workflows.search_attributes import AZMC_PHASE
 
 ROOT = Path(__file__).resolve().parents[1]
 _ENV = {"PYTHONPATH": str(ROOT)}
@@ -86,9 +89,7 @@ def start_processes(logs: Path) -> Processes:
     port, emulator_port = free_port(), free_port()
     address, emulator_url = f"127.0.0.1:{port}", f"http://127.0.0.1:{emulator_port}"
     server_argv = [temporal_binary(), "server", "start-dev", "--ip", "127.0.0.1", "--port", str(port), "--headless",
-                   "--log-level", "error"]  # fmt: skip
-    for name in SEARCH_ATTRIBUTES:
-        server_argv += ["--search-attribute", f"{name}=Keyword"]
+                   "--log-level", "error", *search_attribute_flags()]  # fmt: skip
     server = Child("temporal", server_argv, logs / "temporal.log")
     emulator = Child("emulator", [sys.executable, "-m", "emulator", "--port", str(emulator_port), "--time-scale", "0",
                                   "--seed"], logs / "emulator.log", env=_ENV)  # fmt: skip
@@ -128,14 +129,26 @@ async def _bounded(jobs: list[Callable[[], Coroutine[Any, Any, Any]]], limit: in
     await asyncio.gather(*(one(job) for job in jobs))
 
 
+def _machine_prefix(name_prefix: str) -> str:
+    """The workflow id prefix of the bench's machines named `name_prefix...` in the seed resource group."""
+    return workflow_id(SEED_RESOURCE_GROUP, name_prefix)
+
+
+def _name(wf_id: str) -> str:
+    machine = machine_of(wf_id)
+    assert machine is not None, wf_id
+    return machine[1]
+
+
 async def lifecycle_run(client: Client, kind: str, ids: list[str], start: Callable[[str], Coroutine[Any, Any, Any]],
                         tag: str) -> float:  # fmt: skip
     """Start all, wait until all are Running, signal delete to all, wait until all completed: seconds taken."""
     running = f"WorkflowType = '{kind}' AND ExecutionStatus = 'Running'"
+    phase_running = f"{AZMC_PHASE.name} = 'Running'"
     began = time.monotonic()
     await _bounded([lambda wf_id=wf_id: start(wf_id) for wf_id in ids])
-    await _wait_count(client, f"{running} AND AzmcPhase = 'Running' AND WorkflowId STARTS_WITH '{tag}'", len(ids))
-    await _bounded([lambda wf_id=wf_id: client.get_workflow_handle(wf_id).signal("delete") for wf_id in ids])
+    await _wait_count(client, f"{running} AND {phase_running} AND WorkflowId STARTS_WITH '{tag}'", len(ids))
+    await _bounded([lambda wf_id=wf_id: client.get_workflow_handle(wf_id).signal(DELETE_SIGNAL) for wf_id in ids])
     await _wait_count(client, f"{running} AND WorkflowId STARTS_WITH '{tag}'", 0)
     return time.monotonic() - began
 
@@ -159,11 +172,11 @@ async def measure(processes: Processes, machines: int, fleet: int) -> None:
     emulator = EmulatorControl(processes.emulator_url)
 
     def machine_start(prefix: str) -> Callable[[str], Coroutine[Any, Any, Any]]:
-        return lambda wf_id: apply(client, _spec(wf_id.rsplit("/", 1)[1]), "azmc")
+        return lambda wf_id: apply(client, _spec(_name(wf_id)), TASK_QUEUE)
 
     # Warm-up (imports, caches, connections) on both workers, not measured.
     warm = [workflow_id(SEED_RESOURCE_GROUP, f"warm-{i}") for i in range(5)]
-    await lifecycle_run(client, "MachineLifecycle", warm, machine_start("warm"), "machine/azmc-demo/warm-")
+    await lifecycle_run(client, WORKFLOW_TYPE, warm, machine_start("warm"), _machine_prefix("warm-"))
     create_k, delete_k = await activities_per_machine(client, warm)
     bare_input = BareInput(create_activities=round(create_k), delete_activities=round(delete_k))
 
@@ -174,7 +187,7 @@ async def measure(processes: Processes, machines: int, fleet: int) -> None:
 
     before, cpu_0 = emulator.requests()["by_operation"], processes.cpu()
     ids = [workflow_id(SEED_RESOURCE_GROUP, f"bench-{i:04d}") for i in range(machines)]
-    azmc_s = await lifecycle_run(client, "MachineLifecycle", ids, machine_start("bench"), "machine/azmc-demo/bench-")
+    azmc_s = await lifecycle_run(client, WORKFLOW_TYPE, ids, machine_start("bench"), _machine_prefix("bench-"))
     after, cpu_1 = emulator.requests()["by_operation"], processes.cpu()
     bare_ids = [f"bare/run-{i:04d}" for i in range(machines)]
     bare_s = await lifecycle_run(client, "BareLifecycle", bare_ids, bare_start, "bare/run-")
@@ -206,8 +219,8 @@ async def fleet_rss(client: Client, processes: Processes, fleet: int,
     ids = [workflow_id(SEED_RESOURCE_GROUP, f"fleet-{i:04d}") for i in range(fleet)]
     began = time.monotonic()
     await _bounded([lambda wf_id=wf_id: start(wf_id) for wf_id in ids])
-    query = "WorkflowType = 'MachineLifecycle' AND ExecutionStatus = 'Running' AND AzmcPhase = 'Running'"
-    await _wait_count(client, f"{query} AND WorkflowId STARTS_WITH 'machine/azmc-demo/fleet-'", fleet)
+    query = f"WorkflowType = '{WORKFLOW_TYPE}' AND ExecutionStatus = 'Running' AND {AZMC_PHASE.name} = 'Running'"
+    await _wait_count(client, f"{query} AND WorkflowId STARTS_WITH '{_machine_prefix('fleet-')}'", fleet)
     await asyncio.sleep(2)  # let the worker settle with every machine Running (and cached)
     rss, peak = rss_mib(processes.azmc_worker.process.pid)  # type: ignore[union-attr]
     print(f"  fleet:  {fleet} machines Running at once after {time.monotonic() - began:.0f} s: azmc worker RSS "

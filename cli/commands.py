@@ -13,9 +13,11 @@ from typing import Annotated
 import typer
 from rich.console import Console
 from rich.text import Text
+from temporalio.client import Client
 
 from cli import machines
 from cli.codec_server import codec_server
+from cli.dev_stack import StackConfig
 from cli.errors import fail, run_friendly
 from cli.render import describe_view, machines_table
 from cli.spec_file import SpecError, load_spec
@@ -38,6 +40,7 @@ TemporalAddress = Annotated[
 ]
 Namespace = Annotated[str | None, typer.Option("--namespace", "-n", help="[env AZMC_TEMPORAL_NAMESPACE]")]
 ResourceGroup = Annotated[str, typer.Option("--resource-group", "-g", help="needed only when names are ambiguous")]
+MachineName = Annotated[str, typer.Argument(help="NAME, RESOURCE_GROUP/NAME or the workflow id")]
 
 
 def _settings(**flags: object) -> Settings:
@@ -49,6 +52,13 @@ def _settings(**flags: object) -> Settings:
 
 def _client_settings(address: str | None, namespace: str | None) -> Settings:
     return _settings(temporal_address=address, temporal_namespace=namespace)
+
+
+async def _find_machine(settings: Settings, name: str, resource_group: str) -> tuple[Client, str]:
+    """A client and the machine's workflow id; a name that is not valid is refused before connecting."""
+    machines.machine_ref(name, resource_group)
+    client = await connect(settings)
+    return client, await machines.resolve(client, name, resource_group)
 
 
 @app.command()
@@ -94,34 +104,44 @@ def emulator(ctx: typer.Context) -> None:
     runpy.run_module("emulator", run_name="__main__", alter_sys=True)
 
 
+# The embedded stack's options, shared by `dev` and `demo`; defaults are StackConfig's.
+_STACK = StackConfig()
+TemporalPort = Annotated[int, typer.Option(help="the Temporal dev server's port")]
+UiPort = Annotated[int, typer.Option(help="the Temporal UI's port")]
+EmulatorPort = Annotated[int, typer.Option(help="the Azure emulator's port")]
+MetricsPort = Annotated[int, typer.Option(help="the worker's Prometheus port (0 = off)")]
+CodecPort = Annotated[int, typer.Option(help="the codec server the UI decodes payloads through")]
+StateDir = Annotated[Path, typer.Option(help="where the dev server keeps its database and the logs")]
+
+
 @app.command()
 def dev(
-    temporal_port: int = 7233,
-    ui_port: int = 8233,
-    emulator_port: int = 8910,
-    metrics_port: int = 9464,
-    codec_port: Annotated[int, typer.Option(help="the codec server the UI decodes payloads through")] = 8234,
-    state_dir: Path = Path(".azmc"),
-    time_scale: Annotated[float, typer.Option(help="emulator speed: 1 = Azure's pace, 0 = instant")] = 0.1,
+    temporal_port: TemporalPort = _STACK.temporal_port,
+    ui_port: UiPort = _STACK.ui_port,
+    emulator_port: EmulatorPort = _STACK.emulator_port,
+    metrics_port: MetricsPort = _STACK.metrics_port,
+    codec_port: CodecPort = _STACK.codec_port,
+    state_dir: StateDir = _STACK.state_dir,
+    time_scale: Annotated[float, typer.Option(help="emulator speed: 1 = Azure's pace, 0 = instant")] = (
+        _STACK.time_scale
+    ),
 ) -> None:
     """Start Temporal (UI on :8233), the emulator and a worker together; Ctrl-C stops them all."""
     from cli.dev_command import run_dev
-    from cli.dev_stack import StackConfig
 
-    config = StackConfig(temporal_port=temporal_port, ui_port=ui_port, emulator_port=emulator_port,
-                         metrics_port=metrics_port, state_dir=state_dir, time_scale=time_scale,
-                         codec_port=codec_port, worker_to_console=True)  # fmt: skip
+    config = StackConfig(temporal_port, ui_port, emulator_port, metrics_port, state_dir, time_scale,
+                         worker_to_console=True, codec_port=codec_port)  # fmt: skip
     run_dev(config, console)
 
 
 @app.command()
 def demo(
-    temporal_port: int = 7233,
-    ui_port: int = 8233,
-    emulator_port: int = 8910,
-    metrics_port: int = 9464,
-    codec_port: Annotated[int, typer.Option(help="the codec server the UI decodes payloads through")] = 8234,
-    state_dir: Path = Path(".azmc"),
+    temporal_port: TemporalPort = _STACK.temporal_port,
+    ui_port: UiPort = _STACK.ui_port,
+    emulator_port: EmulatorPort = _STACK.emulator_port,
+    metrics_port: MetricsPort = _STACK.metrics_port,
+    codec_port: CodecPort = _STACK.codec_port,
+    state_dir: StateDir = _STACK.state_dir,
     time_scale: Annotated[float, typer.Option(help="emulator speed when the demo starts its own stack")] = 0.05,
     machines_count: Annotated[int, typer.Option("--machines", min=2, max=20)] = 4,
     non_interactive: Annotated[
@@ -130,11 +150,9 @@ def demo(
 ) -> None:
     """Watch machines being created (one fails and recovers), then deleted; exit 0 only with zero leftovers."""
     from cli.demo_command import run_demo_command
-    from cli.dev_stack import StackConfig
 
-    config = StackConfig(temporal_port=temporal_port, ui_port=ui_port, emulator_port=emulator_port,
-                         metrics_port=metrics_port, state_dir=state_dir, time_scale=time_scale,
-                         codec_port=codec_port)  # fmt: skip
+    config = StackConfig(temporal_port, ui_port, emulator_port, metrics_port, state_dir, time_scale,
+                         codec_port=codec_port)
     interactive = console.is_terminal if non_interactive is None else not non_interactive
     run_demo_command(config, machines_count, interactive, console)
 
@@ -195,7 +213,7 @@ def get(
 
 @app.command()
 def describe(
-    name: Annotated[str, typer.Argument(help="NAME, RESOURCE_GROUP/NAME or the workflow id")],
+    name: MachineName,
     resource_group: ResourceGroup = "",
     as_json: Annotated[bool, typer.Option("--json", help="print the raw status query answer")] = False,
     requests: Annotated[bool, typer.Option("--requests", help="every Azure request azmc made (from history)")] = False,
@@ -206,9 +224,7 @@ def describe(
     settings = _client_settings(temporal_address, namespace)
 
     async def main() -> None:
-        machines.machine_ref(name, resource_group)  # a name that is not valid is refused before connecting
-        client = await connect(settings)
-        wf_id = await machines.resolve(client, name, resource_group)
+        client, wf_id = await _find_machine(settings, name, resource_group)
         if requests:
             from cli.audit_trail import attempts_json, read_attempts, requests_table
 
@@ -226,7 +242,7 @@ def describe(
 
 @app.command()
 def delete(
-    name: Annotated[str, typer.Argument(help="NAME, RESOURCE_GROUP/NAME or the workflow id")],
+    name: MachineName,
     resource_group: ResourceGroup = "",
     force: Annotated[bool, typer.Option(help="skip the graceful drain and force-delete the VM")] = False,
     wait: Annotated[bool, typer.Option(help="wait until everything of the machine is gone")] = False,
@@ -239,9 +255,7 @@ def delete(
     settings = _client_settings(temporal_address, namespace)
 
     async def main() -> None:
-        machines.machine_ref(name, resource_group)  # a name that is not valid is refused before connecting
-        client = await connect(settings)
-        wf_id = await machines.resolve(client, name, resource_group)
+        client, wf_id = await _find_machine(settings, name, resource_group)
         await machines.request_delete(client, wf_id, force=force)
         console.print(Text(f"deletion requested for {wf_id}"))
         if wait:

@@ -21,6 +21,7 @@ from models.errors import ErrorType
 from models.naming import workflow_id
 from models.spec import MachineSpec
 from models.status import MachineStatus, Phase
+from workflows.api import RECONCILE_SIGNAL
 
 DEMO_POOL = "demo"
 _NIC_RESERVATION_S = 180  # Azure holds the NIC of a failed VM create this long (scaled by the emulator)
@@ -185,7 +186,7 @@ class DemoScenario:
         elif self._wants_reconcile(track, status):
             # The operator's move once Azure has capacity again: "try now" instead of waiting out the backoff.
             track.reconciled_in.add(status.phase)
-            await self.client.get_workflow_handle(track.wf_id).signal("reconcile")
+            await self.client.get_workflow_handle(track.wf_id).signal(RECONCILE_SIGNAL)
             track.notes.append(f"the demo sent `reconcile` in {status.phase}")
             changed = True
         if changed:

@@ -12,10 +12,12 @@ from pathlib import Path
 
 from cli.dev_codec import codec_env
 from cli.processes import Child, StackError, http_ok, require_free_ports, tcp_open, temporal_binary
+from workers.settings import METRICS_PORT
+from workflows.search_attributes import ALL_KEYS
 
 log = logging.getLogger("azmc.dev")
 
-SEARCH_ATTRIBUTES = ("AzmcPhase", "AzmcMachine", "AzmcResourceGroup", "AzmcPool")
+SEARCH_ATTRIBUTES = tuple(key.name for key in ALL_KEYS)
 _PROJECT_ROOT = Path(__file__).resolve().parent.parent
 _MAX_WORKER_RESTARTS = 5
 
@@ -25,13 +27,13 @@ class StackConfig:
     temporal_port: int = 7233
     ui_port: int = 8233
     emulator_port: int = 8910
-    metrics_port: int = 9464  # the worker's Prometheus endpoint; 0 = off
-    codec_port: int = 8234  # `azmc codec-server`, which the UI decodes payloads through
+    metrics_port: int = METRICS_PORT  # 0 = off
     state_dir: Path = Path(".azmc")
     time_scale: float = 0.1
     latency_profile: str = "realistic"
     worker: bool = True
     worker_to_console: bool = False
+    codec_port: int = 8234  # `azmc codec-server`, which the UI decodes payloads through
 
     @property
     def temporal_address(self) -> str:
@@ -60,9 +62,12 @@ def temporal_argv(config: StackConfig) -> list[str]:
         "--log-level", "warn",
         "--ui-codec-endpoint", config.codec_url,
     ]  # fmt: skip
-    for name in SEARCH_ATTRIBUTES:
-        argv += ["--search-attribute", f"{name}=Keyword"]
-    return argv
+    return argv + search_attribute_flags()
+
+
+def search_attribute_flags() -> list[str]:
+    """`temporal server start-dev` flags registering the workflow's search attributes (all Keyword)."""
+    return [flag for name in SEARCH_ATTRIBUTES for flag in ("--search-attribute", f"{name}=Keyword")]
 
 
 def emulator_argv(config: StackConfig) -> list[str]:

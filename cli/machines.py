@@ -14,14 +14,13 @@ from temporalio.exceptions import WorkflowAlreadyStartedError
 
 from models.arm_names import MACHINE_NAME, POOL_NAME, RESOURCE_GROUP_NAME, NameRule
 from models.inventory import Inventory
-from models.naming import workflow_id
+from models.naming import machine_of, workflow_id
 from models.requests import DeleteRequest
 from models.spec import MachineSpec
 from models.spec_changes import SpecUpdate
 from models.status import MachineStatus
-from workflows.inputs import WORKFLOW_TYPE
+from workflows.api import DELETE_SIGNAL, STATUS_QUERY, UPDATE_SPEC, WORKFLOW_TYPE
 from workflows.search_attributes import AZMC_MACHINE, AZMC_PHASE, AZMC_POOL, AZMC_RESOURCE_GROUP
-from workflows.spec_update import UPDATE_NAME
 
 
 class MachineError(LookupError):
@@ -104,7 +103,7 @@ async def apply(client: Client, spec: MachineSpec, task_queue: str) -> Applied:
 
 async def _update(client: Client, wf_id: str, spec: MachineSpec) -> SpecUpdate:
     try:
-        return await client.get_workflow_handle(wf_id).execute_update(UPDATE_NAME, spec, result_type=SpecUpdate)
+        return await client.get_workflow_handle(wf_id).execute_update(UPDATE_SPEC, spec, result_type=SpecUpdate)
     except WorkflowUpdateFailedError as error:
         cause = error.cause
         reason = getattr(cause, "message", None) or str(cause or error)
@@ -124,7 +123,7 @@ def _initial_search_attributes(spec: MachineSpec) -> TypedSearchAttributes:
 
 def _row(execution_id: str, attributes: TypedSearchAttributes, started: datetime | None,
          status: WorkflowExecutionStatus | None) -> MachineRow:  # fmt: skip
-    _, rg, name = [*execution_id.split("/", 2), "", ""][:3]
+    rg, name = machine_of(execution_id) or ("", "")
     phase = attributes.get(AZMC_PHASE, "")
     state = status.name.title().replace("_", " ") if status else ""
     if status == WorkflowExecutionStatus.COMPLETED and not phase:
@@ -178,9 +177,10 @@ def _checked_id(resource_group: str, name: str) -> str:
 def machine_ref(name: str, resource_group: str = "") -> str | None:
     """NAME, RG/NAME or machine/RG/NAME checked by the spec's name rules (MachineError otherwise, before any
     call): the workflow id when the resource group is known, else None (look the name up in visibility)."""
+    machine = machine_of(name)
+    if machine is not None:
+        return _checked_id(*machine)
     parts = name.split("/")
-    if len(parts) == 3 and parts[0] == "machine":
-        return _checked_id(parts[1], parts[2])
     if len(parts) == 2:
         return _checked_id(parts[0], parts[1])
     if len(parts) != 1:
@@ -200,19 +200,19 @@ async def resolve(client: Client, name: str, resource_group: str = "") -> str:
     if not found:
         raise MachineError(f"no running machine named {name!r}; list them with `azmc get`, or pass -g RESOURCE_GROUP")
     if len(set(found)) > 1:
-        groups = ", ".join(sorted(wf_id.split("/")[1] for wf_id in set(found)))
+        groups = ", ".join(sorted({(machine_of(wf_id) or ("?", ""))[0] for wf_id in found}))
         raise MachineError(f"several machines are named {name!r} (resource groups {groups}); pass -g RESOURCE_GROUP")
     return found[0]
 
 
 async def status(client: Client, wf_id: str) -> MachineStatus:
     handle: WorkflowHandle = client.get_workflow_handle(wf_id)
-    return await handle.query("status", result_type=MachineStatus)
+    return await handle.query(STATUS_QUERY, result_type=MachineStatus)
 
 
 async def request_delete(client: Client, wf_id: str, force: bool = False, reason: str = "") -> None:
     handle = client.get_workflow_handle(wf_id)
-    await handle.signal("delete", DeleteRequest(reason=reason or "azmc delete", force=force))
+    await handle.signal(DELETE_SIGNAL, DeleteRequest(reason=reason or "azmc delete", force=force))
 
 
 async def execution_status(client: Client, wf_id: str) -> WorkflowExecutionStatus | None:

@@ -9,6 +9,7 @@ from pydantic import ValidationError
 
 from models.bootstrap import BOOTSTRAP_FIELDS
 from models.spec import MachineSpec
+from models.validation import describe_validation_error
 
 
 class SpecError(ValueError):
@@ -30,18 +31,6 @@ def _parse(path: Path) -> Any:
         where = getattr(error, "problem_mark", None)
         line = f" (line {where.line + 1})" if where else ""
         raise SpecError(f"{path}: not valid YAML{line}") from None
-
-
-def describe_validation_error(error: ValidationError) -> str:
-    """`field.path: message` for the first error; pydantic's `loc` is the field path."""
-    first = error.errors()[0]
-    field = ".".join(str(part) for part in first["loc"]) or "spec"
-    message = first["msg"].removeprefix("Value error, ")
-    if first["type"] == "extra_forbidden":
-        message = "unknown field (see `azmc schema` for the accepted fields)"
-    elif first["type"] == "missing":
-        message = "required field is missing"
-    return f"{field}: {message}"
 
 
 def _read_data_files(path: Path, data: dict[str, Any]) -> None:

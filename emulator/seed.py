@@ -22,11 +22,13 @@ SEED_SUBNET = "default"
 SEED_SUBNET_PREFIX = "10.0.0.0/24"
 
 
+def seed_vnet_id(subscription: str = SEED_SUBSCRIPTION) -> str:
+    return (f"/subscriptions/{subscription}/resourceGroups/{SEED_RESOURCE_GROUP}/providers/"
+            f"Microsoft.Network/virtualNetworks/{SEED_VNET}")
+
+
 def seed_subnet_id(subscription: str = SEED_SUBSCRIPTION) -> str:
-    return (
-        f"/subscriptions/{subscription}/resourceGroups/{SEED_RESOURCE_GROUP}/providers/"
-        f"Microsoft.Network/virtualNetworks/{SEED_VNET}/subnets/{SEED_SUBNET}"
-    )
+    return f"{seed_vnet_id(subscription)}/subnets/{SEED_SUBNET}"
 
 
 def seed(backends: Backends) -> None:

@@ -1,4 +1,4 @@
-"""The ApplicationError `type`s activities raise (DESIGN.md "Error classification"); workflows branch on them."""
+"""The ApplicationError `type`s activities raise (docs/architecture.md, "Errors"); workflows branch on them."""
 
 from enum import StrEnum
 

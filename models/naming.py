@@ -29,8 +29,21 @@ def owner_value(installation_id: str, workflow_id: str) -> str:
     return f"{installation_id}/{workflow_id}"
 
 
+WORKFLOW_ID_PREFIX = "machine/"
+
+
 def workflow_id(resource_group: str, name: str) -> str:
-    return f"machine/{resource_group}/{name}"
+    """The one workflow id of a machine: `machine/<resource group>/<name>`."""
+    return f"{WORKFLOW_ID_PREFIX}{resource_group}/{name}"
+
+
+def machine_of(wf_id: str) -> tuple[str, str] | None:
+    """(resource group, name) of a machine's workflow id; None when `wf_id` is not of that form."""
+    rest = wf_id.removeprefix(WORKFLOW_ID_PREFIX)
+    parts = rest.split("/")
+    if rest == wf_id or len(parts) != 2 or not all(parts):
+        return None
+    return parts[0], parts[1]
 
 
 def provider_id(vm_arm_id: str) -> str:

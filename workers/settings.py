@@ -11,10 +11,12 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from activities.cloud import AzureCloud
 from activities.config import check_endpoint, is_loopback_endpoint
+from emulator.seed import SEED_SUBSCRIPTION
 from models.naming import INSTALLATION_ID_PATTERN
+from models.validation import field_path, problem
 
 TASK_QUEUE = "azmc"
-DEFAULT_EMULATOR_SUBSCRIPTION = "00000000-0000-0000-0000-000000000000"  # the emulator's --seed subscription
+METRICS_PORT = 9464  # the worker's Prometheus endpoint by default
 DEFAULT_EMULATOR_TOKEN = "azmc-emulator"  # the emulator accepts any non-empty bearer token
 
 
@@ -37,7 +39,7 @@ class Settings(BaseSettings):
     task_queue: str = TASK_QUEUE
 
     # Worker process
-    metrics_port: int = Field(9464, ge=0, le=65535)  # 0 turns the Prometheus endpoint off
+    metrics_port: int = Field(METRICS_PORT, ge=0, le=65535)  # 0 turns the Prometheus endpoint off
     metrics_host: str = "127.0.0.1"
     graceful_shutdown_s: float = Field(30.0, ge=0)
     max_concurrent_activities: int = Field(200, ge=1)
@@ -85,7 +87,7 @@ class Settings(BaseSettings):
         if self.azure_subscription_id:
             return self.azure_subscription_id
         if self.emulator_mode:
-            return DEFAULT_EMULATOR_SUBSCRIPTION
+            return SEED_SUBSCRIPTION
         raise SettingsError(
             "no Azure subscription: set AZMC_AZURE_SUBSCRIPTION_ID (or --azure-subscription-id), "
             "or AZMC_AZURE_ENDPOINT to use the emulator"
@@ -108,6 +110,5 @@ def load_settings(**overrides: Any) -> Settings:
         return Settings(**given)
     except ValidationError as error:
         first = error.errors()[0]
-        field = ".".join(str(part) for part in first["loc"]) or "settings"
-        env = f"AZMC_{field.upper()}" if first["loc"] else "settings"
-        raise SettingsError(f"invalid {env}: {first['msg'].removeprefix('Value error, ')}") from None
+        env = f"AZMC_{field_path(first).upper()}" if first["loc"] else "settings"
+        raise SettingsError(f"invalid {env}: {problem(first)}") from None

@@ -18,6 +18,7 @@ from activities.audit import AuditInterceptor
 from activities.config import AzureConfig
 from activities.driver import AzureDriver
 from codec.converter import describe_codec
+from models.validation import problem
 from workers.connect import connect
 from workers.installation import installation_id
 from workers.settings import Settings, SettingsError
@@ -40,8 +41,7 @@ def azure_config(settings: Settings, installation: str | None = None) -> AzureCo
             emulator_token=settings.emulator_token(),
         )
     except ValidationError as error:
-        message = error.errors()[0]["msg"].removeprefix("Value error, ")
-        raise SettingsError(f"AZMC_AZURE_ENDPOINT / --azure-endpoint: {message}") from None
+        raise SettingsError(f"AZMC_AZURE_ENDPOINT / --azure-endpoint: {problem(error.errors()[0])}") from None
 
 
 def telemetry_runtime(settings: Settings) -> Runtime | None:

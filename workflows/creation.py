@@ -13,15 +13,15 @@ from temporalio.exceptions import ActivityError, ApplicationError
 with workflow.unsafe.imports_passed_through():
     from models.durations import humanize
     from models.errors import ErrorType
-    from models.inventory import STOPPED_POWER_STATES, DataDiskRef, Inventory
+    from models.inventory import DataDiskRef, Inventory
     from models.naming import nic_name
     from models.status import OperationState, Phase, Stage
 
 from workflows import patches, policies, recovery
 from workflows.azure_calls import AzureCalls, error_text, error_type, suggested_delay
 from workflows.deletion import remove_everything
+from workflows.machine import Machine
 from workflows.power_on import start_stopped_vm
-from workflows.presentation import Presenter
 from workflows.retrying import delete_or_gone
 from workflows.saga import Compensations
 
@@ -39,22 +39,21 @@ class StartFailed(Exception):
 
 def _unusable_vm(inventory: Inventory) -> bool:
     """Before START_STOPPED_VM/KEEP_DATA_DISKS: a VM that will not become healthy by itself was re-created."""
-    return inventory.vm_failed or (
-        inventory.has_vm and inventory.vm_state.power_state in STOPPED_POWER_STATES
-    )
+    return inventory.vm_failed or inventory.vm_stopped
 
 
-async def _cleanup_after_vm(p: Presenter, azure: AzureCalls, created: list[str] | None) -> None:
+async def _cleanup_after_vm(machine: Machine, azure: AzureCalls, created: list[str] | None) -> None:
     """Undo of ensure_vm: the VM (force), then the disks this attempt created (`created`; None: before
     KEEP_DATA_DISKS, every disk left). A data disk that existed before the attempt is never deleted."""
-    await delete_or_gone(p, Stage.COMPENSATE, f"delete VM {azure.spec.name}", lambda: azure.delete_vm(True))
+    await delete_or_gone(machine, Stage.COMPENSATE, f"delete VM {azure.spec.name}", lambda: azure.delete_vm(True))
     if created is None:
         created = (await azure.read_inventory()).disk_names
     for disk in created:
-        await delete_or_gone(p, Stage.COMPENSATE, f"delete disk {disk}", lambda disk=disk: azure.delete_disk(disk))
+        await delete_or_gone(machine, Stage.COMPENSATE, f"delete disk {disk}",
+                             lambda disk=disk: azure.delete_disk(disk))
 
 
-async def _delete_nic_unless_reusable(p: Presenter, azure: AzureCalls, nic: str) -> None:
+async def _delete_nic_unless_reusable(machine: Machine, azure: AzureCalls, nic: str) -> None:
     """Undo of ensure_nic, between two attempts.
 
     After a failed create Azure reserves the NIC for that VM (180 s): it refuses to delete it, but
@@ -67,60 +66,61 @@ async def _delete_nic_unless_reusable(p: Presenter, azure: AzureCalls, nic: str)
     except ActivityError as err:
         if error_type(err) != ErrorType.NIC_RESERVED:
             raise
-        p.operation(Stage.COMPENSATE, OperationState.SUCCESSFUL,
-                    f"NIC {nic} is reserved for this VM: kept for the next attempt to reuse", error=error_text(err))
+        machine.operation(Stage.COMPENSATE, OperationState.SUCCESSFUL,
+                          f"NIC {nic} is reserved for this VM: kept for the next attempt to reuse",
+                          error=error_text(err))
 
 
-async def _show_leftovers(p: Presenter, azure: AzureCalls) -> None:
+async def _show_leftovers(machine: Machine, azure: AzureCalls) -> None:
     """After compensating, read everything once, so CrashLoopBackOff shows what really is left (say, a
     reserved NIC kept for the next attempt): attempts themselves read only the VM."""
     try:
-        p.inventory(await azure.read_inventory())
+        machine.inventory(await azure.read_inventory())
     except ActivityError as err:
-        p.log.info(f"could not read what is left after compensating: {error_text(err)}")
+        machine.log.info(f"could not read what is left after compensating: {error_text(err)}")
 
 
-async def _attempt(p: Presenter, azure: AzureCalls, undo: Compensations) -> Inventory:
-    attempt = p.state.status.attempts
-    p.operation(Stage.CREATE, OperationState.PROCESSING, f"attempt {attempt}: reading what exists")
+async def _attempt(machine: Machine, azure: AzureCalls, undo: Compensations) -> Inventory:
+    attempt = machine.state.status.attempts
+    machine.operation(Stage.CREATE, OperationState.PROCESSING, f"attempt {attempt}: reading what exists")
     inventory = await azure.vm_for_decision()
-    p.vm_observed(inventory)
+    machine.vm_observed(inventory)
     if inventory.vm_healthy:
-        p.operation(Stage.CREATE, OperationState.PROCESSING, f"adopting the running VM {inventory.node_name}")
+        machine.operation(Stage.CREATE, OperationState.PROCESSING, f"adopting the running VM {inventory.node_name}")
         return inventory
     if inventory.vm_stopped and workflow.patched(patches.START_STOPPED_VM):
-        if not await start_stopped_vm(p, azure, inventory):
+        if not await start_stopped_vm(machine, azure, inventory):
             raise StartFailed()
-        return p.state.status.inventory
+        return machine.state.status.inventory
     keep_data = workflow.patched(patches.KEEP_DATA_DISKS)
     attach: list[DataDiskRef] = []
     if keep_data:
-        attach = await recovery.disks_to_attach(p, azure, inventory)
+        attach = await recovery.disks_to_attach(machine, azure, inventory)
     elif _unusable_vm(inventory):
-        p.operation(Stage.CREATE, OperationState.PROCESSING,
-                    f"VM {inventory.node_name} is {inventory.vm_state.provisioning_state}/"
-                    f"{inventory.vm_state.power_state or '?'}: deleting it before creating it again")
+        machine.operation(Stage.CREATE, OperationState.PROCESSING,
+                          f"VM {inventory.node_name} is {inventory.vm_state.provisioning_state}/"
+                          f"{inventory.vm_state.power_state or '?'}: deleting it before creating it again")
         await azure.delete_vm(True)
     # With no provider_id there is no VM, whatever NIC or disks are left: create (ensure_* reuse them).
     nic = nic_name(azure.spec.name)
-    undo.register(f"delete NIC {nic}", lambda: delete_or_gone(p, Stage.COMPENSATE, f"delete NIC {nic}",
-                                                              lambda: _delete_nic_unless_reusable(p, azure, nic)))
-    p.operation(Stage.CREATE, OperationState.PROCESSING, f"attempt {attempt}: ensuring NIC {nic}")
+    undo.register(f"delete NIC {nic}", lambda: delete_or_gone(machine, Stage.COMPENSATE, f"delete NIC {nic}",
+                                                              lambda: _delete_nic_unless_reusable(machine, azure, nic)))
+    machine.operation(Stage.CREATE, OperationState.PROCESSING, f"attempt {attempt}: ensuring NIC {nic}")
     nic_id = await azure.ensure_nic()
     created = recovery.created_by_attempt(azure.spec, attach) if keep_data else None
     undo.register(f"delete VM {azure.spec.name} and the disks this attempt created",
-                  lambda: _cleanup_after_vm(p, azure, created))
-    p.operation(Stage.CREATE, OperationState.PROCESSING, f"attempt {attempt}: ensuring VM {azure.spec.name}"
-                + (f", attaching the existing data disks {recovery.names(attach)}" if attach else ""))
+                  lambda: _cleanup_after_vm(machine, azure, created))
+    machine.operation(Stage.CREATE, OperationState.PROCESSING, f"attempt {attempt}: ensuring VM {azure.spec.name}"
+                      + (f", attaching the existing data disks {recovery.names(attach)}" if attach else ""))
     inventory = await azure.ensure_vm(nic_id, attach)
-    p.inventory(inventory)
+    machine.inventory(inventory)
     if not inventory.vm_healthy:
         state = inventory.vm_state
         raise ApplicationError(f"VM is {state.provisioning_state}/{state.power_state or '?'} after create",
                                type=ErrorType.TRANSIENT)
     if attach:
-        p.operation(Stage.CREATE, OperationState.PROCESSING,
-                    f"re-created the VM, kept data disks {recovery.names(attach)}")
+        machine.operation(Stage.CREATE, OperationState.PROCESSING,
+                          f"re-created the VM, kept data disks {recovery.names(attach)}")
     return inventory
 
 
@@ -132,29 +132,29 @@ class Wake:
     take: Callable[[], None]
 
 
-async def _back_off(p: Presenter, delay: timedelta, wake: Wake) -> None:
+async def _back_off(machine: Machine, delay: timedelta, wake: Wake) -> None:
     try:
         await workflow.wait_condition(wake.pending, timeout=delay,
                                       timeout_summary="CrashLoopBackOff: wait before the next creation attempt")
     except TimeoutError:
         return
     wake.take()
-    p.log.info("reconcile: retrying creation now instead of waiting out the backoff")
+    machine.log.info("reconcile: retrying creation now instead of waiting out the backoff")
 
 
-async def create_machine(p: Presenter, azure: AzureCalls, drain_timeout: timedelta, wake: Wake) -> None:
+async def create_machine(machine: Machine, azure: AzureCalls, drain_timeout: timedelta, wake: Wake) -> None:
     """Attempts until Running, or Failed (with everything cleaned up) past the creation timeout."""
-    state = p.state
+    state = machine.state
     if state.creation_started_at is None:
         state.creation_started_at = workflow.now()
         state.status.attempts = 0
     deadline = state.creation_started_at + state.spec.timeouts.creation
     while True:
         state.status.attempts += 1
-        p.set_phase(Phase.CREATING)
-        undo = Compensations(p)
+        machine.set_phase(Phase.CREATING)
+        undo = Compensations(machine)
         try:
-            inventory = await _attempt(p, azure, undo)
+            inventory = await _attempt(machine, azure, undo)
         except StartFailed:
             # The VM exists and is kept: the health watch (Unknown) starts it again after the backoff.
             state.creation_started_at = None
@@ -164,16 +164,16 @@ async def create_machine(p: Presenter, azure: AzureCalls, drain_timeout: timedel
         else:
             undo.forget()
             state.creation_started_at = None
-            p.operation(Stage.CREATE, OperationState.SUCCESSFUL, f"VM {inventory.node_name} is running")
-            p.set_phase(Phase.RUNNING)
+            machine.operation(Stage.CREATE, OperationState.SUCCESSFUL, f"VM {inventory.node_name} is running")
+            machine.set_phase(Phase.RUNNING)
             return
         failed_at = workflow.now()
-        p.set_phase(Phase.CRASH_LOOP_BACK_OFF)
-        p.operation(Stage.CREATE, OperationState.FAILED, f"attempt {state.status.attempts} failed; compensating",
-                    error=str(failure))
+        machine.set_phase(Phase.CRASH_LOOP_BACK_OFF)
+        machine.operation(Stage.CREATE, OperationState.FAILED, f"attempt {state.status.attempts} failed; compensating",
+                          error=str(failure))
         await undo.unwind()
         if workflow.patched(patches.FIND_VM_FOR_DECISIONS):
-            await _show_leftovers(p, azure)
+            await _show_leftovers(machine, azure)
         remaining = deadline - workflow.now()
         if remaining <= timedelta(0):
             break
@@ -181,27 +181,27 @@ async def create_machine(p: Presenter, azure: AzureCalls, drain_timeout: timedel
         backoff = policies.creation_backoff(state.status.attempts, failure.kind, failure.hint)
         delay = min(max(failed_at + backoff - workflow.now(), timedelta(0)), remaining)
         attempt = f"attempt {state.status.attempts} failed ({failure.kind or 'error'})"
-        p.operation(Stage.CREATE, OperationState.FAILED, f"{attempt}; next attempt in {humanize(delay)}",
-                    error=str(failure), retry_in=delay)
-        await _back_off(p, delay, wake)
+        machine.operation(Stage.CREATE, OperationState.FAILED, f"{attempt}; next attempt in {humanize(delay)}",
+                          error=str(failure), retry_in=delay)
+        await _back_off(machine, delay, wake)
         if workflow.now() >= deadline:
             break
-    await _fail(p, azure, drain_timeout)
+    await _fail(machine, azure, drain_timeout)
 
 
-async def _fail(p: Presenter, azure: AzureCalls, drain_timeout: timedelta) -> None:
-    state = p.state
+async def _fail(machine: Machine, azure: AzureCalls, drain_timeout: timedelta) -> None:
+    state = machine.state
     state.creation_started_at = None
     cause = state.status.last_error  # the cleanup's own successes would clear it; operators need it
-    p.set_phase(Phase.FAILED)
-    p.operation(Stage.CREATE, OperationState.FAILED,
-                f"not running after {state.spec.timeouts.creation}; cleaning up", error=cause)
+    machine.set_phase(Phase.FAILED)
+    machine.operation(Stage.CREATE, OperationState.FAILED,
+                      f"not running after {state.spec.timeouts.creation}; cleaning up", error=cause)
     # The compensations already ran; this makes sure, by reading Azure, that nothing is left - but the
     # data disks: only `delete` deletes data.
     keep_data = workflow.patched(patches.KEEP_DATA_DISKS)
-    kept = await remove_everything(p, azure, drain=False, force=True, drain_timeout=drain_timeout,
+    kept = await remove_everything(machine, azure, drain=False, force=True, drain_timeout=drain_timeout,
                                    keep_data_disks=keep_data)
     left = f"nothing left in Azure but the data disks {recovery.names(kept)} (kept)" if kept else \
         "nothing left in Azure"
-    p.operation(Stage.CREATE, OperationState.FAILED,
-                f"creation timed out; {left}; send `reconcile` to try again or `delete`", error=cause)
+    machine.operation(Stage.CREATE, OperationState.FAILED,
+                      f"creation timed out; {left}; send `reconcile` to try again or `delete`", error=cause)

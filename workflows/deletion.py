@@ -21,14 +21,14 @@ with workflow.unsafe.imports_passed_through():
 
 from workflows import patches, policies
 from workflows.azure_calls import AzureCalls, error_text
-from workflows.presentation import Presenter
+from workflows.machine import Machine
 from workflows.recovery import make_data_disks_survive, names
 from workflows.retrying import delete_or_gone, until_done
 
 
-async def _read(p: Presenter, azure: AzureCalls, stage: Stage) -> Inventory:
-    inventory = await until_done(p, stage, "read what exists", azure.read_inventory)
-    p.inventory(inventory)
+async def _read(machine: Machine, azure: AzureCalls, stage: Stage) -> Inventory:
+    inventory = await until_done(machine, stage, "read what exists", azure.read_inventory)
+    machine.inventory(inventory)
     return inventory
 
 
@@ -40,19 +40,19 @@ def _to_remove(inventory: Inventory, keep_data_disks: bool) -> Inventory:
     return inventory.model_copy(update={"disk_names": [d for d in inventory.disk_names if d.lower() not in kept]})
 
 
-async def _drain(p: Presenter, azure: AzureCalls, drain_timeout: timedelta) -> None:
+async def _drain(machine: Machine, azure: AzureCalls, drain_timeout: timedelta) -> None:
     """Graceful power-off, bounded by the drain timeout; deletion goes on whatever happens."""
-    p.operation(Stage.INITIATE_DRAIN, OperationState.PROCESSING, f"powering off (at most {drain_timeout})")
+    machine.operation(Stage.INITIATE_DRAIN, OperationState.PROCESSING, f"powering off (at most {drain_timeout})")
     try:
         await azure.power_off(drain_timeout)
     except ActivityError as err:
-        p.operation(Stage.INITIATE_DRAIN, OperationState.FAILED, "drain did not finish; deleting anyway",
-                    error=error_text(err))
+        machine.operation(Stage.INITIATE_DRAIN, OperationState.FAILED, "drain did not finish; deleting anyway",
+                          error=error_text(err))
         return
-    p.operation(Stage.INITIATE_DRAIN, OperationState.SUCCESSFUL, "VM powered off")
+    machine.operation(Stage.INITIATE_DRAIN, OperationState.SUCCESSFUL, "VM powered off")
 
 
-async def _data_disks_go_with_the_vm(p: Presenter, azure: AzureCalls, inventory: Inventory) -> None:
+async def _data_disks_go_with_the_vm(machine: Machine, azure: AzureCalls, inventory: Inventory) -> None:
     """`delete` deletes the data too: with deleteOption Delete they go in the VM's own delete, one ARM
     request instead of a delete (and a read) per disk. Best effort: if it fails, they are deleted one by one."""
     detached = [disk for disk in inventory.data_disks if disk.delete_option.lower() != "delete"]
@@ -61,12 +61,12 @@ async def _data_disks_go_with_the_vm(p: Presenter, azure: AzureCalls, inventory:
     try:
         await azure.set_data_disk_delete_option("Delete")
     except ActivityError as err:
-        p.operation(Stage.INITIATE_VM_DELETION, OperationState.FAILED,
-                    f"could not set deleteOption Delete on data disks {names(detached)}: "
-                    "deleting them one by one after the VM", error=error_text(err))
+        machine.operation(Stage.INITIATE_VM_DELETION, OperationState.FAILED,
+                          f"could not set deleteOption Delete on data disks {names(detached)}: "
+                          "deleting them one by one after the VM", error=error_text(err))
         return
-    p.operation(Stage.INITIATE_VM_DELETION, OperationState.PROCESSING,
-                f"data disks {names(detached)} go with the VM (deleteOption Delete)")
+    machine.operation(Stage.INITIATE_VM_DELETION, OperationState.PROCESSING,
+                      f"data disks {names(detached)} go with the VM (deleteOption Delete)")
 
 
 def _steps(azure: AzureCalls, inventory: Inventory) -> list[tuple[Stage, str, Callable[[], Awaitable[None]]]]:
@@ -77,9 +77,9 @@ def _steps(azure: AzureCalls, inventory: Inventory) -> list[tuple[Stage, str, Ca
     return [*nics, *disks]
 
 
-async def _delete_side_by_side(p: Presenter, azure: AzureCalls, inventory: Inventory) -> None:
+async def _delete_side_by_side(machine: Machine, azure: AzureCalls, inventory: Inventory) -> None:
     """Each NIC and disk in its own retry loop: a stalled one is shown, and the others go on."""
-    tasks = [asyncio.ensure_future(delete_or_gone(p, stage, description, action))
+    tasks = [asyncio.ensure_future(delete_or_gone(machine, stage, description, action))
              for stage, description, action in _steps(azure, inventory)]
     try:
         await asyncio.gather(*tasks)
@@ -91,14 +91,14 @@ async def _delete_side_by_side(p: Presenter, azure: AzureCalls, inventory: Inven
         raise
 
 
-async def _delete_one_by_one(p: Presenter, azure: AzureCalls, inventory: Inventory) -> None:
+async def _delete_one_by_one(machine: Machine, azure: AzureCalls, inventory: Inventory) -> None:
     """Before INDEPENDENT_CLEANUP: NICs, then disks, each waiting for the one before."""
     for stage, description, action in _steps(azure, inventory):
-        await delete_or_gone(p, stage, description, action)
+        await delete_or_gone(machine, stage, description, action)
 
 
 async def remove_everything(
-    p: Presenter, azure: AzureCalls, *, drain: bool, force: bool, drain_timeout: timedelta,
+    machine: Machine, azure: AzureCalls, *, drain: bool, force: bool, drain_timeout: timedelta,
     keep_data_disks: bool = False,
 ) -> list[DataDiskRef]:
     """Run the stages until nothing of the machine exists (but the data disks, with `keep_data_disks`).
@@ -106,50 +106,50 @@ async def remove_everything(
     Returns the data disks kept (empty unless `keep_data_disks`)."""
     if azure.in_flight:
         # An interrupted create may still be sending its PUT: let it land, then clean up after it.
-        p.operation(Stage.INITIATE_VM_DELETION, OperationState.PROCESSING,
-                    f"waiting for {azure.in_flight} interrupted Azure call(s) to end")
+        machine.operation(Stage.INITIATE_VM_DELETION, OperationState.PROCESSING,
+                          f"waiting for {azure.in_flight} interrupted Azure call(s) to end")
         await azure.settle()
-    p.clear_stalled()  # steps of an earlier run that no longer exist must not linger
-    inventory = await _read(p, azure, Stage.INITIATE_VM_DELETION)
+    machine.clear_stalled()  # steps of an earlier run that no longer exist must not linger
+    inventory = await _read(machine, azure, Stage.INITIATE_VM_DELETION)
     passes = 0
     while not _to_remove(inventory, keep_data_disks).is_empty:
         passes += 1
         if passes > 1:
             # Something survived a whole pass (index lag, a resource re-appearing): breathe, go again.
             delay = policies.capped_backoff(passes - 1, policies.CLEANUP_BACKOFF_START, policies.CLEANUP_BACKOFF_CAP)
-            p.operation(Stage.VERIFY_DELETION, OperationState.FAILED,
-                        f"still exists after pass {passes - 1}: {inventory.summary()}; next pass in {humanize(delay)}",
-                        retry_in=delay)
+            machine.operation(Stage.VERIFY_DELETION, OperationState.FAILED,
+                              f"still exists after pass {passes - 1}: {inventory.summary()}; "
+                              f"next pass in {humanize(delay)}", retry_in=delay)
             await workflow.sleep(delay, summary="verify deletion: wait before the next pass")
         # Drain only a VM that is actually running, once, and never when forced.
         if drain and passes == 1 and not force and inventory.vm_healthy:
-            await _drain(p, azure, drain_timeout)
+            await _drain(machine, azure, drain_timeout)
         if inventory.has_vm:
             if not keep_data_disks and workflow.patched(patches.KEEP_DATA_DISKS):
-                await _data_disks_go_with_the_vm(p, azure, inventory)
+                await _data_disks_go_with_the_vm(machine, azure, inventory)
             if keep_data_disks:
-                await until_done(p, Stage.INITIATE_VM_DELETION, f"keep the data disks of VM {inventory.node_name}",
-                                 lambda vm=inventory: make_data_disks_survive(p, azure, vm,
-                                                                              Stage.INITIATE_VM_DELETION))
-            await delete_or_gone(p, Stage.INITIATE_VM_DELETION, f"delete VM {inventory.node_name}",
+                await until_done(
+                    machine, Stage.INITIATE_VM_DELETION, f"keep the data disks of VM {inventory.node_name}",
+                    lambda vm=inventory: make_data_disks_survive(machine, azure, vm, Stage.INITIATE_VM_DELETION))
+            await delete_or_gone(machine, Stage.INITIATE_VM_DELETION, f"delete VM {inventory.node_name}",
                                  lambda: azure.delete_vm(force))
             # The VM's NIC and OS disk go with it (deleteOption Delete), its data disks stay (Detach):
             # ask what is really left.
-            inventory = await _read(p, azure, Stage.INITIATE_NIC_DELETION)
+            inventory = await _read(machine, azure, Stage.INITIATE_NIC_DELETION)
             if _to_remove(inventory, keep_data_disks).is_empty:
                 break
         else:
-            p.operation(Stage.INITIATE_VM_DELETION, OperationState.SUCCESSFUL,
-                        "no VM (a leftover NIC or disk is never a VM): NIC and disks next")
+            machine.operation(Stage.INITIATE_VM_DELETION, OperationState.SUCCESSFUL,
+                              "no VM (a leftover NIC or disk is never a VM): NIC and disks next")
         doomed = _to_remove(inventory, keep_data_disks)
         if workflow.patched(patches.INDEPENDENT_CLEANUP):
-            await _delete_side_by_side(p, azure, doomed)
+            await _delete_side_by_side(machine, azure, doomed)
         else:
-            await _delete_one_by_one(p, azure, doomed)
-        p.operation(Stage.VERIFY_DELETION, OperationState.PROCESSING, "checking that nothing is left")
-        inventory = await _read(p, azure, Stage.VERIFY_DELETION)
+            await _delete_one_by_one(machine, azure, doomed)
+        machine.operation(Stage.VERIFY_DELETION, OperationState.PROCESSING, "checking that nothing is left")
+        inventory = await _read(machine, azure, Stage.VERIFY_DELETION)
     kept = inventory.data_disks if keep_data_disks else []
-    p.operation(Stage.VERIFY_DELETION, OperationState.SUCCESSFUL,
-                f"nothing of the machine is left in Azure but its data disks {names(kept)} (kept)" if kept
-                else "nothing of the machine exists in Azure")
+    machine.operation(Stage.VERIFY_DELETION, OperationState.SUCCESSFUL,
+                      f"nothing of the machine is left in Azure but its data disks {names(kept)} (kept)" if kept
+                      else "nothing of the machine exists in Azure")
     return kept

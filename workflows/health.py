@@ -15,14 +15,14 @@ with workflow.unsafe.imports_passed_through():
 
 from workflows import patches
 from workflows.azure_calls import AzureCalls, error_text, error_type
+from workflows.machine import Machine
 from workflows.power_on import start_step, start_stopped_vm
-from workflows.presentation import Presenter
 
 
-def next_check_in(p: Presenter) -> timedelta:
+def next_check_in(machine: Machine) -> timedelta:
     """Sparse while healthy; while Unknown, also wake exactly when health_timeout runs out, or when a
     failed start of a stopped VM is due to be tried again."""
-    state = p.state
+    state = machine.state
     interval = state.spec.timeouts.health_check_interval
     due = [s.next_retry_at for s in state.status.stalled if s.stage == Stage.POWER_ON and s.next_retry_at]
     if state.unknown_since is not None:
@@ -33,46 +33,46 @@ def next_check_in(p: Presenter) -> timedelta:
     return max(min(interval, left), timedelta(seconds=1))
 
 
-async def check_health(p: Presenter, azure: AzureCalls) -> bool:
+async def check_health(machine: Machine, azure: AzureCalls) -> bool:
     """Read the VM. Returns True when it has been missing or unhealthy for health_timeout: re-create it."""
-    state = p.state
-    p.operation(Stage.HEALTH_CHECK, OperationState.PROCESSING, "reading the VM")
+    state = machine.state
+    machine.operation(Stage.HEALTH_CHECK, OperationState.PROCESSING, "reading the VM")
     try:
         inventory = await azure.vm_for_decision()
     except ActivityError as err:
         if error_type(err) == ErrorType.NOT_OWNED and workflow.patched(patches.FOREIGN_VM_IS_UNKNOWN):
             # Our name now holds someone else's VM (re-tagged, or ours deleted and theirs created): never
             # touched, never re-created over it; Unknown until an operator settles it.
-            p.set_phase(Phase.UNKNOWN)
-            p.operation(Stage.HEALTH_CHECK, OperationState.FAILED, "the VM under this machine's name belongs to "
-                        "another owner: left alone; checking again at the next check", error=error_text(err),
-                        retry_in=next_check_in(p))
+            machine.set_phase(Phase.UNKNOWN)
+            machine.operation(Stage.HEALTH_CHECK, OperationState.FAILED, "the VM under this machine's name belongs to "
+                              "another owner: left alone; checking again at the next check", error=error_text(err),
+                              retry_in=next_check_in(machine))
             return False
         # Cannot tell (Azure unreachable, throttled): keep the phase, try again at the next check.
-        p.operation(Stage.HEALTH_CHECK, OperationState.FAILED, "could not read the VM; reading it again at the "
-                    "next check", error=error_text(err), retry_in=next_check_in(p))
+        machine.operation(Stage.HEALTH_CHECK, OperationState.FAILED, "could not read the VM; reading it again at the "
+                          "next check", error=error_text(err), retry_in=next_check_in(machine))
         return False
-    p.vm_observed(inventory)
+    machine.vm_observed(inventory)
     if inventory.vm_stopped and workflow.patched(patches.START_STOPPED_VM):
         state.unknown_since = None  # a stopped VM is never re-created: no health_timeout runs
-        await start_stopped_vm(p, azure, inventory)
+        await start_stopped_vm(machine, azure, inventory)
         return False
-    p.unstalled(start_step(p))
+    machine.unstalled(start_step(machine))
     if inventory.vm_healthy:
         state.unknown_since = None
-        p.set_phase(Phase.RUNNING)
-        p.operation(Stage.HEALTH_CHECK, OperationState.SUCCESSFUL, f"VM {inventory.node_name} is running")
+        machine.set_phase(Phase.RUNNING)
+        machine.operation(Stage.HEALTH_CHECK, OperationState.SUCCESSFUL, f"VM {inventory.node_name} is running")
         return False
     now = workflow.now()
     if state.unknown_since is None:
         state.unknown_since = now
-    p.set_phase(Phase.UNKNOWN)
+    machine.set_phase(Phase.UNKNOWN)
     found = inventory.summary() if inventory.has_vm else "VM missing"
     deadline = state.unknown_since + state.spec.timeouts.health
     if now >= deadline:
-        p.operation(Stage.HEALTH_CHECK, OperationState.FAILED,
-                    f"{found} for {state.spec.timeouts.health}: re-creating", error=found)
+        machine.operation(Stage.HEALTH_CHECK, OperationState.FAILED,
+                          f"{found} for {state.spec.timeouts.health}: re-creating", error=found)
         return True
-    p.operation(Stage.HEALTH_CHECK, OperationState.FAILED,
-                f"{found}; re-creating if still so after health timeout", error=found, retry_in=deadline - now)
+    machine.operation(Stage.HEALTH_CHECK, OperationState.FAILED,
+                      f"{found}; re-creating if still so after health timeout", error=found, retry_in=deadline - now)
     return False

@@ -20,26 +20,18 @@ with workflow.unsafe.imports_passed_through():
     from models.errors import ErrorType
     from models.naming import workflow_id
     from models.spec import MachineSpec
+    from models.validation import describe_validation_error
 
 from workflows import patches, policies
+from workflows.api import WORKFLOW_TYPE
 from workflows.state import CARRIED_STATE_KIND, LifecycleState
 
-WORKFLOW_TYPE = "MachineLifecycle"
 # Memo key a starter (or a test) may set to continue-as-new after fewer history events.
 HISTORY_LIMIT_MEMO = "azmc_history_limit"
 
 
 def invalid_input(message: str) -> ApplicationError:
     return ApplicationError(message, type=ErrorType.INVALID_SPEC, non_retryable=True)
-
-
-def describe_validation_error(error: ValidationError, prefix: str, what: str = "MachineSpec") -> str:
-    """`name: lower-case letters...; data_disks.1.lun: duplicate lun 1` - every field named."""
-    parts = []
-    for item in error.errors():
-        field = ".".join(str(p) for p in item["loc"]) or "(whole spec)"
-        parts.append(f"{prefix}{field}: {item['msg']}")
-    return f"invalid {what}: " + "; ".join(parts)
 
 
 def _decode_json(raw: RawValue) -> Any:
@@ -72,7 +64,7 @@ def decode_spec(value: Any) -> MachineSpec:
     try:
         return MachineSpec.model_validate(value)
     except ValidationError as err:
-        raise invalid_input(describe_validation_error(err, "")) from None
+        raise invalid_input(describe_validation_error(err)) from None
 
 
 def decode_single(args: Sequence[RawValue], what: str) -> Any:
@@ -92,7 +84,7 @@ def decode_input(args: Sequence[RawValue]) -> MachineSpec | LifecycleState:
             return LifecycleState.model_validate(value)
         except ValidationError as err:
             raise invalid_input(describe_validation_error(
-                err, "", f"carried state ({CARRIED_STATE_KIND}, the input of a continued run)")) from None
+                err, f"carried state ({CARRIED_STATE_KIND}, the input of a continued run)")) from None
     return decode_spec(value)
 
 

@@ -22,6 +22,7 @@ with workflow.unsafe.imports_passed_through():
     from models.spec_changes import SpecUpdate
     from models.status import MachineStatus, OperationState, Phase, Stage
 
+from workflows.api import DELETE_SIGNAL, RECONCILE_SIGNAL, STATUS_QUERY, UPDATE_SPEC
 from workflows.azure_calls import AzureCalls
 from workflows.continuation import ContinueAsNewNeeded, history_is_long
 from workflows.creation import Wake, create_machine
@@ -35,8 +36,8 @@ from workflows.inputs import (
     decode_input,
     history_limit_from_memo,
 )
-from workflows.presentation import Presenter
-from workflows.spec_update import UPDATE_NAME, apply_pending_tags, apply_update, decode_update, validate
+from workflows.machine import Machine
+from workflows.spec_update import apply_pending_tags, apply_update, decode_update, validate
 from workflows.state import LifecycleState
 
 __all__ = ["HISTORY_LIMIT_MEMO", "MachineLifecycle"]
@@ -44,12 +45,12 @@ __all__ = ["HISTORY_LIMIT_MEMO", "MachineLifecycle"]
 
 # Dynamic: the SDK hands `run` every input as a RawValue whatever their number (and whatever the
 # type name), so no input, two inputs or a mistyped workflow type fail the workflow at once instead
-# of failing its task forever. `run` accepts only the type MachineLifecycle (inputs.WORKFLOW_TYPE).
+# of failing its task forever. `run` accepts only the type MachineLifecycle (api.WORKFLOW_TYPE).
 @workflow.defn(dynamic=True)
 class MachineLifecycle:
     def __init__(self) -> None:
         self._state: LifecycleState | None = None
-        self._p: Presenter | None = None
+        self._machine: Machine | None = None
         self._input_error = ""
         # Signals may arrive before `run` decoded the input, so they are held here, not in the state.
         self._delete_request: DeleteRequest | None = None
@@ -62,16 +63,16 @@ class MachineLifecycle:
 
     @workflow.run
     async def run(self, args: Sequence[RawValue]) -> MachineStatus:
-        p = self._start(args)
+        machine = self._start(args)
         try:
-            await self._keep_machine(p)
+            await self._keep_machine(machine)
         except asyncio.CancelledError:
             # Cancelling the workflow means: delete the machine, properly.
             if self._delete_request is None:
                 self._delete_request = DeleteRequest(reason="workflow cancelled")
-        return await self._delete_machine(p)
+        return await self._delete_machine(machine)
 
-    @workflow.signal(name="delete")
+    @workflow.signal(name=DELETE_SIGNAL)
     def delete(self, *args: Any) -> None:
         """`{"reason": ..., "force": ...}`, `{}` or no payload.
 
@@ -88,24 +89,24 @@ class MachineLifecycle:
             reason = f"delete signal with an invalid payload ({err.error_count()} errors)"
             self._delete_request = DeleteRequest(reason=reason)
 
-    @workflow.signal(name="reconcile")
+    @workflow.signal(name=RECONCILE_SIGNAL)
     def reconcile(self, *_ignored: Any) -> None:
         """Re-check Azure now (Running/Unknown), or start a fresh creation (Failed)."""
         self._reconcile_requested = True
 
-    @workflow.update(name=UPDATE_NAME)
+    @workflow.update(name=UPDATE_SPEC)
     async def update_spec(self, *args: Any) -> SpecUpdate:
         """A new spec for this machine: tags, pool and timeouts change in place; anything else is refused."""
         new = decode_update(args)
-        assert self._p is not None  # the validator refused the update before the input was decoded
-        return await apply_update(self._p, self._azure_calls(self._p), self._busy,
+        assert self._machine is not None  # the validator refused the update before the input was decoded
+        return await apply_update(self._machine, self._azure_calls(self._machine), self._busy,
                                   lambda: self._delete_request is not None, new)
 
     @update_spec.validator
     def _validate_update_spec(self, *args: Any) -> None:
         validate(self._state, self._delete_request is not None, args)
 
-    @workflow.query(name="status")
+    @workflow.query(name=STATUS_QUERY)
     def status(self) -> MachineStatus:
         if self._state is None:
             return MachineStatus(name="", resource_group="", phase=Phase.FAILED, last_error=self._input_error)
@@ -113,7 +114,7 @@ class MachineLifecycle:
 
     # ---- the story --------------------------------------------------------------------------
 
-    def _start(self, args: Sequence[RawValue]) -> Presenter:
+    def _start(self, args: Sequence[RawValue]) -> Machine:
         notes: list[str] = []
         try:
             check_workflow_type()
@@ -134,92 +135,93 @@ class MachineLifecycle:
         state.history_limit, note = bounded_history_limit(state.history_limit)
         notes.append(note)
         self._state = state
-        self._p = Presenter(state)
-        self._p.announce()
-        self._p.log.info(f"run {state.runs} started in phase {state.status.phase}")
+        self._machine = Machine(state)
+        self._machine.announce()
+        self._machine.log.info(f"run {state.runs} started in phase {state.status.phase}")
         for note in filter(None, notes):
             # Not silent: the starter's setting was not used as given, and the status says so.
-            self._p.log.warning(note)
-            self._p.operation(Stage.VALIDATE, OperationState.SUCCESSFUL, note)
-        return self._p
+            self._machine.log.warning(note)
+            self._machine.operation(Stage.VALIDATE, OperationState.SUCCESSFUL, note)
+        return self._machine
 
-    async def _keep_machine(self, p: Presenter) -> None:
+    async def _keep_machine(self, machine: Machine) -> None:
         """Until deletion is requested: create, watch, or wait after a failure."""
-        azure = self._azure_calls(p)
+        azure = self._azure_calls(machine)
         while self._delete_request is None:
             if self._should_continue_as_new():
-                await self._continue_as_new(p)
-            phase = p.phase
+                await self._continue_as_new(machine)
+            phase = machine.phase
             if phase in (Phase.PENDING, Phase.CREATING, Phase.CRASH_LOOP_BACK_OFF):
                 try:
                     wake = Wake(pending=lambda: self._reconcile_requested, take=self._take_reconcile)
-                    await self._until_deleted(create_machine(p, azure, p.state.spec.timeouts.drain, wake))
-                    await self._tag_if_pending(p, azure)
+                    await self._until_deleted(create_machine(machine, azure, machine.state.spec.timeouts.drain, wake))
+                    await self._tag_if_pending(machine, azure)
                 except ContinueAsNewNeeded as reason:
-                    p.log.info(f"continuing as new mid-creation: {reason}")
-                    await self._continue_as_new(p)
+                    machine.log.info(f"continuing as new mid-creation: {reason}")
+                    await self._continue_as_new(machine)
             elif phase in (Phase.RUNNING, Phase.UNKNOWN):
-                await self._watch(p, azure)
+                await self._watch(machine, azure)
             else:  # Failed: everything is cleaned up; wait for an operator.
                 await workflow.wait_condition(
                     lambda: self._requested() or self._should_continue_as_new())
                 if self._reconcile_requested and self._delete_request is None:
                     self._reconcile_requested = False
-                    p.log.info("reconcile in Failed: starting a fresh creation")
-                    p.set_phase(Phase.PENDING)
+                    machine.log.info("reconcile in Failed: starting a fresh creation")
+                    machine.set_phase(Phase.PENDING)
 
-    async def _watch(self, p: Presenter, azure: AzureCalls) -> None:
+    async def _watch(self, machine: Machine, azure: AzureCalls) -> None:
         try:
             await workflow.wait_condition(
-                lambda: self._requested() or self._should_continue_as_new(), timeout=next_check_in(p))
+                lambda: self._requested() or self._should_continue_as_new(), timeout=next_check_in(machine))
         except TimeoutError:
             pass  # time for the periodic check
         if self._delete_request is not None or (self._should_continue_as_new() and not self._reconcile_requested):
             return
         self._reconcile_requested = False
-        recreate = await self._until_deleted(check_health(p, azure))
+        recreate = await self._until_deleted(check_health(machine, azure))
         if recreate:
-            p.state.unknown_since = None
-            p.state.creation_started_at = None
-            p.set_phase(Phase.PENDING)
+            machine.state.unknown_since = None
+            machine.state.creation_started_at = None
+            machine.set_phase(Phase.PENDING)
         else:
-            await self._tag_if_pending(p, azure)
+            await self._tag_if_pending(machine, azure)
 
-    async def _delete_machine(self, p: Presenter) -> MachineStatus:
+    async def _delete_machine(self, machine: Machine) -> MachineStatus:
         request = self._delete_request or DeleteRequest()
-        p.state.delete_request = request
-        p.log.info(f"deleting: {request.reason or 'no reason given'}" + (" (force)" if request.force else ""))
-        p.set_phase(Phase.TERMINATING)
-        azure = self._azure_calls(p)
+        machine.state.delete_request = request
+        machine.log.info(f"deleting: {request.reason or 'no reason given'}" + (" (force)" if request.force else ""))
+        machine.set_phase(Phase.TERMINATING)
+        azure = self._azure_calls(machine)
         while True:
             try:
                 async with self._busy:
-                    await remove_everything(p, azure, drain=True, force=request.force,
-                                            drain_timeout=p.state.spec.timeouts.drain)
+                    await remove_everything(machine, azure, drain=True, force=request.force,
+                                            drain_timeout=machine.state.spec.timeouts.drain)
                 break
             except ContinueAsNewNeeded as reason:
                 # The next run sees the carried delete request and resumes deletion from a fresh read.
-                p.log.info(f"continuing as new mid-deletion: {reason}")
-                await self._continue_as_new(p)
+                machine.log.info(f"continuing as new mid-deletion: {reason}")
+                await self._continue_as_new(machine)
             except asyncio.CancelledError:
                 # A cancellation while already deleting changes nothing: deletion must finish.
-                p.log.info("cancellation received during deletion; continuing deletion")
-        p.set_phase(Phase.DELETED)
+                machine.log.info("cancellation received during deletion; continuing deletion")
+        machine.set_phase(Phase.DELETED)
         await workflow.wait_condition(workflow.all_handlers_finished)
-        return p.state.status
+        return machine.state.status
 
     # ---- helpers ----------------------------------------------------------------------------
 
-    def _azure_calls(self, p: Presenter) -> AzureCalls:
+    def _azure_calls(self, machine: Machine) -> AzureCalls:
         # One per run, so deletion knows about calls an interrupted flow left in flight.
         if self._azure is None:
-            self._azure = AzureCalls(p.state.spec)
+            self._azure = AzureCalls(machine.state.spec)
         return self._azure
 
-    async def _tag_if_pending(self, p: Presenter, azure: AzureCalls) -> None:
+    async def _tag_if_pending(self, machine: Machine, azure: AzureCalls) -> None:
         """Tags an update_spec could not apply at once (creating, or tagging failed): now that it runs."""
-        if p.state.tags_pending and p.phase in (Phase.RUNNING, Phase.UNKNOWN) and self._delete_request is None:
-            await self._until_deleted(apply_pending_tags(p, azure))
+        runs = machine.phase in (Phase.RUNNING, Phase.UNKNOWN)
+        if machine.state.tags_pending and runs and self._delete_request is None:
+            await self._until_deleted(apply_pending_tags(machine, azure))
 
     def _take_reconcile(self) -> None:
         self._reconcile_requested = False
@@ -254,11 +256,11 @@ class MachineLifecycle:
     def _should_continue_as_new(self) -> bool:
         return history_is_long(self._state.history_limit if self._state else 0)
 
-    async def _continue_as_new(self, p: Presenter) -> None:
+    async def _continue_as_new(self, machine: Machine) -> None:
         await workflow.wait_condition(workflow.all_handlers_finished)
-        state = p.state
+        state = machine.state
         state.delete_request = self._delete_request
         state.reconcile_requested = self._reconcile_requested
         state.runs += 1
-        p.log.info(f"continuing as new (history length {workflow.info().get_current_history_length()})")
+        machine.log.info(f"continuing as new (history length {workflow.info().get_current_history_length()})")
         workflow.continue_as_new(state)

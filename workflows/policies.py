@@ -11,7 +11,8 @@ from temporalio.common import RetryPolicy
 
 from models.errors import NON_RETRYABLE, ErrorType
 
-# Creation retry (MCM's CrashLoopBackOff): 5 s doubling to 3 min; capacity problems wait 10 min.
+# Creation retry (MCM's CrashLoopBackOff): 5 s doubling to 3 min; capacity problems wait 10 min (MCM's
+# back-off for allocation failures). The one home of this wait: activities report capacity, never a delay.
 CREATION_BACKOFF_START = timedelta(seconds=5)
 CREATION_BACKOFF_CAP = timedelta(minutes=3)
 CAPACITY_BACKOFF = timedelta(minutes=10)
@@ -50,6 +51,20 @@ def creation_backoff(attempt: int, error_type: str, suggested: timedelta | None)
         delay = capped_backoff(attempt, CREATION_BACKOFF_START, CREATION_BACKOFF_CAP)
     if suggested is not None and suggested > delay:
         delay = suggested
+    return delay
+
+
+def cleanup_backoff(attempt: int, error_type: str, suggested: timedelta | None) -> timedelta:
+    """How long a deletion stage or compensation waits after failed try number `attempt`.
+
+    Capacity waits CAPACITY_BACKOFF, as in creation; Azure's hint (Retry-After, a NIC reservation) wins
+    when it is longer than our backoff, but never beyond CAPACITY_BACKOFF.
+    """
+    if error_type == ErrorType.CAPACITY_EXHAUSTED:
+        return CAPACITY_BACKOFF
+    delay = capped_backoff(attempt, CLEANUP_BACKOFF_START, CLEANUP_BACKOFF_CAP)
+    if suggested is not None and suggested > delay:
+        delay = min(suggested, CAPACITY_BACKOFF)
     return delay
 
 

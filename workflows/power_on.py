@@ -16,36 +16,36 @@ with workflow.unsafe.imports_passed_through():
 
 from workflows import policies
 from workflows.azure_calls import AzureCalls, error_text, error_type, suggested_delay
-from workflows.presentation import Presenter
+from workflows.machine import Machine
 
 
-def start_step(p: Presenter) -> str:
+def start_step(machine: Machine) -> str:
     """The waiting-step name of the start, the same in every run (retries count from its entry)."""
-    return f"start VM {p.state.spec.name}"
+    return f"start VM {machine.state.spec.name}"
 
 
-async def start_stopped_vm(p: Presenter, azure: AzureCalls, inventory: Inventory) -> bool:
+async def start_stopped_vm(machine: Machine, azure: AzureCalls, inventory: Inventory) -> bool:
     """Start the VM `inventory` found stopped. True when it runs; False when the start failed (Unknown)."""
     power = inventory.vm_state.power_state
     name = inventory.node_name
-    step = start_step(p)
-    p.operation(Stage.POWER_ON, OperationState.PROCESSING,
-                f"VM {name} is {power}: starting it (a stopped VM is started again, never rebuilt)")
+    step = start_step(machine)
+    machine.operation(Stage.POWER_ON, OperationState.PROCESSING,
+                      f"VM {name} is {power}: starting it (a stopped VM is started again, never rebuilt)")
     try:
         started = await azure.start_vm(power)
     except ActivityError as err:
-        before = next((s for s in p.state.status.stalled if s.description == step), None)
+        before = next((s for s in machine.state.status.stalled if s.description == step), None)
         failures = (before.failures if before else 0) + 1
         kind = error_type(err)
         delay = policies.creation_backoff(failures, kind, suggested_delay(err))
-        p.set_phase(Phase.UNKNOWN)
-        p.stalled(Stage.POWER_ON, step, error_text(err), failures, delay)
-        p.operation(Stage.POWER_ON, OperationState.FAILED,
-                    f"could not start the {power} VM {name} ({kind or 'error'}, failure {failures}); "
-                    f"next try in {humanize(delay)}", error=error_text(err), retry_in=delay)
+        machine.set_phase(Phase.UNKNOWN)
+        machine.stalled(Stage.POWER_ON, step, error_text(err), failures, delay)
+        machine.operation(Stage.POWER_ON, OperationState.FAILED,
+                          f"could not start the {power} VM {name} ({kind or 'error'}, failure {failures}); "
+                          f"next try in {humanize(delay)}", error=error_text(err), retry_in=delay)
         return False
-    p.unstalled(step)
-    p.inventory(started)
-    p.set_phase(Phase.RUNNING)
-    p.operation(Stage.POWER_ON, OperationState.SUCCESSFUL, f"started the {power} VM {name}")
+    machine.unstalled(step)
+    machine.inventory(started)
+    machine.set_phase(Phase.RUNNING)
+    machine.operation(Stage.POWER_ON, OperationState.SUCCESSFUL, f"started the {power} VM {name}")
     return True

@@ -13,7 +13,7 @@ with workflow.unsafe.imports_passed_through():
     from models.status import OperationState, Stage
 
 from workflows.azure_calls import AzureCalls
-from workflows.presentation import Presenter
+from workflows.machine import Machine
 
 
 def names(disks: list[DataDiskRef]) -> str:
@@ -32,19 +32,19 @@ def created_by_attempt(spec: MachineSpec, attach: list[DataDiskRef]) -> list[str
     return [os_disk_name(spec.name)] + [name for name in spec.all_disk_names()[1:] if name.lower() not in kept]
 
 
-async def make_data_disks_survive(p: Presenter, azure: AzureCalls, inventory: Inventory, stage: Stage) -> None:
+async def make_data_disks_survive(machine: Machine, azure: AzureCalls, inventory: Inventory, stage: Stage) -> None:
     """A VM of an older azmc has deleteOption Delete on its data disks: set Detach before deleting it. The
     activity fails (an ActivityError) unless Azure confirms it, so the VM is never deleted with its data."""
     doomed = [disk for disk in inventory.data_disks if not disk.survives_vm_delete]
     if not doomed:
         return
-    p.operation(stage, OperationState.PROCESSING,
-                f"data disks {names(doomed)} would be deleted with VM {inventory.node_name} "
-                "(deleteOption Delete, set by an older azmc): setting Detach first")
+    machine.operation(stage, OperationState.PROCESSING,
+                      f"data disks {names(doomed)} would be deleted with VM {inventory.node_name} "
+                      "(deleteOption Delete, set by an older azmc): setting Detach first")
     await azure.set_data_disk_delete_option("Detach")
 
 
-async def disks_to_attach(p: Presenter, azure: AzureCalls, inventory: Inventory) -> list[DataDiskRef]:
+async def disks_to_attach(machine: Machine, azure: AzureCalls, inventory: Inventory) -> list[DataDiskRef]:
     """Clear the way for ensure_vm; returns the data disks that exist, for the new VM to attach.
 
     A Failed VM is deleted (its data disks kept: Detach); a VM still being provisioned is left to
@@ -56,11 +56,11 @@ async def disks_to_attach(p: Presenter, azure: AzureCalls, inventory: Inventory)
     kept = _of_spec(spec, inventory.data_disks)
     if not inventory.vm_failed:
         return kept
-    await make_data_disks_survive(p, azure, inventory, Stage.CREATE)
+    await make_data_disks_survive(machine, azure, inventory, Stage.CREATE)
     state = inventory.vm_state
     keeping = f", keeping data disks {names(kept)}" if kept else ""
-    p.operation(Stage.CREATE, OperationState.PROCESSING,
-                f"VM {inventory.node_name} is {state.provisioning_state}/{state.power_state or '?'}: "
-                f"deleting it{keeping}, before creating it again")
+    machine.operation(Stage.CREATE, OperationState.PROCESSING,
+                      f"VM {inventory.node_name} is {state.provisioning_state}/{state.power_state or '?'}: "
+                      f"deleting it{keeping}, before creating it again")
     await azure.delete_vm(True)
     return kept

@@ -14,16 +14,13 @@ with workflow.unsafe.imports_passed_through():
 from workflows import policies
 from workflows.azure_calls import error_text, error_type, suggested_delay
 from workflows.continuation import ContinueAsNewNeeded, history_is_long
-from workflows.presentation import Presenter
+from workflows.machine import Machine
 
 T = TypeVar("T")
 
-# Azure's hint (Retry-After, a NIC reservation) is honoured, but never beyond this.
-_MAX_HINTED_DELAY = policies.CAPACITY_BACKOFF
-
 
 async def until_done(
-    p: Presenter, stage: Stage, description: str, action: Callable[[], Awaitable[T]]
+    machine: Machine, stage: Stage, description: str, action: Callable[[], Awaitable[T]]
 ) -> T:
     """Run `action` until it succeeds, waiting a capped backoff between tries, visibly.
 
@@ -33,38 +30,37 @@ async def until_done(
     """
     keep_listed = False
     try:
-        return await _retry(p, stage, description, action)
+        return await _retry(machine, stage, description, action)
     except ContinueAsNewNeeded:
         keep_listed = True  # the next run resumes the step; until then it still waits
         raise
     finally:
         if not keep_listed:
-            p.unstalled(description)
+            machine.unstalled(description)
 
 
-async def _retry(p: Presenter, stage: Stage, description: str, action: Callable[[], Awaitable[T]]) -> T:
+async def _retry(machine: Machine, stage: Stage, description: str, action: Callable[[], Awaitable[T]]) -> T:
     failures = 0
     while True:
         try:
             return await action()
         except ActivityError as err:
             failures += 1
-            delay = policies.capped_backoff(failures, policies.CLEANUP_BACKOFF_START, policies.CLEANUP_BACKOFF_CAP)
-            hint = suggested_delay(err)
-            if hint is not None and hint > delay:
-                delay = min(hint, _MAX_HINTED_DELAY)
-            p.stalled(stage, description, error_text(err), failures, delay)
-            p.operation(
+            delay = policies.cleanup_backoff(failures, error_type(err), suggested_delay(err))
+            machine.stalled(stage, description, error_text(err), failures, delay)
+            machine.operation(
                 stage, OperationState.FAILED, f"{description}: failure {failures}, retrying in {humanize(delay)}",
                 error=error_text(err), retry_in=delay,
             )
-            if history_is_long(p.state.history_limit):
+            if history_is_long(machine.state.history_limit):
                 # Retrying forever must not grow one history forever; the next run resumes here.
                 raise ContinueAsNewNeeded(f"{description}: still failing after {failures} tries") from err
             await workflow.sleep(delay, summary=f"retry: {description}")
 
 
-async def delete_or_gone(p: Presenter, stage: Stage, description: str, action: Callable[[], Awaitable[None]]) -> None:
+async def delete_or_gone(
+    machine: Machine, stage: Stage, description: str, action: Callable[[], Awaitable[None]]
+) -> None:
     """A delete that counts NotFound as done and refuses (visibly) to touch what is not ours."""
 
     async def attempt() -> None:
@@ -76,10 +72,10 @@ async def delete_or_gone(p: Presenter, stage: Stage, description: str, action: C
                 return
             if kind == ErrorType.NOT_OWNED:
                 # Same name, not our tag: someone else's resource. Deleting it would be the worse bug.
-                p.operation(stage, OperationState.FAILED, f"{description}: skipped, not owned by azmc",
-                            error=error_text(err))
+                machine.operation(stage, OperationState.FAILED, f"{description}: skipped, not owned by azmc",
+                                  error=error_text(err))
                 return
             raise
 
-    await until_done(p, stage, description, attempt)
-    p.operation(stage, OperationState.SUCCESSFUL, f"{description}: done")
+    await until_done(machine, stage, description, attempt)
+    machine.operation(stage, OperationState.SUCCESSFUL, f"{description}: done")

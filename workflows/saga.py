@@ -7,13 +7,13 @@ from temporalio import workflow
 with workflow.unsafe.imports_passed_through():
     from models.status import OperationState, Stage
 
-from workflows.presentation import Presenter
+from workflows.machine import Machine
 from workflows.retrying import until_done
 
 
 class Compensations:
-    def __init__(self, p: Presenter) -> None:
-        self._p = p
+    def __init__(self, machine: Machine) -> None:
+        self._machine = machine
         self._steps: list[tuple[str, Callable[[], Awaitable[None]]]] = []
 
     def register(self, description: str, undo: Callable[[], Awaitable[None]]) -> None:
@@ -28,8 +28,8 @@ class Compensations:
         """Undo in reverse order. Each undo retries until it succeeds; none is ever dropped."""
         while self._steps:
             description, undo = self._steps[-1]
-            self._p.operation(Stage.COMPENSATE, OperationState.PROCESSING, description)
-            await until_done(self._p, Stage.COMPENSATE, description, undo)
-            self._p.operation(Stage.COMPENSATE, OperationState.SUCCESSFUL, description)
+            self._machine.operation(Stage.COMPENSATE, OperationState.PROCESSING, description)
+            await until_done(self._machine, Stage.COMPENSATE, description, undo)
+            self._machine.operation(Stage.COMPENSATE, OperationState.SUCCESSFUL, description)
             # Popped only once done, so a continue-as-new or a crash mid-unwind never loses it.
             self._steps.pop()

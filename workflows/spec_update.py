@@ -24,13 +24,13 @@ with workflow.unsafe.imports_passed_through():
     from models.status import OperationState, Phase, Stage
 
 from workflows import policies
+from workflows.api import UPDATE_SPEC
 from workflows.azure_calls import AzureCalls, error_text
 from workflows.inputs import decode_single, decode_spec, invalid_input
-from workflows.presentation import Presenter
+from workflows.machine import Machine
 from workflows.search_attributes import AZMC_POOL
 from workflows.state import LifecycleState
 
-UPDATE_NAME = "update_spec"
 _TAGGABLE = (Phase.RUNNING, Phase.UNKNOWN)
 _CREATING = (Phase.PENDING, Phase.CREATING, Phase.CRASH_LOOP_BACK_OFF)
 
@@ -43,22 +43,22 @@ def decode_update(args: Sequence[Any]) -> MachineSpec:
             try:
                 value = json.loads(value)
             except ValueError:
-                raise invalid_input(f"{UPDATE_NAME}: expected a JSON object (a MachineSpec), got a string") from None
+                raise invalid_input(f"{UPDATE_SPEC}: expected a JSON object (a MachineSpec), got a string") from None
         return decode_spec(value)
-    return decode_spec(decode_single(list(args), UPDATE_NAME))
+    return decode_spec(decode_single(list(args), UPDATE_SPEC))
 
 
 def validate(state: LifecycleState | None, deleting: bool, args: Sequence[Any]) -> None:
     """Refuse, naming why, what the running machine cannot take (the validator: it must not change state)."""
     new = decode_update(args)
     if state is None:
-        raise invalid_input(f"{UPDATE_NAME}: the machine has not started (its input was not a valid spec)")
+        raise invalid_input(f"{UPDATE_SPEC}: the machine has not started (its input was not a valid spec)")
     if deleting or state.status.phase in (Phase.TERMINATING, Phase.DELETED):
-        raise invalid_input(f"{UPDATE_NAME}: machine {state.spec.name} is being deleted; apply the spec again "
+        raise invalid_input(f"{UPDATE_SPEC}: machine {state.spec.name} is being deleted; apply the spec again "
                             "once it is Deleted")
     reason = refusal(state.spec, new)
     if reason:
-        raise invalid_input(f"{UPDATE_NAME} refused: {reason}")
+        raise invalid_input(f"{UPDATE_SPEC} refused: {reason}")
 
 
 async def _update_tags(azure: AzureCalls, remove: list[str]) -> TagsUpdated:
@@ -69,32 +69,32 @@ async def _update_tags(azure: AzureCalls, remove: list[str]) -> TagsUpdated:
     )
 
 
-async def apply_pending_tags(p: Presenter, azure: AzureCalls) -> tuple[TagsUpdated | None, str]:
+async def apply_pending_tags(machine: Machine, azure: AzureCalls) -> tuple[TagsUpdated | None, str]:
     """Tag the machine's resources with the spec's tags when an update left that to do: (what changed,
     one line). Never raises: a failure is shown and stays pending for the next health check."""
-    state = p.state
+    state = machine.state
     if not state.tags_pending:
         return None, ""
     try:
         done = await _update_tags(azure, state.tags_removed)
     except ActivityError as err:
         line = f"tagging failed ({error_text(err)}); retried at the next health check"
-        p.operation(Stage.UPDATE_SPEC, OperationState.FAILED, "tagging failed; retried at the next health check",
-                    error=error_text(err))
+        machine.operation(Stage.UPDATE_SPEC, OperationState.FAILED, "tagging failed; retried at the next health check",
+                          error=error_text(err))
         return None, line
     state.tags_pending, state.tags_removed = False, []
     line = f"tagged {', '.join(done.changed) or 'nothing: every tag was already right'}"
     if done.not_ours:
         line += f"; not ours, left alone: {', '.join(done.not_ours)}"
-    p.operation(Stage.UPDATE_SPEC, OperationState.SUCCESSFUL, line)
+    machine.operation(Stage.UPDATE_SPEC, OperationState.SUCCESSFUL, line)
     return done, line
 
 
 async def apply_update(
-    p: Presenter, azure: AzureCalls, busy: asyncio.Lock, deleting: Callable[[], bool], new: MachineSpec,
+    machine: Machine, azure: AzureCalls, busy: asyncio.Lock, deleting: Callable[[], bool], new: MachineSpec,
 ) -> SpecUpdate:
     """Store the validated spec; re-tag Azure now when the machine runs, else once it does."""
-    state = p.state
+    state = machine.state
     old = state.spec
     changed = changed_fields(old, new)
     if not changed:
@@ -103,19 +103,19 @@ async def apply_update(
     state.status.pool = new.pool
     if new.pool != old.pool:
         workflow.upsert_search_attributes([AZMC_POOL.value_set(new.pool) if new.pool else AZMC_POOL.value_unset()])
-    p.operation(Stage.UPDATE_SPEC, OperationState.SUCCESSFUL, f"spec updated in place: {', '.join(changed)}")
+    machine.operation(Stage.UPDATE_SPEC, OperationState.SUCCESSFUL, f"spec updated in place: {', '.join(changed)}")
     if not tags_changed(changed):
         return SpecUpdate(changed=changed, message="updated in place (timeouts apply from the next wait)")
     state.tags_pending = True
     state.tags_removed = sorted({*state.tags_removed, *removed_tag_keys(old, new)})
     # A health check holds the machine briefly; creation and deletion hold it long: never wait for those.
-    await workflow.wait_condition(lambda: not busy.locked() or p.phase not in _TAGGABLE or deleting())
-    if p.phase not in _TAGGABLE or deleting():
-        if p.phase in (Phase.TERMINATING, Phase.DELETED) or deleting():
+    await workflow.wait_condition(lambda: not busy.locked() or machine.phase not in _TAGGABLE or deleting())
+    if machine.phase not in _TAGGABLE or deleting():
+        if machine.phase in (Phase.TERMINATING, Phase.DELETED) or deleting():
             when = "never: it is being deleted"
         else:
-            when = "once it runs" if p.phase in _CREATING else "when it is created again"
-        return SpecUpdate(changed=changed, message=f"updated; the machine is {p.phase}: tags reach Azure {when}")
+            when = "once it runs" if machine.phase in _CREATING else "when it is created again"
+        return SpecUpdate(changed=changed, message=f"updated; the machine is {machine.phase}: tags reach Azure {when}")
     async with busy:
-        done, line = await apply_pending_tags(p, azure)
+        done, line = await apply_pending_tags(machine, azure)
     return SpecUpdate(changed=changed, tagged=done.changed if done else [], message=f"updated in place; {line}")

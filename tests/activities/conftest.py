@@ -8,7 +8,9 @@ from temporalio.testing import ActivityEnvironment
 
 from activities.config import AzureConfig
 from activities.driver import AzureDriver
+from emulator.seed import SEED_LOCATION, SEED_RESOURCE_GROUP
 from models.spec import MachineSpec
+from tests.support.driver import emulator_driver
 
 TOKEN = "driver-test-token-5f1e"
 INSTALLATION = "driver-tests"  # the installation id every driver test acts for
@@ -18,13 +20,8 @@ OWNER = f"{INSTALLATION}/test"
 
 @pytest.fixture
 async def driver(emulator: Any) -> AsyncIterator[AzureDriver]:
-    config = AzureConfig(installation_id=INSTALLATION, subscription_id=emulator.subscription_id,
-                         endpoint=emulator.url, emulator_token=TOKEN)
-    opened = await AzureDriver.open(config)
-    try:
+    async with emulator_driver(emulator, INSTALLATION, TOKEN) as opened:
         yield opened
-    finally:
-        await opened.close()
 
 
 @pytest.fixture
@@ -36,7 +33,7 @@ def env() -> ActivityEnvironment:
 def make_spec(emulator: Any) -> Callable[..., MachineSpec]:
     def build(name: str = "vm1", **changes: Any) -> MachineSpec:
         base: dict[str, Any] = {
-            "name": name, "resource_group": "azmc-demo", "location": "westeurope",
+            "name": name, "resource_group": SEED_RESOURCE_GROUP, "location": SEED_LOCATION,
             "vm_size": "Standard_D2s_v5",
             "image": {"publisher": "Canonical", "offer": "ubuntu-24_04-lts", "sku": "server"},
             "subnet_id": emulator.subnet_id, "ssh_public_key": "ssh-ed25519 AAAAC3Nza test@azmc",
@@ -73,10 +70,10 @@ def create_machine(driver: AzureDriver, env: ActivityEnvironment) -> Callable[..
     return create
 
 
-async def put_disk(sdk: Any, name: str, tags: dict[str, str], rg: str = "azmc-demo") -> None:
+async def put_disk(sdk: Any, name: str, tags: dict[str, str], rg: str = SEED_RESOURCE_GROUP) -> None:
     from azure.mgmt.compute import models as cm
 
-    disk = cm.Disk(location="westeurope", tags=tags, sku=cm.DiskSku(name="StandardSSD_LRS"),
+    disk = cm.Disk(location=SEED_LOCATION, tags=tags, sku=cm.DiskSku(name="StandardSSD_LRS"),
                    creation_data=cm.CreationData(create_option="Empty"), disk_size_gb=8)
     poller = await sdk.compute.disks.begin_create_or_update(rg, name, disk)
     await poller.result()
@@ -90,7 +87,7 @@ def make_disk(sdk: Any) -> Callable[..., Any]:
     return make
 
 
-async def delete_vm_keeping_disks(sdk: Any, name: str, rg: str = "azmc-demo") -> None:
+async def delete_vm_keeping_disks(sdk: Any, name: str, rg: str = SEED_RESOURCE_GROUP) -> None:
     """Out-of-band removal the way an operator might do it: set every disk's deleteOption to Detach, then
     delete the VM. The disks Azure created for it stay behind (the NIC, deleteOption Delete, goes)."""
     vm = await sdk.compute.virtual_machines.get(rg, name)

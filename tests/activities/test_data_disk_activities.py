@@ -7,6 +7,7 @@ import pytest
 from azure.mgmt.compute import models as cm
 from temporalio.exceptions import ApplicationError
 
+from emulator.seed import SEED_RESOURCE_GROUP
 from models.activity_io import (
     DataDiskDeleteOptionInput,
     DeleteResourceInput,
@@ -17,7 +18,7 @@ from models.activity_io import (
 from models.errors import ErrorType
 from tests.activities.conftest import put_disk
 
-RG = "azmc-demo"
+RG = SEED_RESOURCE_GROUP
 VM1 = MachineRef(resource_group=RG, name="vm1")
 DATA = "vm1-0-data-disk"
 

@@ -7,11 +7,12 @@ from azure.mgmt.compute import models as cm
 from temporalio.exceptions import ApplicationError
 
 from activities.vm_body import build_vm
+from emulator.seed import SEED_RESOURCE_GROUP
 from models.activity_io import DeleteResourceInput, EnsureVmInput, MachineRef
 from models.errors import ErrorType
 from tests.activities.conftest import OWNER, delete_vm_keeping_disks, put_disk
 
-RG = "azmc-demo"
+RG = SEED_RESOURCE_GROUP
 
 
 async def disk_tags(sdk: Any) -> dict[str, dict[str, str]]:

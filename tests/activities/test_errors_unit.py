@@ -1,4 +1,4 @@
-"""The error table of DESIGN.md, one row at a time, on SDK exception objects (pure)."""
+"""The error table (docs/architecture.md, "Errors"), one row at a time, on SDK exception objects (pure)."""
 
 import json
 from datetime import timedelta
@@ -56,11 +56,11 @@ def http(status: int, code: str = "", message: str = "m", headers: dict[str, str
          timedelta(seconds=1.5)),
         (http(500, "InternalServerError"), ErrorType.TRANSIENT, False, None),
         (http(503, ""), ErrorType.TRANSIENT, False, None),
-        (http(200, "AllocationFailed"), ErrorType.CAPACITY_EXHAUSTED, False, timedelta(minutes=10)),
-        (http(409, "ZonalAllocationFailed"), ErrorType.CAPACITY_EXHAUSTED, False, timedelta(minutes=10)),
-        (http(409, "SkuNotAvailable"), ErrorType.CAPACITY_EXHAUSTED, False, timedelta(minutes=10)),
+        (http(200, "AllocationFailed"), ErrorType.CAPACITY_EXHAUSTED, False, None),
+        (http(409, "ZonalAllocationFailed"), ErrorType.CAPACITY_EXHAUSTED, False, None),
+        (http(409, "SkuNotAvailable"), ErrorType.CAPACITY_EXHAUSTED, False, None),
         (http(409, "OperationNotAllowed", "Operation could not be completed as it results in exceeding approved "
-              "standardDSv3Family Cores quota."), ErrorType.CAPACITY_EXHAUSTED, False, timedelta(minutes=10)),
+              "standardDSv3Family Cores quota."), ErrorType.CAPACITY_EXHAUSTED, False, None),
         (http(409, "OperationNotAllowed", "Disk vm1-0-data-disk is attached to VM /subscriptions/x/vm1."),
          ErrorType.CONFLICT, False, None),
         (http(400, "InvalidParameter"), ErrorType.INVALID_SPEC, True, None),

@@ -10,10 +10,11 @@ from temporalio.exceptions import ApplicationError
 
 from activities.config import AzureConfig
 from activities.driver import AzureDriver
+from emulator.seed import SEED_RESOURCE_GROUP
 from models.activity_io import DeleteResourceInput, DeleteVmInput, EnsureVmInput, MachineRef
 from models.errors import ErrorType
 
-RG = "azmc-demo"
+RG = SEED_RESOURCE_GROUP
 VM1 = MachineRef(resource_group=RG, name="vm1")
 RESERVED = ("Nic(s) in request is reserved for another Virtual Machine for 180 seconds. Please provide "
             "another nic(s) or retry after 180 seconds. Reserved VM: /subscriptions/x/virtualMachines/vm1")
@@ -33,11 +34,11 @@ async def raised(coro: Any) -> ApplicationError:
         ({"status": 400, "code": "InvalidParameter", "message": "vmSize is bad"}, ErrorType.INVALID_SPEC, True,
          None),
         ({"status": 403, "code": "AuthorizationFailed"}, ErrorType.AUTH_FAILED, True, None),
-        ({"status": 409, "code": "SkuNotAvailable"}, ErrorType.CAPACITY_EXHAUSTED, False, timedelta(minutes=10)),
+        ({"status": 409, "code": "SkuNotAvailable"}, ErrorType.CAPACITY_EXHAUSTED, False, None),
         ({"status": 409, "code": "AllocationFailed", "stage": "operation"}, ErrorType.CAPACITY_EXHAUSTED, False,
-         timedelta(minutes=10)),
+         None),
         ({"status": 409, "code": "ZonalAllocationFailed", "stage": "operation"}, ErrorType.CAPACITY_EXHAUSTED,
-         False, timedelta(minutes=10)),
+         False, None),
         ({"status": 400, "code": "NicReservedForAnotherVm", "message": RESERVED}, ErrorType.NIC_RESERVED, False,
          timedelta(seconds=180)),
     ],

@@ -6,10 +6,11 @@ from typing import Any
 import pytest
 
 from activities import graph
+from emulator.seed import SEED_RESOURCE_GROUP
 from models.activity_io import DeleteVmInput, ListMachinesInput, MachineRef
 from tests.activities.conftest import TOKEN
 
-RG = "azmc-demo"
+RG = SEED_RESOURCE_GROUP
 
 
 async def test_list_machines_groups_partial_machines_across_pages(driver, env, make_spec, create_machine,

@@ -10,10 +10,11 @@ from temporalio.exceptions import CancelledError
 from temporalio.testing import ActivityEnvironment
 
 from activities.driver import AzureDriver
+from emulator.seed import SEED_RESOURCE_GROUP
 from models.activity_io import DeleteResourceInput, DeleteVmInput, EnsureVmInput, MachineRef
 from tests.activities.conftest import TOKEN
 
-RG = "azmc-demo"
+RG = SEED_RESOURCE_GROUP
 VM1 = MachineRef(resource_group=RG, name="vm1")
 
 

@@ -7,9 +7,12 @@ from temporalio.exceptions import ApplicationError, ApplicationErrorCategory
 from temporalio.testing import ActivityEnvironment
 
 from activities.driver import AzureDriver
+from emulator.seed import SEED_LOCATION, SEED_RESOURCE_GROUP
 from models.activity_io import DeleteResourceInput, EnsureVmInput, ListMachinesInput, MachineRef
 from models.errors import ErrorType
 from tests.activities.conftest import delete_vm_keeping_disks
+
+VM1 = MachineRef(resource_group=SEED_RESOURCE_GROUP, name="vm1")
 
 
 async def status(env: ActivityEnvironment, driver: AzureDriver, spec: Any) -> Any:
@@ -100,8 +103,7 @@ async def test_resource_without_our_tag_is_not_ours(driver, env, make_spec, make
     inventory = await status(env, driver, spec)  # not part of the machine; shown as left alone
     assert inventory.is_empty and inventory.not_ours == ["disk vm1-os-disk"]
     with pytest.raises(ApplicationError) as info:
-        await env.run(driver.delete_disk, DeleteResourceInput(machine=MachineRef(resource_group="azmc-demo",
-                                                                                   name="vm1"), name="vm1-os-disk"))
+        await env.run(driver.delete_disk, DeleteResourceInput(machine=VM1, name="vm1-os-disk"))
     assert info.value.type == ErrorType.NOT_OWNED and info.value.non_retryable
     assert [r["name"] for r in emulator.resources("disks")] == ["vm1-os-disk"]
 
@@ -127,15 +129,14 @@ async def test_foreign_nic_with_our_name_is_never_touched(driver, env, make_spec
     from azure.mgmt.network import models as nm
 
     spec = make_spec()
-    foreign = nm.NetworkInterface(location="westeurope", tags={"team": "db"}, ip_configurations=[
+    foreign = nm.NetworkInterface(location=SEED_LOCATION, tags={"team": "db"}, ip_configurations=[
         nm.NetworkInterfaceIPConfiguration(name="ip", subnet=nm.Subnet(id=emulator.subnet_id))])
-    await (await sdk.network.network_interfaces.begin_create_or_update("azmc-demo", "vm1-nic", foreign)).result()
+    nics = sdk.network.network_interfaces
+    await (await nics.begin_create_or_update(SEED_RESOURCE_GROUP, "vm1-nic", foreign)).result()
     inventory = await status(env, driver, spec)  # not ours, so not part of the machine
     assert inventory.is_empty and inventory.not_ours == ["NIC vm1-nic"]
     for attempt in (env.run(driver.ensure_nic, spec),
-                    env.run(driver.delete_nic, DeleteResourceInput(machine=MachineRef(resource_group="azmc-demo",
-                                                                                        name="vm1"),
-                                                                     name="vm1-nic"))):
+                    env.run(driver.delete_nic, DeleteResourceInput(machine=VM1, name="vm1-nic"))):
         with pytest.raises(ApplicationError) as info:
             await attempt
         assert info.value.type == ErrorType.NOT_OWNED and info.value.non_retryable

@@ -11,15 +11,16 @@ from azure.mgmt.compute import models as cm
 from temporalio.exceptions import ApplicationError
 from temporalio.testing import ActivityEnvironment
 
-from activities.config import AzureConfig
 from activities.driver import AzureDriver
 from activities.nic import build_nic
 from activities.vm_body import build_vm
+from emulator.seed import SEED_LOCATION, SEED_RESOURCE_GROUP
 from models.activity_io import DeleteResourceInput, DeleteVmInput, EnsureVmInput, MachineRef
 from models.errors import ErrorType
 from tests.activities.conftest import INSTALLATION, TOKEN
+from tests.support.driver import emulator_driver
 
-RG = "azmc-demo"
+RG = SEED_RESOURCE_GROUP
 WORKFLOW_ID = "machine/azmc-demo/vm1"
 OURS = f"{INSTALLATION}/{WORKFLOW_ID}"
 WRITES = ("put", "patch", "delete", "powerOff", "deallocate", "start")
@@ -35,13 +36,8 @@ def env_for(workflow_id: str = WORKFLOW_ID) -> ActivityEnvironment:
 @pytest.fixture
 async def other_installation(emulator: Any) -> AsyncIterator[AzureDriver]:
     """A second azmc (another Temporal cluster or namespace) pointed at the same resource group."""
-    config = AzureConfig(installation_id="other-installation", subscription_id=emulator.subscription_id,
-                         endpoint=emulator.url, emulator_token=TOKEN)
-    opened = await AzureDriver.open(config)
-    try:
+    async with emulator_driver(emulator, "other-installation", TOKEN) as opened:
         yield opened
-    finally:
-        await opened.close()
 
 
 def snapshot(emulator: Any) -> list[tuple[str, str, Any]]:
@@ -142,7 +138,7 @@ async def test_legacy_resources_left_by_a_failed_create_are_adopted_and_deleted(
     spec = make_spec()
     legacy = {"azmc-machine": "vm1"}
     await (await sdk.network.network_interfaces.begin_create_or_update(RG, "vm1-nic", build_nic(spec, legacy))).result()
-    disk = cm.Disk(location="westeurope", tags=legacy, sku=cm.DiskSku(name="StandardSSD_LRS"),
+    disk = cm.Disk(location=SEED_LOCATION, tags=legacy, sku=cm.DiskSku(name="StandardSSD_LRS"),
                    creation_data=cm.CreationData(create_option="Empty"), disk_size_gb=8)
     await (await sdk.compute.disks.begin_create_or_update(RG, "vm1-os-disk", disk)).result()
     env, machine = env_for(), MachineRef(resource_group=RG, name="vm1")

@@ -15,30 +15,19 @@ from typer.testing import CliRunner, Result
 
 from cli import machines
 from cli.commands import app
+from emulator.seed import SEED_RESOURCE_GROUP
 from models.naming import workflow_id
-from tests.e2e.conftest import Stack
 from tests.e2e.machines import spec
-from tests.e2e.stack import CODEC_KEYS, STACK_CONVERTER, DevServer, EmulatorProcess, WorkerProcess, wait_until
+from tests.e2e.stack import CODEC_KEYS, STACK_CONVERTER, Stack, running_stack, wait_until
 
-RG = "azmc-demo"
+RG = SEED_RESOURCE_GROUP
 MARKUP = "[/x] Azure said [bold]no[/bold] :x:"
 
 
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
-    logs = tmp_path_factory.mktemp("hostile")
-    server = DevServer(db_path=logs / "temporal.db", log_path=logs / "temporal.log")
-    emulator = EmulatorProcess(log_path=logs / "emulator.log")
-    server.start()
-    try:
-        emulator.start()
-        worker = WorkerProcess(server.address, emulator.url, logs / "worker.log")
-        worker.start()
-        yield Stack(server, emulator, worker)
-        worker.stop()
-    finally:
-        emulator.stop()
-        server.stop()
+    with running_stack(tmp_path_factory.mktemp("hostile")) as running:
+        yield running
 
 
 def azmc(stack: Stack, *argv: str) -> Result:

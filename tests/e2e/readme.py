@@ -23,3 +23,16 @@ def commands(marker: str) -> list[list[str]]:
     joined = bodies[0].replace("\\\n", " ")
     lines = [line for line in joined.splitlines() if line.strip() and not line.startswith("#")]
     return [shlex.split(line, comments=True) for line in lines]
+
+
+def paragraph(opening: str) -> str:
+    """The README paragraph that starts with `opening`, its lines joined by spaces."""
+    text = README.read_text()
+    start = text.index(opening)
+    end = text.find("\n\n", start)
+    return " ".join(text[start : end if end >= 0 else len(text)].split())
+
+
+def code_spans(text: str) -> list[str]:
+    """Every `code` span of the text, in order."""
+    return re.findall(r"`([^`]+)`", text)

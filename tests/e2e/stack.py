@@ -7,10 +7,12 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cli.dev_stack import SEARCH_ATTRIBUTES
+from cli.dev_stack import search_attribute_flags
 from cli.emulator_client import EmulatorControl
 from cli.processes import Child, free_port, http_ok, tcp_open, temporal_binary
 from codec.converter import azmc_data_converter
@@ -39,9 +41,8 @@ class DevServer:
 
     def start(self) -> None:
         argv = [temporal_binary(), "server", "start-dev", "--ip", "127.0.0.1", "--port", str(self.port),
-                "--headless", "--db-filename", str(self.db_path), "--log-level", "error"]  # fmt: skip
-        for name in SEARCH_ATTRIBUTES:
-            argv += ["--search-attribute", f"{name}=Keyword"]
+                "--headless", "--db-filename", str(self.db_path), "--log-level", "error",
+                *search_attribute_flags()]  # fmt: skip
         self.child = Child("temporal dev server", argv, self.log_path)
         self.child.start()
         self.child.wait_ready(self._serving, timeout_s=60)
@@ -142,6 +143,42 @@ class CodecServer:
     def stop(self) -> None:
         if self.child is not None:
             self.child.stop()
+
+
+@dataclass
+class Stack:
+    server: DevServer
+    emulator: EmulatorProcess
+    worker: WorkerProcess
+    codec: CodecServer
+
+    @property
+    def address(self) -> str:
+        return self.server.address
+
+    @property
+    def codec_url(self) -> str:
+        return self.codec.url
+
+
+@contextmanager
+def running_stack(logs: Path) -> Iterator[Stack]:
+    """A dev server, the emulator and an `azmc worker`, logging into `logs`; stopped in reverse order."""
+    server = DevServer(db_path=logs / "temporal.db", log_path=logs / "temporal.log")
+    emulator = EmulatorProcess(log_path=logs / "emulator.log")
+    codec = CodecServer(log_path=logs / "codec-server.log")
+    server.start()
+    try:
+        emulator.start()
+        codec.start()
+        worker = WorkerProcess(server.address, emulator.url, logs / "worker.log")
+        worker.start()
+        yield Stack(server, emulator, worker, codec)
+        worker.stop()
+    finally:
+        codec.stop()
+        emulator.stop()
+        server.stop()
 
 
 def cli_env(temporal_address: str, codec_endpoint: str = "") -> dict[str, str]:

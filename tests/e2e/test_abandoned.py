@@ -10,9 +10,8 @@ from temporalio.client import Client
 from cli import machines
 from cli.processes import temporal_binary
 from models.naming import workflow_id
-from tests.e2e.conftest import Stack
 from tests.e2e.machines import spec, wait_phase
-from tests.e2e.stack import ROOT, STACK_CONVERTER, cli_env, wait_until
+from tests.e2e.stack import ROOT, STACK_CONVERTER, Stack, cli_env, wait_until
 from workers.settings import TASK_QUEUE
 
 

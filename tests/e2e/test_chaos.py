@@ -7,9 +7,9 @@ from temporalio.client import Client
 
 from cli.machines import apply, request_delete
 from models.naming import workflow_id
-from tests.e2e.conftest import Stack
 from tests.e2e.machines import assert_exactly_its_own, owned, phases_when_answered, spec, wait_phase
-from tests.e2e.stack import STACK_CONVERTER, wait_until
+from tests.e2e.stack import STACK_CONVERTER, Stack, wait_until
+from workers.settings import TASK_QUEUE
 
 MACHINES = 20
 KILLS = 5
@@ -26,7 +26,7 @@ async def test_sigkilled_worker_leaves_every_machine_with_exactly_its_own_resour
     emulator.add_fault(operation="networkInterfaces.delete", name="chaos-*", status=400, code="NicInUse", times=3)
 
     client = await Client.connect(stack.address, data_converter=STACK_CONVERTER)
-    await asyncio.gather(*(apply(client, item, "azmc") for item in specs))
+    await asyncio.gather(*(apply(client, item, TASK_QUEUE) for item in specs))
     started = time.monotonic()
     kills_mid_creation = 0
     for kill in range(KILLS):

@@ -11,9 +11,8 @@ from cli import machines
 from models.naming import workflow_id
 from models.spec import MachineSpec
 from models.status import MachineStatus
-from tests.e2e.conftest import Stack
 from tests.e2e.machines import spec, wait_phase
-from tests.e2e.stack import STACK_CONVERTER
+from tests.e2e.stack import STACK_CONVERTER, Stack
 from tests.support.emulator import EmulatorHandle
 from tests.support.sdk import sdk_clients
 from workers.settings import TASK_QUEUE

@@ -9,9 +9,8 @@ from pathlib import Path
 from temporalio.client import Client
 
 from cli.processes import temporal_binary
-from tests.e2e.conftest import Stack
 from tests.e2e.readme import commands, sh_blocks
-from tests.e2e.stack import ROOT, STACK_CONVERTER, cli_env, wait_until
+from tests.e2e.stack import ROOT, STACK_CONVERTER, Stack, cli_env, wait_until
 
 # Blocks and where they are exercised; a new README block without a test fails here.
 EXERCISED = {

@@ -6,9 +6,9 @@ from temporalio.client import Client
 
 from cli.machines import apply, request_delete
 from models.naming import workflow_id
-from tests.e2e.conftest import Stack
 from tests.e2e.machines import assert_exactly_its_own, owned, spec, wait_phase
-from tests.e2e.stack import STACK_CONVERTER
+from tests.e2e.stack import STACK_CONVERTER, Stack
+from workers.settings import TASK_QUEUE
 
 
 async def test_workflows_survive_a_server_restart(stack: Stack) -> None:
@@ -18,7 +18,7 @@ async def test_workflows_survive_a_server_restart(stack: Stack) -> None:
     emulator.add_fault(operation="virtualMachines.put", name="restart-*", status=0, delay_s=3, stage="operation",
                        times=len(specs))  # fmt: skip
     client = await Client.connect(stack.address, data_converter=STACK_CONVERTER)
-    await asyncio.gather(*(apply(client, item, "azmc") for item in specs))
+    await asyncio.gather(*(apply(client, item, TASK_QUEUE) for item in specs))
     await asyncio.sleep(1.5)
 
     stack.server.restart()  # same port, same SQLite file; the worker process keeps running and reconnects

@@ -10,9 +10,9 @@ from temporalio.client import Client
 from cli.machines import apply, request_delete
 from cli.processes import free_port
 from models.naming import workflow_id
-from tests.e2e.conftest import Stack
 from tests.e2e.machines import owned, spec, wait_phase
-from tests.e2e.stack import STACK_CONVERTER, WorkerProcess, wait_until
+from tests.e2e.stack import STACK_CONVERTER, Stack, WorkerProcess, wait_until
+from workers.settings import TASK_QUEUE
 
 
 def _fetch(url: str) -> bytes:
@@ -31,7 +31,7 @@ async def test_two_workers_share_the_work_and_stop_gracefully(stack: Stack, tmp_
 
     client = await Client.connect(stack.address, data_converter=STACK_CONVERTER)
     specs = [spec(f"share-{index}") for index in range(12)]
-    await asyncio.gather(*(apply(client, item, "azmc") for item in specs))
+    await asyncio.gather(*(apply(client, item, TASK_QUEUE) for item in specs))
     await wait_phase(client, specs, "Running", timeout_s=60)
     # Both processes ran machine work (their log lines name the machines they handled).
     first_log, second_log = stack.worker.children[0].log_path.read_text(), (tmp_path / "second.log").read_text()

@@ -4,10 +4,8 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from activities.config import AzureConfig
-from activities.driver import AzureDriver
 from tests.support.emulator import EmulatorHandle
-from tests.workflows.helpers import lifecycle_worker, time_skipping_env
+from tests.workflows.helpers import workflow_stack
 from tests.workflows.stack import Stack
 
 TOKEN = "workflow-test-token"
@@ -16,11 +14,5 @@ INSTALLATION = "workflow-tests"  # the installation id the workflow tests run as
 
 @pytest.fixture
 async def stack(emulator: EmulatorHandle) -> AsyncIterator[Stack]:
-    config = AzureConfig(installation_id=INSTALLATION, subscription_id=emulator.subscription_id,
-                         endpoint=emulator.url, emulator_token=TOKEN)
-    driver = await AzureDriver.open(config)
-    try:
-        async with time_skipping_env() as env, lifecycle_worker(env.client, driver.activities()) as task_queue:
-            yield Stack(env, task_queue, emulator, driver)
-    finally:
-        await driver.close()
+    async with workflow_stack(emulator, INSTALLATION, TOKEN) as running:
+        yield running

@@ -4,11 +4,12 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+from emulator.seed import SEED_RESOURCE_GROUP
 from models.status import MachineStatus
 from tests.support.sdk import AsyncClients, async_sdk_clients
 from tests.workflows.stack import Stack
 
-RG = "azmc-demo"
+RG = SEED_RESOURCE_GROUP
 DATA_DISK = "vm1-data-0-data-disk"  # the one data disk of tests.workflows.helpers.spec_dict
 
 

@@ -19,9 +19,14 @@ from temporalio.worker import Worker
 from activities.audit import AuditInterceptor
 from codec.converter import azmc_data_converter
 from codec.keys import parse_keys
+from emulator.seed import SEED_LOCATION, SEED_RESOURCE_GROUP, seed_subnet_id
 from models.naming import workflow_id
 from models.status import MachineStatus, Phase
+from tests.support.driver import emulator_driver
+from tests.support.emulator import EmulatorHandle
+from tests.workflows.stack import Stack
 from workflows import ALL_WORKFLOWS
+from workflows.api import WORKFLOW_TYPE
 from workflows.search_attributes import ALL_KEYS
 
 TEST_SERVER = ".venv/bin/temporal-test-server"
@@ -29,11 +34,8 @@ TEST_SERVER = ".venv/bin/temporal-test-server"
 # recorded with it (record_history) replay in test_replay_recorded_histories.py.
 TEST_CODEC_KEYS = parse_keys('{"workflow-tests": "AiHvlaTRQ7Q9zuqhkAAL0JIJvMLMiw7x1NIOQpGXx5U="}', "workflow tests")
 TEST_CONVERTER = azmc_data_converter(TEST_CODEC_KEYS)
-RESOURCE_GROUP = "azmc-demo"
-SUBNET_ID = (
-    "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/azmc-demo/providers/"
-    "Microsoft.Network/virtualNetworks/azmc-vnet/subnets/default"
-)
+RESOURCE_GROUP = SEED_RESOURCE_GROUP
+SUBNET_ID = seed_subnet_id()
 
 
 def spec_dict(name: str = "vm1", subnet_id: str = SUBNET_ID, **overrides: Any) -> dict[str, Any]:
@@ -41,7 +43,7 @@ def spec_dict(name: str = "vm1", subnet_id: str = SUBNET_ID, **overrides: Any) -
     spec: dict[str, Any] = {
         "name": name,
         "resource_group": RESOURCE_GROUP,
-        "location": "westeurope",
+        "location": SEED_LOCATION,
         "vm_size": "Standard_D2s_v3",
         "image": {"publisher": "Canonical", "offer": "ubuntu-24_04-lts", "sku": "server"},
         "subnet_id": subnet_id,
@@ -86,6 +88,14 @@ async def lifecycle_worker(client: Client, activities: Sequence[Callable[..., An
         yield task_queue
 
 
+@asynccontextmanager
+async def workflow_stack(emulator: EmulatorHandle, installation: str, token: str) -> AsyncIterator[Stack]:
+    """A time-skipping Temporal and a worker with the real driver acting for `installation`."""
+    async with (emulator_driver(emulator, installation, token) as driver, time_skipping_env() as env,
+                lifecycle_worker(env.client, driver.activities()) as task_queue):  # fmt: skip
+        yield Stack(env, task_queue, emulator, driver)
+
+
 def _machine_name(spec: Any) -> str:
     """The name the workflow id is built from: a spec's own (also when sent as JSON text), else "raw"."""
     if isinstance(spec, str):
@@ -99,7 +109,7 @@ def _machine_name(spec: Any) -> str:
 async def start_machine(client: Client, task_queue: str, spec: Any, **kwargs: Any) -> WorkflowHandle:
     name = _machine_name(spec)
     return await client.start_workflow(
-        "MachineLifecycle", spec, id=workflow_id(RESOURCE_GROUP, name),
+        WORKFLOW_TYPE, spec, id=workflow_id(RESOURCE_GROUP, name),
         task_queue=task_queue, result_type=MachineStatus, **kwargs)
 
 

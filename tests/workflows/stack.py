@@ -6,6 +6,7 @@ from typing import Any
 from temporalio.testing import WorkflowEnvironment
 
 from activities.driver import AzureDriver
+from models.naming import MACHINE_TAG
 from tests.support.emulator import EmulatorHandle
 
 
@@ -21,7 +22,7 @@ class Stack:
     def machine_resources(self, name: str = "vm1") -> list[dict[str, Any]]:
         """Every emulated resource of machine `name` (by ownership tag or the VM's own name)."""
         return [r for r in self.emulator.resources()
-                if (r.get("tags") or {}).get("azmc-machine") == name or r["name"] == name
+                if (r.get("tags") or {}).get(MACHINE_TAG) == name or r["name"] == name
                 or r["name"].startswith(f"{name}-")]
 
     def kinds(self, name: str = "vm1") -> list[str]:

@@ -8,6 +8,7 @@ from datetime import timedelta
 
 import pytest
 
+from emulator.seed import SEED_RESOURCE_GROUP
 from models.status import MachineStatus, Phase
 from tests.workflows.helpers import in_phase, record_history, spec_dict, start_machine, wait_for
 from tests.workflows.stack import Stack
@@ -121,4 +122,4 @@ async def test_health_check_finds_vm_gone_and_recreates_it(stack: Stack) -> None
 def _vm_input():  # type: ignore[no-untyped-def]
     from models.activity_io import DeleteVmInput, MachineRef
 
-    return DeleteVmInput(machine=MachineRef(resource_group="azmc-demo", name="vm1"), force=True)
+    return DeleteVmInput(machine=MachineRef(resource_group=SEED_RESOURCE_GROUP, name="vm1"), force=True)

@@ -15,6 +15,7 @@ from models.spec import MachineSpec
 from models.status import MachineStatus, Phase
 from tests.workflows.helpers import in_phase, record_history, spec_dict, start_machine, wait_for
 from tests.workflows.stack import Stack
+from workflows.api import WORKFLOW_TYPE
 from workflows.state import CARRIED_STATE_KIND, LifecycleState
 
 _DUPLICATE_LUN = spec_dict(data_disks=[{"lun": 1, "size_gb": 8}, {"lun": 1, "size_gb": 16}])
@@ -28,7 +29,8 @@ _CASES: list[tuple[str, Any, str]] = [
     ("undecodable", RawValue(Payload(metadata={"encoding": b"json/plain"}, data=b"{not json")), "input:"),
     ("unknown encoding", RawValue(Payload(metadata={"encoding": b"binary/x-mine"}, data=b"\x00")), "input:"),
     ("malformed carried state", {"kind": CARRIED_STATE_KIND}, "invalid carried state"),
-    ("carried state without status", {"kind": CARRIED_STATE_KIND, "spec": spec_dict()}, "status: Field required"),
+    ("carried state without status", {"kind": CARRIED_STATE_KIND, "spec": spec_dict()},
+     "status: required field is missing"),
 ]
 
 
@@ -60,13 +62,13 @@ async def _fails_at_once_naming(stack: Stack, handle: WorkflowHandle, *named: st
 async def test_two_inputs_fail_at_once(stack: Stack) -> None:
     """`temporal workflow start --input A --input B`: the workflow receives two arguments."""
     spec = spec_dict(subnet_id=stack.emulator.subnet_id)
-    handle = await stack.env.client.start_workflow("MachineLifecycle", args=[spec, spec], id="machine/azmc-demo/vm1",
+    handle = await stack.env.client.start_workflow(WORKFLOW_TYPE, args=[spec, spec], id="machine/azmc-demo/vm1",
                                                    task_queue=stack.task_queue)
     await _fails_at_once_naming(stack, handle, "expected one MachineSpec, got 2 values")
 
 
 async def test_no_input_fails_at_once(stack: Stack) -> None:
-    handle = await stack.env.client.start_workflow("MachineLifecycle", id="machine/azmc-demo/vm1",
+    handle = await stack.env.client.start_workflow(WORKFLOW_TYPE, id="machine/azmc-demo/vm1",
                                                    task_queue=stack.task_queue)
     await _fails_at_once_naming(stack, handle, "a MachineSpec JSON object is required")
 
@@ -75,13 +77,13 @@ async def test_mistyped_workflow_type_fails_at_once(stack: Stack) -> None:
     """On the azmc task queue a typo in --type fails the workflow, instead of its task failing forever."""
     handle = await stack.env.client.start_workflow("MachineLifecyle", spec_dict(), id="machine/azmc-demo/vm1",
                                                    task_queue=stack.task_queue)
-    await _fails_at_once_naming(stack, handle, "'MachineLifecyle' is unknown", "start 'MachineLifecycle'")
+    await _fails_at_once_naming(stack, handle, "'MachineLifecyle' is unknown", f"start {WORKFLOW_TYPE!r}")
 
 
 async def test_carried_state_for_another_machine_fails_at_once(stack: Stack) -> None:
     """A continue-as-new input is checked like a spec: its machine must be the workflow id's."""
     state = LifecycleState.fresh(MachineSpec.model_validate(spec_dict(name="vm2")), 0)
-    handle = await stack.env.client.start_workflow("MachineLifecycle", state.model_dump(mode="json"),
+    handle = await stack.env.client.start_workflow(WORKFLOW_TYPE, state.model_dump(mode="json"),
                                                    id="machine/azmc-demo/vm1", task_queue=stack.task_queue)
     await _fails_at_once_naming(stack, handle, "workflow id 'machine/azmc-demo/vm1' does not match",
                                 "'machine/azmc-demo/vm2'")

@@ -9,15 +9,14 @@ import pytest
 
 from activities.clients import build_clients
 from activities.config import AzureConfig
-from activities.driver import AzureDriver
 from activities.nic import build_nic
 from activities.vm_body import build_vm
+from emulator.seed import SEED_RESOURCE_GROUP
 from models.spec import MachineSpec
 from models.status import Phase
 from tests.support.emulator import EmulatorHandle
 from tests.workflows.conftest import INSTALLATION, TOKEN
-from tests.workflows.helpers import in_phase, spec_dict, start_machine, time_skipping_env, wait_for
-from tests.workflows.helpers import lifecycle_worker as worker_for
+from tests.workflows.helpers import in_phase, spec_dict, start_machine, wait_for, workflow_stack
 from tests.workflows.stack import Stack
 
 OTHER = "other-installation"
@@ -26,14 +25,8 @@ OTHER = "other-installation"
 @pytest.fixture
 async def other(emulator: EmulatorHandle) -> AsyncIterator[Stack]:
     """Another installation: its own Temporal server and installation id, the same Azure resource group."""
-    config = AzureConfig(installation_id=OTHER, subscription_id=emulator.subscription_id, endpoint=emulator.url,
-                         emulator_token=TOKEN)
-    driver = await AzureDriver.open(config)
-    try:
-        async with time_skipping_env() as env, worker_for(env.client, driver.activities()) as task_queue:
-            yield Stack(env, task_queue, emulator, driver)
-    finally:
-        await driver.close()
+    async with workflow_stack(emulator, OTHER, TOKEN) as running:
+        yield running
 
 
 def _snapshot(stack: Stack) -> list[tuple[str, Any]]:
@@ -79,9 +72,9 @@ async def test_machine_created_before_owner_tags_is_adopted_and_tagged(stack: St
                                         endpoint=stack.emulator.url, emulator_token=TOKEN))
     try:
         nic = await (await clients.network.network_interfaces.begin_create_or_update(
-            "azmc-demo", "vm1-nic", build_nic(spec, legacy))).result()
+            SEED_RESOURCE_GROUP, "vm1-nic", build_nic(spec, legacy))).result()
         await (await clients.compute.virtual_machines.begin_create_or_update(
-            "azmc-demo", "vm1", build_vm(spec, nic.id, legacy))).result()
+            SEED_RESOURCE_GROUP, "vm1", build_vm(spec, nic.id, legacy))).result()
     finally:
         await clients.close()
     handle = await start_machine(stack.env.client, stack.task_queue, spec.model_dump(mode="json"))
@@ -104,13 +97,13 @@ async def test_running_machine_whose_vm_another_owner_took_is_unknown_and_left_a
     foreign = {"azmc-machine": "vm1", "azmc-owner": f"{OTHER}/machine/azmc-demo/vm1"}
     try:
         vms = clients.compute.virtual_machines
-        ours = (await vms.get("azmc-demo", "vm1")).tags
-        await (await vms.begin_update("azmc-demo", "vm1", {"tags": foreign})).result()
+        ours = (await vms.get(SEED_RESOURCE_GROUP, "vm1")).tags
+        await (await vms.begin_update(SEED_RESOURCE_GROUP, "vm1", {"tags": foreign})).result()
         await handle.signal("reconcile")
         unknown = await wait_for(stack.env, handle, in_phase(Phase.UNKNOWN))
         assert unknown.last_error.startswith("NotOwned: VM vm1")
-        assert (await vms.get("azmc-demo", "vm1")).tags == foreign  # left alone
-        await (await vms.begin_update("azmc-demo", "vm1", {"tags": ours})).result()
+        assert (await vms.get(SEED_RESOURCE_GROUP, "vm1")).tags == foreign  # left alone
+        await (await vms.begin_update(SEED_RESOURCE_GROUP, "vm1", {"tags": ours})).result()
     finally:
         await clients.close()
     await handle.signal("reconcile")

@@ -10,12 +10,13 @@ from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 
-from activities.config import AzureConfig
-from activities.driver import AzureDriver
+from emulator.seed import SEED_RESOURCE_GROUP
 from models.naming import workflow_id
 from models.status import MachineStatus, Phase
+from tests.support.driver import emulator_driver
 from tests.support.emulator import EmulatorHandle
 from tests.workflows.helpers import lifecycle_worker, spec_dict
+from workflows.api import WORKFLOW_TYPE
 from workflows.search_attributes import ALL_KEYS, AZMC_PHASE
 
 TEMPORAL_CLI = ".venv/bin/temporal"
@@ -42,17 +43,14 @@ async def _status_until(client: Client, wid: str, phase: Phase, timeout_s: float
 
 
 async def test_operator_runs_a_machine_with_the_temporal_cli(emulator: EmulatorHandle) -> None:
-    config = AzureConfig(installation_id="cli-tests", subscription_id=emulator.subscription_id,
-                         endpoint=emulator.url, emulator_token="cli-test")
-    driver = await AzureDriver.open(config)
-    env = await WorkflowEnvironment.start_local(
-        dev_server_existing_path=TEMPORAL_CLI, data_converter=pydantic_data_converter,
-        search_attributes=list(ALL_KEYS), ui=False)
-    try:
+    async with emulator_driver(emulator, "cli-tests", "cli-test") as driver:
+        env = await WorkflowEnvironment.start_local(
+            dev_server_existing_path=TEMPORAL_CLI, data_converter=pydantic_data_converter,
+            search_attributes=list(ALL_KEYS), ui=False)
         async with env, lifecycle_worker(env.client, driver.activities()) as task_queue:
-            wid = workflow_id("azmc-demo", "vm1")
+            wid = workflow_id(SEED_RESOURCE_GROUP, "vm1")
             spec: dict[str, Any] = spec_dict(subnet_id=emulator.subnet_id)
-            await _cli(env.client, "workflow", "start", "--type", "MachineLifecycle", "--task-queue", task_queue,
+            await _cli(env.client, "workflow", "start", "--type", WORKFLOW_TYPE, "--task-queue", task_queue,
                        "--workflow-id", wid, "--input", json.dumps(spec))
             running = await _status_until(env.client, wid, Phase.RUNNING)
             assert running.phase == Phase.RUNNING, running.last_error
@@ -64,6 +62,4 @@ async def test_operator_runs_a_machine_with_the_temporal_cli(emulator: EmulatorH
             assert final.phase == Phase.DELETED
             described = await env.client.get_workflow_handle(wid).describe()
             assert described.typed_search_attributes.get(AZMC_PHASE) == "Deleted"
-    finally:
-        await driver.close()
     assert [r for r in emulator.resources() if r["name"].startswith("vm1")] == []

@@ -7,8 +7,8 @@ from models.inventory import DataDiskRef, Inventory
 from models.spec import MachineSpec
 from models.status import Stage, StalledStep
 from tests.workflows.helpers import spec_dict
-from workflows.policies import creation_backoff
-from workflows.presentation import render_details
+from workflows.machine import render_details
+from workflows.policies import cleanup_backoff, creation_backoff
 from workflows.state import LifecycleState
 
 
@@ -22,6 +22,14 @@ def test_capacity_waits_ten_minutes_and_azure_hints_win_when_longer() -> None:
     assert creation_backoff(1, ErrorType.CAPACITY_EXHAUSTED, None) == timedelta(minutes=10)
     assert creation_backoff(1, ErrorType.NIC_RESERVED, timedelta(seconds=180)) == timedelta(seconds=180)
     assert creation_backoff(7, ErrorType.THROTTLED, timedelta(seconds=2)) == timedelta(minutes=3)
+
+
+def test_cleanup_waits_ten_minutes_for_capacity_and_honours_azure_hints_up_to_that() -> None:
+    """Deletion stages and compensations: the capacity wait comes from the workflow, not from the activity."""
+    assert cleanup_backoff(1, ErrorType.CAPACITY_EXHAUSTED, None) == timedelta(minutes=10)
+    assert [cleanup_backoff(n, ErrorType.CONFLICT, None).total_seconds() for n in (1, 2, 9)] == [5, 10, 180]
+    assert cleanup_backoff(1, ErrorType.NIC_RESERVED, timedelta(seconds=180)) == timedelta(seconds=180)
+    assert cleanup_backoff(1, ErrorType.THROTTLED, timedelta(hours=1)) == timedelta(minutes=10)
 
 
 def test_a_name_held_by_another_owner_waits_ten_minutes_from_the_first_failure() -> None:

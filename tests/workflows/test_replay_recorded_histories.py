@@ -16,6 +16,7 @@ from temporalio.worker import Replayer
 
 from tests.workflows.helpers import TEST_CONVERTER
 from workflows import ALL_WORKFLOWS
+from workflows.api import WORKFLOW_TYPE
 
 HISTORIES = sorted((Path(__file__).parent / "histories").glob("*.json"))
 
@@ -32,7 +33,7 @@ async def test_history_replays(path: Path) -> None:
     assert result.replay_failure is None, f"{path.name}: {result.replay_failure!r}"
 
 
-@workflow.defn(name="MachineLifecycle", sandboxed=False)
+@workflow.defn(name=WORKFLOW_TYPE, sandboxed=False)
 class _ChangedWithoutPatch:
     """Stands for a careless edit: the same workflow type, but it waits before reading Azure."""
 

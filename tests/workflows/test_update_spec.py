@@ -11,6 +11,7 @@ from temporalio.exceptions import ApplicationError
 
 from activities.clients import build_clients
 from activities.config import AzureConfig
+from emulator.seed import SEED_RESOURCE_GROUP
 from models.errors import ErrorType
 from models.spec_changes import SpecUpdate
 from models.status import Phase
@@ -39,8 +40,9 @@ async def _tag_out_of_band(stack: Stack, nic: str, key: str, value: str) -> None
     clients = build_clients(AzureConfig(installation_id="someone-else", subscription_id=stack.emulator.subscription_id,
                                         endpoint=stack.emulator.url, emulator_token=TOKEN))
     try:
-        body = await clients.network.network_interfaces.get("azmc-demo", nic)
-        await clients.network.network_interfaces.update_tags("azmc-demo", nic, {"tags": {**body.tags, key: value}})
+        nics = clients.network.network_interfaces
+        body = await nics.get(SEED_RESOURCE_GROUP, nic)
+        await nics.update_tags(SEED_RESOURCE_GROUP, nic, {"tags": {**body.tags, key: value}})
     finally:
         await clients.close()
 

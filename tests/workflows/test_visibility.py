@@ -5,6 +5,7 @@ from datetime import timedelta
 from temporalio.api.enums.v1 import EventType
 from temporalio.client import WorkflowHandle
 
+from emulator.seed import SEED_RESOURCE_GROUP
 from models.status import Phase
 from tests.workflows.helpers import in_phase, spec_dict, start_machine, wait_for
 from tests.workflows.stack import Stack
@@ -23,7 +24,7 @@ async def test_search_attributes_details_and_summaries_follow_the_machine(stack:
     attributes = (await handle.describe()).typed_search_attributes
     assert attributes.get(AZMC_PHASE) == "Running"
     assert attributes.get(AZMC_MACHINE) == "vm1"
-    assert attributes.get(AZMC_RESOURCE_GROUP) == "azmc-demo"
+    assert attributes.get(AZMC_RESOURCE_GROUP) == SEED_RESOURCE_GROUP
     assert attributes.get(AZMC_POOL) == "workers"
     details = await _current_details(handle)
     assert "vm1 - Running" in details and "vm1-nic" in details and "Last error:** none" in details

@@ -9,6 +9,7 @@ from models.errors import ErrorType
 from models.status import MachineStatus, Phase
 from tests.workflows.helpers import in_phase, record_history, spec_dict, start_machine, wait_for
 from tests.workflows.stack import Stack
+from workflows.api import WORKFLOW_TYPE
 
 
 async def test_same_spec_under_another_id_fails_without_touching_the_running_machine(stack: Stack) -> None:
@@ -18,7 +19,7 @@ async def test_same_spec_under_another_id_fails_without_touching_the_running_mac
     running = await wait_for(stack.env, machine, in_phase(Phase.RUNNING))
     before = stack.emulator.requests()["total"]
 
-    rogue = await stack.env.client.start_workflow("MachineLifecycle", spec, id="rogue/dup1",
+    rogue = await stack.env.client.start_workflow(WORKFLOW_TYPE, spec, id="rogue/dup1",
                                                   task_queue=stack.task_queue, result_type=MachineStatus)
     with pytest.raises(WorkflowFailureError) as failure:
         await rogue.result()

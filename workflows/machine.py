@@ -1,6 +1,8 @@
-"""What people see of a machine: the status query, search attributes, current details, log lines.
+"""The machine a workflow keeps: its state (LifecycleState) and how it shows - the status query, search
+attributes, current details and log lines - kept in step.
 
-Everything here is deterministic bookkeeping on LifecycleState; no Azure calls.
+Every flow takes the `Machine`: it reads and changes `machine.state` and reports through the methods
+here. Deterministic bookkeeping only; no Azure calls.
 """
 
 from datetime import datetime, timedelta
@@ -32,8 +34,12 @@ class MachineLog:
         workflow.logger.warning(self._prefix + message, extra=self._extra)
 
 
-class Presenter:
-    """Keeps MachineStatus, search attributes and current details in step with what the workflow does."""
+class Machine:
+    """One machine as its workflow holds it: `state` (carried through continue-as-new) and its visible side.
+
+    Changes that people must see go through the methods (phase, operation, inventory, stalled steps), so
+    the status query, search attributes, current details and log lines never disagree.
+    """
 
     def __init__(self, state: LifecycleState) -> None:
         self.state = state
