@@ -94,7 +94,9 @@ async def test_lifecycle_leaves_no_plaintext_and_the_codec_server_reads_it(emula
         dev_server_existing_path=".venv/bin/temporal", data_converter=azmc_data_converter(OLD),
         search_attributes=list(ALL_KEYS), ui=False, dev_server_extra_args=["--db-filename", str(db)])
     codec = TestServer(codec_app(ROTATED), host="127.0.0.1")
+    guarded = TestServer(codec_app(ROTATED, token="t0k3n"), host="127.0.0.1")
     await codec.start_server()
+    await guarded.start_server()
     queue = f"proof-{uuid.uuid4()}"
     try:
         async with env:
@@ -120,6 +122,10 @@ async def test_lifecycle_leaves_no_plaintext_and_the_codec_server_reads_it(emula
             decoded = await temporal_cli(env.client, "workflow", "show", "-w", applied.workflow_id, "-o", "json",
                                          "--codec-endpoint", str(codec.make_url("")).rstrip("/"))
             assert _leaks(decoded) == list(SECRETS)  # the CLI shows decoded payloads' data base64-encoded
+            authorized = await temporal_cli(env.client, "workflow", "show", "-w", applied.workflow_id, "-o", "json",
+                                            "--codec-endpoint", str(guarded.make_url("")).rstrip("/"),
+                                            "--codec-auth", "Bearer t0k3n")
+            assert _leaks(authorized) == list(SECRETS)
 
             # A machine started under k2 while the only worker has k1: its tasks fail naming k2, nothing is lost.
             handle = await start_with(rotated, _spec(emulator, "vm2"), queue)
@@ -138,6 +144,7 @@ async def test_lifecycle_leaves_no_plaintext_and_the_codec_server_reads_it(emula
         assert len(stored) > 100_000 and _leaks(stored) == []
     finally:
         await codec.close()
+        await guarded.close()
         await driver.close()
 
 
