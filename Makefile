@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install test lint demo dev bench clean
+.PHONY: install browser test lint demo dev bench clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "azmc needs Python 3.11+ (found " + sys.version.split()[0] + ")")'
@@ -18,7 +18,18 @@ install: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 
-test: $(STAMP) lint
+# tests/e2e/test_ui_browser.py drives Debian's headless Chromium: installed here where we may (root, apt);
+# elsewhere that one test says why it did not run and how to install it.
+browser:
+	@if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "installing chromium and chromium-driver (apt) for the UI test"; \
+	    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; } \
+	      || echo "note: could not install chromium: tests/e2e/test_ui_browser.py will not run"; \
+	  else echo "note: chromium is not installed and this is not root with apt: tests/e2e/test_ui_browser.py will not run"; fi; \
+	fi
+
+test: $(STAMP) lint browser
 	$(BIN)/pytest
 
 demo: $(STAMP)
