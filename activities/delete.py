@@ -45,14 +45,15 @@ async def delete_vm(clients: AzureClients, inp: DeleteVmInput) -> None:
         # The NIC and OS disk go with the VM (deleteOption Delete); data disks are detached and kept.
         return vms.begin_delete(rg, name, force_deletion=True if inp.force else None, **kwargs)
 
-    await _delete_owned("VM", name, owner_of(clients, rg, name), lambda: vms.get(rg, name), begin)
+    owner = owner_of(clients, rg, name, inp.owner_workflow_id)
+    await _delete_owned("VM", name, owner, lambda: vms.get(rg, name), begin)
 
 
 async def delete_nic(clients: AzureClients, inp: DeleteResourceInput) -> None:
     rg = inp.machine.resource_group
     nics = clients.network.network_interfaces
     await _delete_owned(
-        "NIC", inp.name, owner_of(clients, rg, inp.machine.name),
+        "NIC", inp.name, owner_of(clients, rg, inp.machine.name, inp.owner_workflow_id),
         lambda: nics.get(rg, inp.name),
         lambda **kwargs: nics.begin_delete(rg, inp.name, **kwargs),
     )
@@ -62,7 +63,7 @@ async def delete_disk(clients: AzureClients, inp: DeleteResourceInput) -> None:
     rg = inp.machine.resource_group
     disks = clients.compute.disks
     await _delete_owned(
-        "disk", inp.name, owner_of(clients, rg, inp.machine.name),
+        "disk", inp.name, owner_of(clients, rg, inp.machine.name, inp.owner_workflow_id),
         lambda: disks.get(rg, inp.name),
         lambda **kwargs: disks.begin_delete(rg, inp.name, **kwargs),
     )

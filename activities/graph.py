@@ -52,7 +52,14 @@ def fleet_query(resource_group: str = "", pool: str = "") -> str:
 
 async def query_all(clients: AzureClients, query: str, action: str) -> list[dict[str, Any]]:
     """Run a query in this subscription, following `$skipToken` pages to the end."""
+    rows, _ = await query_pages(clients, query, action)
+    return rows
+
+
+async def query_pages(clients: AzureClients, query: str, action: str) -> tuple[list[dict[str, Any]], int]:
+    """query_all, and how many pages (requests) it took."""
     rows: list[dict[str, Any]] = []
+    pages = 0
     skip_token: str | None = None
     while True:
         request = QueryRequest(
@@ -62,7 +69,8 @@ async def query_all(clients: AzureClients, query: str, action: str) -> list[dict
         )
         async with classified(action):
             response = await clients.graph.resources(request)
+        pages += 1
         rows.extend(response.data or [])
         skip_token = response.skip_token
         if not skip_token:
-            return rows
+            return rows, pages
