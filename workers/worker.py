@@ -19,6 +19,7 @@ from activities.driver import AzureDriver
 from workers.connect import connect
 from workers.installation import installation_id
 from workers.settings import Settings, SettingsError
+from workers.sweep_schedule import ensure_sweep_schedule
 from workflows import ALL_WORKFLOWS
 
 log = logging.getLogger("azmc.worker")
@@ -72,6 +73,8 @@ async def run_worker(settings: Settings) -> None:
     azure_config(settings)  # validate Azure settings before touching the network
     client = await connect(settings, telemetry_runtime(settings))
     installation = await installation_id(settings, client)
+    if settings.ensure_schedule:
+        log.info("fleet sweep schedule %s", await ensure_sweep_schedule(client, settings))
     driver = await AzureDriver.open(azure_config(settings, installation))
     try:
         worker = build_worker(settings, client, driver)
