@@ -14,7 +14,7 @@ from temporalio.client import Client, WorkflowExecutionStatus
 from temporalio.service import RPCError, RPCStatusCode
 
 from activities.clients import AzureClients
-from activities.graph import DISK_TYPE, NIC_TYPE, VM_TYPE, fleet_query, query_pages
+from activities.graph import DISK_TYPE, NIC_TYPE, VM_TYPE, query_pages, sweep_query
 from activities.inventory_list import _attached, _resource_group
 from activities.ownership import tag_value
 from activities.request_count import counting
@@ -146,7 +146,7 @@ async def survey_fleet(clients: AzureClients, client: Client) -> FleetSurvey:
     if not clients.installation_id:
         raise ValueError("the fleet sweep needs the installation id")
     with counting() as requests:
-        rows, graph_pages = await query_pages(clients, fleet_query(), "survey the azmc fleet")
+        rows, graph_pages = await query_pages(clients, sweep_query(), "survey the azmc fleet")
     fleet = split_fleet(rows, clients.installation_id)
     candidates = [m.workflow_id for m in [*fleet.ours.values(), *fleet.legacy.values()]]
     open_phases, visibility_pages, describes = await open_machines(client, candidates)
