@@ -34,7 +34,7 @@ async def test_a_vm_deallocated_out_of_band_is_started_after_the_next_sweep(stac
     handle = await running_machine(stack, "vm1", timeouts=SPARSE)
     azure(stack).compute.virtual_machines.begin_deallocate(RG, "vm1").result()
 
-    report = await sweep(stack)
+    report = await sweep(stack, record="fleet_sweep_signals_deallocated_vm")
     assert [(d.workflow_id, d.reason) for d in report.signalled] == [("machine/azmc-demo/vm1", "VM deallocated")]
     started = await wait_for(stack.env, handle, lambda s: any("started the deallocated VM vm1" in d
                                                               for d in _descriptions(s)),

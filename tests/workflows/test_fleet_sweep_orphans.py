@@ -31,7 +31,7 @@ async def test_a_terminated_machine_is_collected_after_the_grace_period_and_not_
     assert names(stack, "vm1") == left
 
     await stack.env.sleep(timedelta(minutes=3))
-    report = await sweep(stack)
+    report = await sweep(stack, record="fleet_sweep_collects_terminated_machine")
     assert report.deleted[0].startswith("VM vm1 ")  # the VM first, then the rest
     assert sorted(report.deleted) == sorted(f"{kind} {name} (machine/azmc-demo/vm1)" for kind, name in [
         ("VM", "vm1"), ("NIC", "vm1-nic"), ("disk", "vm1-os-disk"), ("disk", "vm1-data-0-data-disk")])
