@@ -15,7 +15,7 @@ from temporalio.service import RPCError, RPCStatusCode
 
 from activities.clients import AzureClients
 from activities.graph import DISK_TYPE, NIC_TYPE, VM_TYPE, query_pages, sweep_query
-from activities.inventory_list import _attached, _resource_group
+from activities.inventory_list import row_resource_group, vm_row_attachments
 from activities.ownership import tag_value
 from activities.request_count import counting
 from models.naming import MACHINE_TAG, OWNER_TAG, workflow_id
@@ -69,7 +69,7 @@ def split_fleet(rows: list[dict[str, Any]], installation_id: str) -> GraphFleet:
         machine = tag_value(tags, MACHINE_TAG)
         if not machine:
             continue
-        rg = _resource_group(row)
+        rg = row_resource_group(row)
         owner = tag_value(tags, OWNER_TAG)
         if owner is None:
             wf_id, table = workflow_id(rg, machine), fleet.legacy
@@ -83,7 +83,7 @@ def split_fleet(rows: list[dict[str, Any]], installation_id: str) -> GraphFleet:
         kind, name = str(row.get("type", "")).lower(), str(row.get("name", ""))
         if kind == VM_TYPE:
             entry.vm = row
-            nics, disks = _attached(row.get("properties") or {})
+            nics, disks = vm_row_attachments(row.get("properties") or {})
             entry.nics.update(nics)
             entry.disks.update(disks)
         elif kind == NIC_TYPE:
