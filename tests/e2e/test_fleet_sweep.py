@@ -53,6 +53,8 @@ def test_a_terminated_machine_is_listed_by_azmc_orphans_then_collected_by_the_sc
     listed = _azmc(stack, "orphans", AZMC_ORPHAN_GRACE="0s")
     assert f"VM {dropped.name}" in listed and "would be deleted" in listed and "kept-vm" not in listed, listed
     assert _names(stack, dropped.name) == left  # a dry run deletes nothing
+    now = _azmc(stack, "orphans", "--delete", AZMC_ORPHAN_GRACE="1h")  # one real sweep: still too young
+    assert "dry run" not in now and "younger-than-grace" in now and _names(stack, dropped.name) == left
 
     created = _azmc(stack, "schedule", "ensure", "--sweep-interval", "2s", "--orphan-grace", GRACE)
     assert "schedule azmc-fleet-sweep created: every 2s, orphan grace 20s" in created
