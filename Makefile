@@ -41,6 +41,7 @@ dev: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m bench.emulator_rate
 	$(BIN)/python -m bench.arm_requests
+	$(BIN)/python -m bench.watch_cost
 	$(BIN)/python -m bench.lifecycle
 
 clean:

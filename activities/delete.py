@@ -45,7 +45,8 @@ async def delete_vm(clients: AzureClients, inp: DeleteVmInput) -> None:
         # The NIC and OS disk go with the VM (deleteOption Delete); data disks are detached and kept.
         return vms.begin_delete(rg, name, force_deletion=True if inp.force else None, **kwargs)
 
-    await _delete_owned("VM", name, owner_of(clients, rg, name), lambda: vms.get(rg, name), begin)
+    owner = owner_of(clients, rg, name, inp.owner_workflow_id)
+    await _delete_owned("VM", name, owner, lambda: vms.get(rg, name), begin)
 
 
 async def delete_nic(clients: AzureClients, inp: DeleteResourceInput) -> None:
@@ -60,7 +61,7 @@ async def _delete_named(kind: str, clients: AzureClients, inp: DeleteResourceInp
     """A NIC or disk of the machine, by name: `operations` is the SDK's operations group for its type."""
     rg = inp.machine.resource_group
     await _delete_owned(
-        kind, inp.name, owner_of(clients, rg, inp.machine.name),
+        kind, inp.name, owner_of(clients, rg, inp.machine.name, inp.owner_workflow_id),
         lambda: operations.get(rg, inp.name),
         lambda **kwargs: operations.begin_delete(rg, inp.name, **kwargs),
     )

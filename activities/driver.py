@@ -5,7 +5,7 @@ from typing import Any
 
 from temporalio import activity
 
-from activities import data_disks, delete, inventory, inventory_list, nic, power, spec_tags, vm
+from activities import data_disks, delete, inventory, inventory_list, nic, orphans, power, spec_tags, sweep, vm
 from activities.clients import AzureClients, build_clients
 from activities.config import AzureConfig
 from models.activity_io import (
@@ -22,6 +22,7 @@ from models.activity_io import (
 )
 from models.inventory import Inventory
 from models.spec import MachineSpec
+from models.sweep import FleetSurvey, OrphanCheckInput, OrphanVerdict
 
 
 class AzureDriver:
@@ -59,6 +60,8 @@ class AzureDriver:
             self.set_data_disk_delete_option,
             self.list_machines,
             self.update_tags,
+            self.survey_fleet,
+            self.check_orphan,
         ]
 
     @activity.defn(name=ActivityName.READ_INVENTORY.value)
@@ -116,3 +119,13 @@ class AzureDriver:
     async def update_tags(self, inp: UpdateTagsInput) -> TagsUpdated:
         """The spec's tags on the machine's own VM, NICs and disks (another owner's are left alone)."""
         return await spec_tags.update_tags(self._clients, inp)
+
+    @activity.defn(name=ActivityName.SURVEY_FLEET.value)
+    async def survey_fleet(self) -> FleetSurvey:
+        """The fleet sweep's input: one paged graph query, one paged listing of open machine workflows."""
+        return await sweep.survey_fleet(self._clients, activity.client())
+
+    @activity.defn(name=ActivityName.CHECK_ORPHAN.value)
+    async def check_orphan(self, inp: OrphanCheckInput) -> OrphanVerdict:
+        """Right before the sweep deletes: describe the machine's workflow, GET each resource, apply the grace."""
+        return await orphans.check_orphan(self._clients, activity.client(), inp)

@@ -50,9 +50,30 @@ def fleet_query(resource_group: str = "", pool: str = "") -> str:
     )
 
 
+def sweep_query() -> str:
+    """The fleet sweep's one query: every azmc-tagged VM (its row names its NICs and disks), and only the
+    NICs and disks that no VM holds. A healthy fleet is one row per machine: 1,000 machines a page."""
+    return (
+        "Resources"
+        f" | where isnotempty(tags[{kql_string(MACHINE_TAG)}])"
+        f" and (type =~ {kql_string(VM_TYPE)}"
+        f" or (type =~ {kql_string(NIC_TYPE)} and isempty(properties.virtualMachine.id))"
+        f" or (type =~ {kql_string(DISK_TYPE)} and isempty(managedBy)))"
+        " | project id, name, type, resourceGroup, tags, properties"
+        " | order by id asc"
+    )
+
+
 async def query_all(clients: AzureClients, query: str, action: str) -> list[dict[str, Any]]:
     """Run a query in this subscription, following `$skipToken` pages to the end."""
+    rows, _ = await query_pages(clients, query, action)
+    return rows
+
+
+async def query_pages(clients: AzureClients, query: str, action: str) -> tuple[list[dict[str, Any]], int]:
+    """query_all, and how many pages (requests) it took."""
     rows: list[dict[str, Any]] = []
+    pages = 0
     skip_token: str | None = None
     while True:
         request = QueryRequest(
@@ -62,7 +83,8 @@ async def query_all(clients: AzureClients, query: str, action: str) -> list[dict
         )
         async with classified(action):
             response = await clients.graph.resources(request)
+        pages += 1
         rows.extend(response.data or [])
         skip_token = response.skip_token
         if not skip_token:
-            return rows
+            return rows, pages

@@ -22,7 +22,7 @@ def group_rows(rows: list[dict[str, Any]]) -> list[MachineSummary]:
         machine = tags.get(MACHINE_TAG)
         if not machine:
             continue
-        rg = _resource_group(row)
+        rg = row_resource_group(row)
         entry = machines.setdefault((rg.lower(), machine), {
             "rg": rg, "pool": "", "vm": None, "nics": [], "disks": []})
         entry["pool"] = entry["pool"] or tags.get(POOL_TAG, "")
@@ -37,7 +37,7 @@ def group_rows(rows: list[dict[str, Any]]) -> list[MachineSummary]:
     return [_summary(machine, entry) for (_, machine), entry in sorted(machines.items())]
 
 
-def _resource_group(row: dict[str, Any]) -> str:
+def row_resource_group(row: dict[str, Any]) -> str:
     # The id keeps the group's real casing; the graph's resourceGroup column is lower-case.
     parts = str(row.get("id", "")).split("/")
     lowered = [p.lower() for p in parts]
@@ -48,7 +48,7 @@ def _resource_group(row: dict[str, Any]) -> str:
     return str(row.get("resourceGroup", ""))
 
 
-def _attached(vm_properties: dict[str, Any]) -> tuple[list[str], list[str]]:
+def vm_row_attachments(vm_properties: dict[str, Any]) -> tuple[list[str], list[str]]:
     """NIC and disk names a VM row references: disks made by the VM PUT carry no tags of their own."""
     nics = [resource_name(str(ref.get("id", ""))) for ref in
             (vm_properties.get("networkProfile") or {}).get("networkInterfaces") or [] if ref.get("id")]
@@ -68,7 +68,7 @@ def _summary(machine: str, entry: dict[str, Any]) -> MachineSummary:
     update: dict[str, Any] = {}
     if vm is not None:
         properties = vm.get("properties") or {}
-        vm_nics, vm_disks = _attached(properties)
+        vm_nics, vm_disks = vm_row_attachments(properties)
         nics.update(vm_nics)
         disks.update(vm_disks)
         update = {

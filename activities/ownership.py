@@ -111,12 +111,13 @@ def made_by_installation(tags: Tags, installation_id: str) -> bool:
     return bool(tag_value(tags, MACHINE_TAG))
 
 
-def owner_of(clients: AzureClients, resource_group: str, machine: str) -> Owner:
+def owner_of(clients: AzureClients, resource_group: str, machine: str, on_behalf_of: str = "") -> Owner:
     """The owner an activity acts for: this installation and the workflow that called it.
 
-    Outside an activity (tests, tools) that is the machine's own workflow id.
+    Outside an activity (tests, tools) that is the machine's own workflow id. `on_behalf_of`: a closed
+    machine workflow whose orphans the fleet sweep collects (only that workflow's own resources go).
     """
     if not clients.installation_id:
         raise ValueError("ownership needs the installation id (AzureConfig.installation_id)")
-    wf_id = activity.info().workflow_id if activity.in_activity() else None
+    wf_id = on_behalf_of or (activity.info().workflow_id if activity.in_activity() else None)
     return Owner(clients.installation_id, wf_id or workflow_id(resource_group, machine), machine)

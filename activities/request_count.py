@@ -1,6 +1,9 @@
 """Counts every ARM request the driver sends, per `<resourceType>.<verb>` (the emulator's operation names)."""
 
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from urllib.parse import urlsplit
 
 from azure.core.pipeline import PipelineRequest
@@ -49,6 +52,21 @@ def _verb(method: str, named: bool) -> str:
     return method.lower()
 
 
+_SCOPED: ContextVar[Counter[str] | None] = ContextVar("azmc_scoped_requests", default=None)
+
+
+@contextmanager
+def counting() -> Iterator[Counter[str]]:
+    """Count the ARM requests this task (and the tasks it starts) sends, apart from the driver's total:
+    the fleet sweep reports what each of its activities cost, while other activities run beside it."""
+    counts: Counter[str] = Counter()
+    token = _SCOPED.set(counts)
+    try:
+        yield counts
+    finally:
+        _SCOPED.reset(token)
+
+
 class RequestCounter:
     """Shared by all clients of one driver; asyncio-only, so a plain Counter is safe."""
 
@@ -57,6 +75,9 @@ class RequestCounter:
 
     def record(self, method: str, url: str) -> None:
         self._counts[operation_name(method, url)] += 1
+        scoped = _SCOPED.get()
+        if scoped is not None:
+            scoped[operation_name(method, url)] += 1
 
     def snapshot(self) -> dict[str, int]:
         return dict(sorted(self._counts.items()))

@@ -10,14 +10,14 @@ import asyncio
 from collections.abc import Mapping
 from typing import Any
 
-from temporalio.client import Client, WorkflowExecutionStatus
-from temporalio.service import RPCError, RPCStatusCode
+from temporalio.client import Client
 
 from activities.arm import get_or_none
 from activities.clients import AzureClients, build_clients
 from activities.config import AzureConfig
 from activities.graph import fleet_query, query_all
 from activities.inventory_list import group_rows
+from activities.orphans import workflow_state
 from activities.ownership import made_by_installation
 from activities.vm_reader import get_vm, vm_inventory
 from cli.errors import note
@@ -76,12 +76,7 @@ async def confirmed(clients: AzureClients, machine: MachineSummary) -> Inventory
 
 async def _workflow_open(client: Client, wf_id: str) -> bool:
     """Strongly consistent (describe, not visibility): is this machine's workflow still running?"""
-    try:
-        return (await client.get_workflow_handle(wf_id).describe()).status == WorkflowExecutionStatus.RUNNING
-    except RPCError as error:
-        if error.status == RPCStatusCode.NOT_FOUND:
-            return False
-        raise
+    return (await workflow_state(client, wf_id))[0]  # the fleet sweep's re-check asks the same
 
 
 async def _find(client: Client, clients: AzureClients, open_ids: set[str], pool: str) -> list[AbandonedMachine]:

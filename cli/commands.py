@@ -20,6 +20,7 @@ from cli.codec_server import codec_server
 from cli.dev_stack import StackConfig
 from cli.errors import fail, run_friendly
 from cli.render import describe_view, machines_table
+from cli.schedule import schedule_app
 from cli.spec_file import SpecError, load_spec
 from models.schema import spec_json_schema
 from workers.connect import connect
@@ -31,6 +32,7 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+app.add_typer(schedule_app, name="schedule")
 # Logs and CI keep whole lines: without a terminal, rich would wrap at 80 columns. No markup or emoji
 # codes in plain strings: names and messages are printed as they are (rich renderables style the rest).
 console = Console(highlight=False, markup=False, emoji=False, width=None if sys.stdout.isatty() else 160)
@@ -39,6 +41,12 @@ TemporalAddress = Annotated[
     str | None, typer.Option("--temporal-address", help="host:port [env AZMC_TEMPORAL_ADDRESS]")
 ]
 Namespace = Annotated[str | None, typer.Option("--namespace", "-n", help="[env AZMC_TEMPORAL_NAMESPACE]")]
+SweepInterval = Annotated[str | None, typer.Option(help="how often the fleet sweep runs [env AZMC_SWEEP_INTERVAL, "
+                                                       "default 1m]")]
+OrphanGrace = Annotated[str | None, typer.Option(help="how long a resource must be orphaned before the sweep "
+                                                     "deletes it [env AZMC_ORPHAN_GRACE, default 30m]")]
+MaxOrphanDeletions = Annotated[int | None, typer.Option(help="safety cap: above it a sweep deletes nothing "
+                                                            "[env AZMC_MAX_ORPHAN_DELETIONS, default 20]")]
 ResourceGroup = Annotated[str, typer.Option("--resource-group", "-g", help="needed only when names are ambiguous")]
 MachineName = Annotated[str, typer.Argument(help="NAME, RESOURCE_GROUP/NAME or the workflow id")]
 
@@ -82,13 +90,20 @@ def worker(
         str | None, typer.Option(help="name in the server's certificate [env AZMC_TEMPORAL_TLS_SERVER_NAME]")
     ] = None,
     log_format: Annotated[str | None, typer.Option(help="text or json [env AZMC_LOG_FORMAT]")] = None,
+    ensure_schedule: Annotated[bool | None, typer.Option(
+        "--ensure-schedule", help="create or update the fleet sweep's schedule at start [env AZMC_ENSURE_SCHEDULE]",
+    )] = None,
+    sweep_interval: SweepInterval = None,
+    orphan_grace: OrphanGrace = None,
+    max_orphan_deletions: MaxOrphanDeletions = None,
 ) -> None:
     """Run a worker on task queue `azmc` (the API key comes only from AZMC_TEMPORAL_API_KEY)."""
     settings = _settings(
         temporal_address=temporal_address, temporal_namespace=namespace, task_queue=task_queue,
         metrics_port=metrics_port, azure_endpoint=azure_endpoint, azure_subscription_id=azure_subscription_id,
         azure_cloud=azure_cloud, temporal_tls_cert=tls_cert, temporal_tls_key=tls_key, temporal_tls_ca=tls_ca,
-        temporal_tls_server_name=tls_server_name, log_format=log_format,
+        temporal_tls_server_name=tls_server_name, log_format=log_format, ensure_schedule=ensure_schedule,
+        sweep_interval=sweep_interval, orphan_grace=orphan_grace, max_orphan_deletions=max_orphan_deletions,
     )  # fmt: skip
     from workers.logs import setup_logging
     from workers.worker import run_worker  # imports the SDKs: only once the settings are known to be usable
@@ -207,6 +222,31 @@ def get(
         console.print(machines_table(rows, show_status=all_, abandoned=left))
         if left:
             console.print(Text(abandoned.HINT))
+
+    run_friendly(main)
+
+
+@app.command()
+def orphans(
+    delete: Annotated[bool, typer.Option("--delete", help="run one sweep now: delete what it finds")] = False,
+    orphan_grace: OrphanGrace = None,
+    max_orphan_deletions: MaxOrphanDeletions = None,
+    temporal_address: TemporalAddress = None,
+    namespace: Namespace = None,
+) -> None:
+    """What the fleet sweep would delete and why (a dry run); `--delete` runs one sweep now."""
+    from cli.orphans import headline, orphans_table, sweep_now
+
+    settings = _settings(temporal_address=temporal_address, temporal_namespace=namespace,
+                         orphan_grace=orphan_grace, max_orphan_deletions=max_orphan_deletions)
+
+    async def main() -> None:
+        report = await sweep_now(await connect(settings), settings, delete)
+        console.print(Text(headline(report, delete)))
+        if report.capped:
+            console.print(Text(f"safety cap: {report.capped}"))
+        if report.deleted or report.would_delete or report.skipped:
+            console.print(orphans_table(report))
 
     run_friendly(main)
 

@@ -86,6 +86,7 @@ def worker_env(config: StackConfig) -> dict[str, str]:
         "AZMC_TEMPORAL_ADDRESS": config.temporal_address,
         "AZMC_AZURE_ENDPOINT": config.emulator_url,
         "AZMC_METRICS_PORT": str(config.metrics_port),
+        "AZMC_ENSURE_SCHEDULE": "true",  # the fleet sweep runs on the dev stack too (AZMC_SWEEP_* apply)
         "PYTHONPATH": str(_PROJECT_ROOT),
         **codec_env(config.state_dir),
     }

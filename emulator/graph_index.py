@@ -6,6 +6,7 @@ import copy
 from typing import Any
 
 from emulator.clock import Clock
+from emulator.power_text import POWER_TEXT
 from emulator.seed import SEED_TENANT
 from emulator.settings import LiveSettings
 from emulator.store import Resource
@@ -18,6 +19,17 @@ _GRAPH_TYPES = {
     "microsoft.compute/virtualmachines",
     "microsoft.compute/disks",
 }
+
+
+def _properties(resource: Resource) -> dict[str, Any]:
+    """A VM's row carries its power state (`properties.extended.instanceView.powerState`), as Azure's
+    graph does: a fleet can be watched for stopped or deallocated VMs without one GET per VM."""
+    properties = dict(resource.body.get("properties", {}))
+    power = resource.extra.get("power")
+    if resource.type.lower() == "microsoft.compute/virtualmachines" and power:
+        properties["extended"] = {"instanceView": {"powerState": {
+            "code": f"PowerState/{power}", "level": "Info", "displayStatus": POWER_TEXT[power]}}}
+    return properties
 
 
 def graph_row(resource: Resource) -> dict[str, Any]:
@@ -35,7 +47,7 @@ def graph_row(resource: Resource) -> dict[str, Any]:
         "managedBy": body.get("managedBy", ""),
         "sku": body.get("sku"),
         "plan": body.get("plan"),
-        "properties": body.get("properties", {}),
+        "properties": _properties(resource),
         "tags": body.get("tags") or {},
         "zones": body.get("zones"),
         "identity": body.get("identity"),

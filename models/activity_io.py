@@ -28,6 +28,8 @@ class ActivityName(StrEnum):
     SET_DATA_DISK_DELETE_OPTION = "set_data_disk_delete_option"
     LIST_MACHINES = "list_machines"  # ListMachinesInput -> list[MachineSummary]
     UPDATE_TAGS = "update_tags"  # UpdateTagsInput -> TagsUpdated (update_spec's tag changes)
+    SURVEY_FLEET = "survey_fleet"  # None -> models.sweep.FleetSurvey (one graph query, one visibility listing)
+    CHECK_ORPHAN = "check_orphan"  # OrphanCheckInput -> OrphanVerdict (ARM GETs + workflow describe)
 
 
 class _Io(BaseModel):
@@ -50,6 +52,7 @@ class EnsureVmInput(_Io):
 class DeleteVmInput(_Io):
     machine: MachineRef
     force: bool = False
+    owner_workflow_id: str = ""  # "" = the calling workflow; the fleet sweep names the closed machine workflow
 
 
 class DataDiskDeleteOptionInput(_Io):
@@ -62,6 +65,7 @@ class DeleteResourceInput(_Io):
 
     machine: MachineRef
     name: str
+    owner_workflow_id: str = ""  # as DeleteVmInput's
 
 
 class ListMachinesInput(_Io):

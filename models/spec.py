@@ -93,14 +93,19 @@ class SpotSettings(_Strict):
         return value
 
 
+HEALTH_CHECK_INTERVAL = timedelta(hours=6)
+
+
 class Timeouts(_Strict):
     """MCM's defaults. Each accepts "20m", "2h", seconds or ISO 8601."""
 
     creation: Duration = timedelta(minutes=20)
     health: Duration = timedelta(minutes=10)
     drain: Duration = timedelta(hours=2)
-    # How often a Running machine re-reads its VM. Sparse on purpose: ARM allows ~25 reads/s a subscription.
-    health_check_interval: Duration = timedelta(minutes=10)
+    # How often a Running machine re-reads its VM on its own. Sparse on purpose: ARM allows ~25 reads/s a
+    # subscription, and the fleet sweep (every minute) watches every machine and sends `reconcile` on drift.
+    # Without the sweep's schedule, set 10m (the default before the sweep).
+    health_check_interval: Duration = HEALTH_CHECK_INTERVAL
 
     @model_validator(mode="after")
     def _positive(self) -> Self:

@@ -3,6 +3,7 @@
 Secrets (Temporal API key, emulator token) are SecretStr so they never reach a log line or a repr.
 """
 
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,9 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from activities.cloud import AzureCloud
 from activities.config import check_endpoint, is_loopback_endpoint
 from emulator.seed import SEED_SUBSCRIPTION
+from models.durations import Duration
 from models.naming import INSTALLATION_ID_PATTERN
+from models.sweep import DEFAULT_MAX_ORPHAN_DELETIONS, DEFAULT_ORPHAN_GRACE, DEFAULT_SWEEP_INTERVAL
 from models.validation import field_path, problem
 
 TASK_QUEUE = "azmc"
@@ -60,6 +63,19 @@ class Settings(BaseSettings):
     codec_keys_file: Path | None = None
     codec_key_vault_url: str | None = None
     codec_key_vault_secret: str = "azmc-codec-keys"
+
+    # The fleet sweep (models/sweep.py): the Schedule `azmc-fleet-sweep` runs FleetSweep every interval.
+    ensure_schedule: bool = False  # the worker creates or updates the schedule at start
+    sweep_interval: Duration = DEFAULT_SWEEP_INTERVAL
+    orphan_grace: Duration = DEFAULT_ORPHAN_GRACE
+    max_orphan_deletions: int = Field(DEFAULT_MAX_ORPHAN_DELETIONS, ge=0)
+
+    @field_validator("sweep_interval")
+    @classmethod
+    def _interval(cls, value: timedelta) -> timedelta:
+        if value < timedelta(seconds=1):
+            raise ValueError("the sweep interval must be at least 1s")
+        return value
 
     @field_validator("azure_endpoint")
     @classmethod

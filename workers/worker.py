@@ -22,6 +22,7 @@ from models.validation import problem
 from workers.connect import connect
 from workers.installation import installation_id
 from workers.settings import Settings, SettingsError
+from workers.sweep_schedule import ensure_sweep_schedule
 from workflows import ALL_WORKFLOWS
 
 log = logging.getLogger("azmc.worker")
@@ -76,6 +77,8 @@ async def run_worker(settings: Settings) -> None:
     azure_config(settings)  # validate Azure settings before touching the network
     client = await connect(settings, telemetry_runtime(settings))
     installation = await installation_id(settings, client)
+    if settings.ensure_schedule:
+        log.info("fleet sweep schedule %s", await ensure_sweep_schedule(client, settings))
     driver = await AzureDriver.open(azure_config(settings, installation))
     try:
         worker = build_worker(settings, client, driver)

@@ -1,7 +1,8 @@
 """Deterministic workflow code only: it runs in Temporal's sandbox and never imports activities/."""
 
+from workflows.fleet_sweep import FleetSweep
 from workflows.lifecycle import MachineLifecycle
 
-ALL_WORKFLOWS: list[type] = [MachineLifecycle]
+ALL_WORKFLOWS: list[type] = [MachineLifecycle, FleetSweep]
 
-__all__ = ["ALL_WORKFLOWS", "MachineLifecycle"]
+__all__ = ["ALL_WORKFLOWS", "FleetSweep", "MachineLifecycle"]

@@ -4,17 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from emulator.power_text import POWER_TEXT
 from emulator.state import EmulatorState
 from emulator.store import Resource
-
-_POWER_TEXT = {
-    "running": "VM running",
-    "starting": "VM starting",
-    "stopping": "VM stopping",
-    "stopped": "VM stopped",
-    "deallocating": "VM deallocating",
-    "deallocated": "VM deallocated",
-}
 
 
 def instance_view(vm: Resource, state: EmulatorState) -> dict[str, Any]:
@@ -33,7 +25,7 @@ def instance_view(vm: Resource, state: EmulatorState) -> dict[str, Any]:
                          "displayStatus": provisioning})
     power = vm.extra.get("power")
     if power:
-        statuses.append({"code": f"PowerState/{power}", "level": "Info", "displayStatus": _POWER_TEXT[power]})
+        statuses.append({"code": f"PowerState/{power}", "level": "Info", "displayStatus": POWER_TEXT[power]})
     storage = vm.properties.get("storageProfile", {})
     disks = [storage.get("osDisk")] if storage.get("osDisk") else []
     disks += storage.get("dataDisks", [])

@@ -9,7 +9,7 @@ import urllib.request
 from pathlib import Path
 
 from cli.emulator_client import EmulatorControl
-from cli.processes import free_port, http_ok, port_is_free, tcp_open
+from cli.processes import free_port, http_ok, port_is_free, tcp_open, temporal_binary
 from tests.e2e.stack import PYTHONPATH, ROOT, wait_until
 
 PLAIN = {"payloads": [{"metadata": {"encoding": "anNvbi9wbGFpbg=="}, "data": "e30="}]}  # json/plain {}
@@ -31,10 +31,15 @@ def _dev(ports: dict[str, int], state_dir: Path) -> list[str]:
     return argv
 
 
+def _metrics(port: int) -> str:
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as answer:
+        return answer.read().decode()
+
+
 def test_dev_starts_everything_and_ctrl_c_stops_everything(tmp_path: Path) -> None:
     ports = {flag: free_port() for flag in FLAGS}
     console = tmp_path / "console.txt"
-    env = {**PYTHONPATH, "PATH": "/usr/bin:/bin"}
+    env = {**PYTHONPATH, "PATH": "/usr/bin:/bin", "AZMC_SWEEP_INTERVAL": "2s"}
     with console.open("w") as out:
         argv = _dev(ports, tmp_path / ".azmc")
         process = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
@@ -52,6 +57,11 @@ def test_dev_starts_everything_and_ctrl_c_stops_everything(tmp_path: Path) -> No
         assert f"AZMC_CODEC_KEYS_FILE={keys.resolve()}" in console.read_text()
         with urllib.request.urlopen(f"http://127.0.0.1:{ports['--ui-port']}/api/v1/settings", timeout=10) as ui:
             assert json.load(ui)["Codec"]["Endpoint"] == f"http://127.0.0.1:{ports['--codec-port']}"
+        # The fleet sweep's schedule exists, and its runs' metrics are on the worker's endpoint.
+        subprocess.run([temporal_binary(), "schedule", "describe", "--schedule-id", "azmc-fleet-sweep", "--address",
+                        f"127.0.0.1:{ports['--temporal-port']}"], check=True, capture_output=True, timeout=30)
+        wait_until(lambda: "azmc_sweep_runs" in _metrics(ports["--metrics-port"]), 60, "a fleet sweep's metrics")
+        assert "azmc_sweep_machines_seen" in _metrics(ports["--metrics-port"])
     finally:
         process.send_signal(signal.SIGINT)
         process.wait(timeout=60)

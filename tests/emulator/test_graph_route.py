@@ -79,3 +79,18 @@ async def test_graph_through_aio_client_pages(emulator: EmulatorHandle) -> None:
         assert len({r["id"] for r in first.data + second.data}) == 3
     finally:
         await aio.close()
+
+
+def test_vm_rows_carry_the_power_state_and_follow_a_deallocation(emulator: EmulatorHandle,
+                                                                 clients: SyncClients) -> None:
+    make_machine(clients, emulator, "p1")
+    text = "Resources | where type =~ 'microsoft.compute/virtualmachines' and name == 'p1' | project properties"
+
+    def power() -> str:
+        return query(clients, emulator, text)[0]["properties"]["extended"]["instanceView"]["powerState"]["code"]
+
+    assert power() == "PowerState/running"
+    clients.compute.virtual_machines.begin_deallocate(RG, "p1").result()
+    assert power() == "PowerState/deallocated"
+    nic = query(clients, emulator, "Resources | where name == 'p1-nic' | project properties")[0]
+    assert "extended" not in nic["properties"]

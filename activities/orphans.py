@@ -1,0 +1,124 @@
+"""check_orphan: the fleet sweep's last look before it deletes an orphan, straight from the sources.
+
+The survey came from Resource Graph and visibility, which both lag. Here the machine's workflow is
+described (strongly consistent) and every resource is read by ARM GET: a workflow that is open now,
+a resource that is gone, one that another owner holds or that older azmc tagged, or one younger than
+the grace period is left alone, with the reason. What remains is deleted by the driver's delete
+activities (delete_vm, delete_nic, delete_disk), which check the owner tag once more.
+"""
+
+import asyncio
+from datetime import datetime, timedelta
+from typing import Any
+
+from temporalio.client import Client, WorkflowExecutionStatus
+from temporalio.service import RPCError, RPCStatusCode
+
+from activities.arm import get_or_none
+from activities.clients import AzureClients
+from activities.ownership import Owner, Ownership
+from activities.request_count import counting
+from models.sweep import OrphanCheckInput, OrphanMachine, OrphanVerdict, Skipped, SkipReason
+
+
+async def workflow_state(client: Client, wf_id: str) -> tuple[bool, datetime | None]:
+    """(open now, when the latest run closed); (False, None) when the server knows no such workflow."""
+    try:
+        description = await client.get_workflow_handle(wf_id).describe()
+    except RPCError as error:
+        if error.status == RPCStatusCode.NOT_FOUND:
+            return False, None
+        raise
+    return description.status == WorkflowExecutionStatus.RUNNING, description.close_time
+
+
+def _created(body: dict[str, Any]) -> datetime | None:
+    value = body.get("time_created")
+    if isinstance(value, str):
+        return datetime.fromisoformat(value.replace("Z", "+00:00"))
+    return value if isinstance(value, datetime) else None
+
+
+def _names(orphan: OrphanMachine) -> list[tuple[str, str]]:
+    return ([("VM", orphan.vm)] if orphan.vm else []) + [("NIC", n) for n in orphan.nics] + \
+        [("disk", d) for d in orphan.disks]
+
+
+async def _read(clients: AzureClients, rg: str, kind: str, name: str) -> dict[str, Any] | None:
+    if kind == "VM":
+        found = await get_or_none(clients.compute.virtual_machines.get(rg, name))
+    elif kind == "NIC":
+        found = await get_or_none(clients.network.network_interfaces.get(rg, name))
+    else:
+        found = await get_or_none(clients.compute.disks.get(rg, name))
+    return found.as_dict() if found is not None else None
+
+
+def _verdict_on(owner: Owner, kind: str, name: str, body: dict[str, Any] | None,
+                vm_disks: set[str]) -> SkipReason | None:  # fmt: skip
+    if body is None:
+        return SkipReason.GONE
+    ownership = owner.classify(body.get("tags"))
+    if ownership == Ownership.OURS:
+        return None
+    if ownership == Ownership.UNTAGGED and kind == "disk" and name in vm_disks:
+        return None  # the OS disk a VM PUT made (Azure leaves it untagged): it goes with our VM
+    return SkipReason.LEGACY if ownership == Ownership.LEGACY else SkipReason.NOT_OURS
+
+
+def _vm_disk_names(vm: dict[str, Any] | None) -> set[str]:
+    storage = (vm or {}).get("storage_profile") or {}
+    disks = ([storage["os_disk"]] if storage.get("os_disk") else []) + list(storage.get("data_disks") or [])
+    return {str((d.get("managed_disk") or {}).get("id", "")).rsplit("/", 1)[-1] or str(d.get("name", ""))
+            for d in disks}
+
+
+async def check_orphan(clients: AzureClients, client: Client, inp: OrphanCheckInput) -> OrphanVerdict:
+    orphan = inp.orphan
+    if not clients.installation_id:
+        raise ValueError("the fleet sweep needs the installation id")
+    owner = Owner(clients.installation_id, orphan.workflow_id, orphan.name)
+    names = _names(orphan)
+    is_open, closed_at = await workflow_state(client, orphan.workflow_id)
+    if is_open:
+        return OrphanVerdict(workflow_id=orphan.workflow_id, skipped=[
+            Skipped(resource=f"{kind} {name}", reason=SkipReason.WORKFLOW_OPEN,
+                    detail=f"workflow {orphan.workflow_id} is running") for kind, name in names])
+    with counting() as requests:
+        bodies = await asyncio.gather(*(_read(clients, orphan.resource_group, kind, name) for kind, name in names))
+    vm_body = next((b for (kind, _), b in zip(names, bodies, strict=True) if kind == "VM"), None)
+    vm_disks = _vm_disk_names(vm_body) if vm_body and owner.classify(vm_body.get("tags")) == Ownership.OURS \
+        else set()
+    kept: list[tuple[str, str]] = []
+    skipped: list[Skipped] = []
+    times = [closed_at] if closed_at else []
+    for (kind, name), body in zip(names, bodies, strict=True):
+        reason = _verdict_on(owner, kind, name, body, vm_disks)
+        if reason is None:
+            kept.append((kind, name))
+            created = _created(body or {})
+            times += [created] if created else []
+        else:
+            skipped.append(Skipped(resource=f"{kind} {name}", reason=reason))
+    orphaned_for: timedelta | None = None
+    if kept and not times:
+        skipped += [Skipped(resource=f"{k} {n}", reason=SkipReason.AGE_UNKNOWN,
+                            detail="no creation time and no closed workflow to measure from") for k, n in kept]
+        kept = []
+    elif kept:
+        orphaned_for = inp.now - max(times)  # since the newest of: its workflow closed, a resource was made
+        if orphaned_for < inp.orphan_grace:
+            skipped += [Skipped(resource=f"{k} {n}", reason=SkipReason.YOUNGER_THAN_GRACE,
+                                detail=f"orphaned for {_whole(orphaned_for)} of a {_whole(inp.orphan_grace)} grace")
+                        for k, n in kept]
+            kept = []
+    return OrphanVerdict(
+        workflow_id=orphan.workflow_id, vm=next((n for k, n in kept if k == "VM"), ""),
+        nics=[n for k, n in kept if k == "NIC"], disks=[n for k, n in kept if k == "disk"], skipped=skipped,
+        orphaned_for_s=orphaned_for.total_seconds() if orphaned_for is not None else None,
+        arm_requests=sum(requests.values()),
+    )
+
+
+def _whole(value: timedelta) -> str:
+    return str(timedelta(seconds=max(int(value.total_seconds()), 0)))

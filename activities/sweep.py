@@ -1,0 +1,165 @@
+"""survey_fleet: the fleet as one Resource Graph query and one visibility listing, joined by owner tag.
+
+Costs one graph request per 1,000 resources and one visibility request per 1,000 open machines,
+whatever the fleet's size; no per-machine ARM read. The graph lags ARM, so nothing here deletes:
+drift only earns a `reconcile` (the machine reads its VM itself), and orphans are re-checked by
+check_orphan (direct GETs, a workflow describe) right before anything is deleted.
+"""
+
+import logging
+from dataclasses import dataclass, field
+from typing import Any
+
+from temporalio.client import Client, WorkflowExecutionStatus
+from temporalio.service import RPCError, RPCStatusCode
+
+from activities.clients import AzureClients
+from activities.graph import DISK_TYPE, NIC_TYPE, VM_TYPE, query_pages, sweep_query
+from activities.inventory_list import row_resource_group, vm_row_attachments
+from activities.ownership import tag_value
+from activities.request_count import counting
+from models.naming import MACHINE_TAG, OWNER_TAG, workflow_id
+from models.status import Phase
+from models.sweep import Drift, FleetSurvey, OrphanMachine
+from workflows.search_attributes import AZMC_PHASE
+
+log = logging.getLogger("azmc.sweep")
+LIFECYCLE = "MachineLifecycle"
+OPEN_MACHINES = f'WorkflowType = "{LIFECYCLE}" AND ExecutionStatus = "Running"'
+VISIBILITY_PAGE = 1000
+_STOPPED = {"stopped", "stopping", "deallocated", "deallocating"}
+
+
+@dataclass
+class GraphMachine:
+    """One owner's resources (one workflow id) as the graph shows them."""
+
+    name: str
+    resource_group: str
+    workflow_id: str
+    vm: dict[str, Any] | None = None
+    nics: set[str] = field(default_factory=set)
+    disks: set[str] = field(default_factory=set)
+
+    def orphan(self) -> OrphanMachine:
+        return OrphanMachine(name=self.name, resource_group=self.resource_group, workflow_id=self.workflow_id,
+                             vm=str(self.vm.get("name", "")) if self.vm else "",
+                             nics=sorted(self.nics), disks=sorted(self.disks))
+
+
+@dataclass
+class GraphFleet:
+    ours: dict[str, GraphMachine] = field(default_factory=dict)  # by lower-case workflow id
+    legacy: dict[str, GraphMachine] = field(default_factory=dict)  # azmc-machine only (older azmc)
+    other_owners: int = 0
+
+
+def power_state(vm_row: dict[str, Any]) -> str:
+    """"deallocated", "running", ... from the graph's `properties.extended.instanceView.powerState`."""
+    extended = ((vm_row.get("properties") or {}).get("extended") or {})
+    code = str(((extended.get("instanceView") or {}).get("powerState") or {}).get("code", ""))
+    return code.removeprefix("PowerState/").lower()
+
+
+def split_fleet(rows: list[dict[str, Any]], installation_id: str) -> GraphFleet:
+    """Rows -> this installation's machines by owner workflow; other installations' rows only counted."""
+    fleet = GraphFleet()
+    for row in rows:
+        tags = row.get("tags") or {}
+        machine = tag_value(tags, MACHINE_TAG)
+        if not machine:
+            continue
+        rg = row_resource_group(row)
+        owner = tag_value(tags, OWNER_TAG)
+        if owner is None:
+            wf_id, table = workflow_id(rg, machine), fleet.legacy
+        else:
+            installation, _, wf_id = owner.partition("/")
+            if installation != installation_id:
+                fleet.other_owners += 1
+                continue
+            table = fleet.ours
+        entry = table.setdefault(wf_id.lower(), GraphMachine(machine, rg, wf_id))
+        kind, name = str(row.get("type", "")).lower(), str(row.get("name", ""))
+        if kind == VM_TYPE:
+            entry.vm = row
+            nics, disks = vm_row_attachments(row.get("properties") or {})
+            entry.nics.update(nics)
+            entry.disks.update(disks)
+        elif kind == NIC_TYPE:
+            entry.nics.add(name)
+        elif kind == DISK_TYPE:
+            entry.disks.add(name)
+    return fleet
+
+
+def drift_of(phase: str, machine: GraphMachine | None) -> str:
+    """Why an open machine needs a `reconcile` now ("" when Azure agrees with what it believes)."""
+    if phase == Phase.RUNNING:
+        if machine is None or machine.vm is None:
+            return "VM missing"
+        properties = machine.vm.get("properties") or {}
+        if str(properties.get("provisioningState", "")).lower() == "failed":
+            return "VM Failed"
+        power = power_state(machine.vm)
+        return f"VM {power}" if power in _STOPPED else ""
+    if phase == Phase.UNKNOWN and machine is not None and machine.vm is not None:
+        # It believes its VM is missing or unhealthy; the graph shows one running: let it look again.
+        healthy = str((machine.vm.get("properties") or {}).get("provisioningState", "")).lower() == "succeeded"
+        return "VM running again" if healthy and power_state(machine.vm) == "running" else ""
+    return ""  # Pending, Creating, CrashLoopBackOff, Failed, Terminating: the machine is busy or waits on purpose
+
+
+async def open_machines(client: Client, candidates: list[str]) -> tuple[dict[str, tuple[str, str]], int, int]:
+    """Open MachineLifecycle workflows -> (id, phase), by lower-case id; visibility pages; describes.
+
+    One paged visibility listing. A server that cannot list (the time-skipping test server) is asked
+    per candidate instead (describe), which is correct but costs one call per machine."""
+    found: dict[str, tuple[str, str]] = {}
+    pages = 0
+    try:
+        listing = client.list_workflows(OPEN_MACHINES, page_size=VISIBILITY_PAGE)
+        while True:
+            await listing.fetch_next_page(page_size=VISIBILITY_PAGE)
+            pages += 1
+            for execution in listing.current_page or []:
+                found[execution.id.lower()] = (execution.id, execution.typed_search_attributes.get(AZMC_PHASE) or "")
+            if not listing.next_page_token:
+                return found, pages, 0
+    except RPCError as error:
+        if error.status != RPCStatusCode.UNIMPLEMENTED:
+            raise
+    log.info("visibility listing unavailable; describing %d candidate workflows", len(candidates))
+    for wf_id in candidates:
+        try:
+            description = await client.get_workflow_handle(wf_id).describe()
+        except RPCError as error:
+            if error.status == RPCStatusCode.NOT_FOUND:
+                continue
+            raise
+        if description.status == WorkflowExecutionStatus.RUNNING:
+            found[wf_id.lower()] = (wf_id, description.typed_search_attributes.get(AZMC_PHASE) or "")
+    return found, 0, len(candidates)
+
+
+async def survey_fleet(clients: AzureClients, client: Client) -> FleetSurvey:
+    if not clients.installation_id:
+        raise ValueError("the fleet sweep needs the installation id")
+    with counting() as requests:
+        rows, graph_pages = await query_pages(clients, sweep_query(), "survey the azmc fleet")
+    fleet = split_fleet(rows, clients.installation_id)
+    candidates = [m.workflow_id for m in [*fleet.ours.values(), *fleet.legacy.values()]]
+    open_phases, visibility_pages, describes = await open_machines(client, candidates)
+    drift = []
+    for wf_key, (wf_id, phase) in sorted(open_phases.items()):
+        reason = drift_of(phase, fleet.ours.get(wf_key) or fleet.legacy.get(wf_key))
+        if reason:
+            drift.append(Drift(workflow_id=wf_id, reason=reason))
+    orphans = [m.orphan() for key, m in sorted(fleet.ours.items()) if key not in open_phases]
+    legacy = sum(1 for key in fleet.legacy if key not in open_phases)
+    return FleetSurvey(
+        machines_seen=len(open_phases) + len(orphans) + legacy, drift=drift, orphans=orphans,
+        other_owners=fleet.other_owners, legacy=legacy, graph_pages=graph_pages,
+        visibility_pages=visibility_pages, workflow_describes=describes, arm_requests=sum(requests.values()),
+    )
+

@@ -1,0 +1,40 @@
+"""`azmc schedule ensure`: create or update the fleet sweep's Temporal Schedule (`azmc-fleet-sweep`)."""
+
+from typing import Annotated
+
+import typer
+
+from models.durations import format_duration
+
+schedule_app = typer.Typer(help="The fleet sweep's Temporal Schedule `azmc-fleet-sweep`.", no_args_is_help=True)
+
+
+@schedule_app.command()
+def ensure(
+    temporal_address: Annotated[str | None, typer.Option("--temporal-address", help="[env AZMC_TEMPORAL_ADDRESS]")]
+    = None,
+    namespace: Annotated[str | None, typer.Option("--namespace", "-n", help="[env AZMC_TEMPORAL_NAMESPACE]")] = None,
+    sweep_interval: Annotated[str | None, typer.Option(help="e.g. 1m [env AZMC_SWEEP_INTERVAL, default 1m]")] = None,
+    orphan_grace: Annotated[str | None, typer.Option(help="e.g. 30m [env AZMC_ORPHAN_GRACE, default 30m]")] = None,
+    max_orphan_deletions: Annotated[
+        int | None, typer.Option(help="safety cap per sweep [env AZMC_MAX_ORPHAN_DELETIONS, default 20]")] = None,
+) -> None:
+    """Create the schedule, or bring it to these settings (an operator's pause is kept)."""
+    from cli.errors import fail, run_friendly
+    from workers.connect import connect
+    from workers.settings import SettingsError, load_settings
+    from workers.sweep_schedule import ensure_sweep_schedule
+
+    try:
+        settings = load_settings(temporal_address=temporal_address, temporal_namespace=namespace,
+                                 sweep_interval=sweep_interval, orphan_grace=orphan_grace,
+                                 max_orphan_deletions=max_orphan_deletions)
+    except SettingsError as error:
+        fail(str(error))
+
+    async def main() -> None:
+        done = await ensure_sweep_schedule(await connect(settings), settings)
+        print(f"schedule azmc-fleet-sweep {done}: every {format_duration(settings.sweep_interval)}, orphan grace "
+              f"{format_duration(settings.orphan_grace)}, at most {settings.max_orphan_deletions} deletions per sweep")
+
+    run_friendly(main)

@@ -1,0 +1,148 @@
+"""FleetSweep: one look at the whole fleet (run every minute by the Schedule `azmc-fleet-sweep`).
+
+1. survey_fleet: one paged Resource Graph query + one paged visibility listing, joined by owner tag.
+2. Drift: each open machine whose VM Azure shows missing, Failed, stopped or deallocated (or running
+   again while the machine is Unknown) gets `reconcile`; it then reads its VM itself and acts.
+3. Orphans: this installation's resources whose machine workflow is not open. check_orphan describes
+   the workflow and GETs each resource right before; what is ours, still there and orphaned for longer
+   than the grace is deleted with the driver's delete activities: the VM first, then NICs and disks side
+   by side (one that fails never stops the others; the next sweep tries again). More deletions than the
+   safety cap: none at all, and the report says why.
+The report (counts, reasons, requests) is the result, the current details, a log line and metrics.
+"""
+
+import asyncio
+from datetime import timedelta
+from typing import Any
+
+from temporalio import workflow
+from temporalio.common import RetryPolicy
+from temporalio.exceptions import ActivityError
+
+with workflow.unsafe.imports_passed_through():
+    from models.activity_io import ActivityName, DeleteResourceInput, DeleteVmInput, MachineRef
+    from models.sweep import (
+        SWEEP_WORKFLOW,
+        Drift,
+        FleetSurvey,
+        OrphanCheckInput,
+        OrphanMachine,
+        OrphanVerdict,
+        Skipped,
+        SkipReason,
+        SweepInput,
+        SweepReport,
+    )
+
+from workflows import policies
+from workflows.azure_calls import error_text
+from workflows.sweep_metrics import record_metrics
+
+SURVEY_TIMEOUT = timedelta(minutes=5)
+# A sweep retries little: the next one (a minute later) is the real retry, and sweeps never overlap.
+SWEEP_RETRY = RetryPolicy(initial_interval=timedelta(seconds=2), maximum_interval=timedelta(seconds=20),
+                          maximum_attempts=3)
+
+
+@workflow.defn(name=SWEEP_WORKFLOW)
+class FleetSweep:
+    def __init__(self) -> None:
+        self._report = SweepReport()
+
+    @workflow.query(name="report")
+    def report(self) -> SweepReport:
+        return self._report
+
+    @workflow.run
+    async def run(self, inp: SweepInput | None = None) -> SweepReport:
+        inp = inp or SweepInput()
+        self._show("surveying the fleet")
+        survey: FleetSurvey = await workflow.execute_activity(
+            ActivityName.SURVEY_FLEET, result_type=FleetSurvey, start_to_close_timeout=SURVEY_TIMEOUT,
+            retry_policy=SWEEP_RETRY, summary="Survey the fleet: Resource Graph + open machine workflows")
+        self._update(machines_seen=survey.machines_seen, drifted=len(survey.drift),
+                     orphans_found=sum(o.resource_count for o in survey.orphans), graph_pages=survey.graph_pages,
+                     visibility_pages=survey.visibility_pages, workflow_describes=survey.workflow_describes,
+                     arm_requests=survey.arm_requests)
+        if not inp.dry_run:
+            await self._signal(survey.drift)
+        verdicts = await asyncio.gather(*(self._check(orphan, inp) for orphan in survey.orphans))
+        for verdict in verdicts:
+            self._add(skipped=verdict.skipped)
+        self._update(arm_requests=self._report.arm_requests + sum(v.arm_requests for v in verdicts))
+        deletable = [(orphan, v) for orphan, v in zip(survey.orphans, verdicts, strict=True) if v.deletable]
+        count = sum(len(v.deletable) for _, v in deletable)
+        if inp.dry_run:
+            self._add(would_delete=[f"{r} ({v.workflow_id})" for _, v in deletable for r in v.deletable])
+        elif count > inp.max_orphan_deletions:
+            self._update(capped=f"{count} orphaned resources to delete, more than the safety cap of "
+                                f"{inp.max_orphan_deletions} (--max-orphan-deletions): deleted none; check them "
+                                "with `azmc orphans`, then raise the cap or delete them yourself")
+            self._add(skipped=[Skipped(resource=r, reason=SkipReason.OVER_CAP) for _, v in deletable
+                               for r in v.deletable])
+        else:
+            self._show(f"deleting {count} orphaned resources")
+            await asyncio.gather(*(self._collect(orphan, v) for orphan, v in deletable))
+        self._show("done")
+        workflow.logger.info("fleet sweep: %s", self._report.summary())
+        record_metrics(self._report)
+        return self._report
+
+    async def _signal(self, drift: list[Drift]) -> None:
+        async def one(found: Drift) -> None:
+            try:
+                await workflow.get_external_workflow_handle(found.workflow_id).signal("reconcile")
+                self._add(signalled=[found])
+            except Exception as err:  # closed since the listing: nothing to reconcile
+                workflow.logger.info("reconcile not sent to %s: %s", found.workflow_id, err)
+
+        await asyncio.gather(*(one(found) for found in drift))
+
+    async def _check(self, orphan: OrphanMachine, inp: SweepInput) -> OrphanVerdict:
+        return await workflow.execute_activity(
+            ActivityName.CHECK_ORPHAN, OrphanCheckInput(orphan=orphan, orphan_grace=inp.orphan_grace,
+                                                        now=workflow.now()),
+            result_type=OrphanVerdict, start_to_close_timeout=policies.READ_TIMEOUT, retry_policy=SWEEP_RETRY,
+            summary=f"Re-check orphan {orphan.workflow_id}: workflow and {orphan.resource_count} resources")
+
+    async def _collect(self, orphan: OrphanMachine, verdict: OrphanVerdict) -> None:
+        """The VM first (its NIC and OS disk may go with it), then NICs and disks side by side."""
+        ref = MachineRef(resource_group=orphan.resource_group, name=orphan.name)
+        owner = orphan.workflow_id
+        if verdict.vm:
+            await self._delete(f"VM {verdict.vm}", owner, ActivityName.DELETE_VM,
+                               DeleteVmInput(machine=ref, owner_workflow_id=owner), policies.VM_TIMEOUT)
+        await asyncio.gather(
+            *(self._delete(f"NIC {name}", owner, ActivityName.DELETE_NIC,
+                           DeleteResourceInput(machine=ref, name=name, owner_workflow_id=owner), policies.NIC_TIMEOUT)
+              for name in verdict.nics),
+            *(self._delete(f"disk {name}", owner, ActivityName.DELETE_DISK,
+                           DeleteResourceInput(machine=ref, name=name, owner_workflow_id=owner), policies.DISK_TIMEOUT)
+              for name in verdict.disks))
+
+    async def _delete(self, resource: str, owner: str, name: ActivityName, arg: Any, limit: timedelta) -> None:
+        try:
+            await workflow.execute_activity(
+                name, arg, start_to_close_timeout=limit, heartbeat_timeout=policies.OPERATION_HEARTBEAT,
+                retry_policy=SWEEP_RETRY, summary=f"Delete orphaned {resource} of {owner}")
+        except ActivityError as err:
+            self._add(skipped=[Skipped(resource=resource, reason=SkipReason.DELETE_FAILED, detail=error_text(err))])
+            return
+        self._add(deleted=[f"{resource} ({owner})"])
+
+    def _update(self, **fields: Any) -> None:
+        self._report = self._report.model_copy(update=fields)
+
+    def _add(self, **lists: Any) -> None:
+        self._update(**{key: [*getattr(self._report, key), *items] for key, items in lists.items()})
+
+    def _show(self, step: str) -> None:
+        r = self._report
+        lines = [f"**Fleet sweep** - {step}", "", r.summary()]
+        if r.capped:
+            lines += ["", f"**Safety cap:** {r.capped}"]
+        lines += [f"- deleted {item}" for item in r.deleted[:20]]
+        lines += [f"- would delete {item}" for item in r.would_delete[:20]]
+        lines += [f"- skipped {s.resource}: {s.reason.value} {s.detail}".rstrip() for s in r.skipped[:20]]
+        lines += [f"- reconcile {d.workflow_id}: {d.reason}" for d in r.signalled[:20]]
+        workflow.set_current_details("\n".join(lines))
