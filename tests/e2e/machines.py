@@ -1,6 +1,7 @@
 """Helpers for end-to-end tests that drive many machines through the public Temporal surface."""
 
 import asyncio
+import subprocess
 import time
 from collections.abc import Iterable
 from typing import Any
@@ -8,11 +9,15 @@ from typing import Any
 from temporalio.client import Client, WorkflowExecutionStatus
 from temporalio.service import RPCError
 
+from cli import machines
 from cli.emulator_client import EmulatorControl
+from cli.processes import temporal_binary
 from emulator.seed import SEED_LOCATION, SEED_RESOURCE_GROUP, seed_subnet_id
 from models.naming import MACHINE_TAG, workflow_id
 from models.spec import MachineSpec
 from models.status import MachineStatus
+from tests.e2e.stack import STACK_CONVERTER, Stack
+from workers.settings import TASK_QUEUE
 
 
 def spec(name: str, data_disks: int = 0) -> MachineSpec:
@@ -81,3 +86,18 @@ def assert_exactly_its_own(emulator: EmulatorControl, item: MachineSpec) -> None
     nic = next(r for r in mine if r["type"].lower().endswith("networkinterfaces"))
     assert vm["provisioningState"] == "Succeeded"
     assert vm["attachments"]["networkInterfaces"] == [nic["id"]]
+
+
+def abandon_one(stack: Stack, kept: MachineSpec, dropped: MachineSpec) -> None:
+    """Both machines applied and Running, then `dropped`'s workflow terminated by an operator: its VM, NIC
+    and disks are left in Azure with no workflow watching them."""
+    async def create() -> None:
+        client = await Client.connect(stack.address, data_converter=STACK_CONVERTER)
+        for item in (kept, dropped):
+            await machines.apply(client, item, TASK_QUEUE)
+        await wait_phase(client, [kept, dropped], "Running", timeout_s=90)
+
+    asyncio.run(create())
+    subprocess.run([temporal_binary(), "workflow", "terminate", "--workflow-id",
+                    workflow_id(dropped.resource_group, dropped.name), "--reason", "operator",
+                    "--address", stack.address], check=True, capture_output=True, timeout=30)  # fmt: skip

@@ -1,18 +1,11 @@
 """A machine whose workflow an operator terminated is not invisible: `azmc get` lists it as abandoned,
 with what of it exists in Azure (real dev server, emulator, `azmc worker` and `azmc` processes)."""
 
-import asyncio
 import subprocess
 import sys
 
-from temporalio.client import Client
-
-from cli import machines
-from cli.processes import temporal_binary
-from models.naming import workflow_id
-from tests.e2e.machines import spec, wait_phase
-from tests.e2e.stack import ROOT, STACK_CONVERTER, Stack, cli_env, wait_until
-from workers.settings import TASK_QUEUE
+from tests.e2e.machines import abandon_one, spec
+from tests.e2e.stack import ROOT, Stack, cli_env, wait_until
 
 
 def _azmc_get(stack: Stack, azure: bool) -> subprocess.CompletedProcess[str]:
@@ -33,16 +26,7 @@ def _row(output: str, name: str) -> str:
 def test_terminated_machine_is_listed_as_abandoned_with_its_azure_resources(stack: Stack) -> None:
     kept, dropped = spec("kept-vm"), spec("dropped-vm", data_disks=1)
 
-    async def create() -> None:
-        client = await Client.connect(stack.address, data_converter=STACK_CONVERTER)
-        for item in (kept, dropped):
-            await machines.apply(client, item, TASK_QUEUE)
-        await wait_phase(client, [kept, dropped], "Running", timeout_s=90)
-
-    asyncio.run(create())
-    dropped_id = workflow_id(dropped.resource_group, dropped.name)
-    subprocess.run([temporal_binary(), "workflow", "terminate", "--workflow-id", dropped_id, "--reason", "operator",
-                    "--address", stack.address], check=True, capture_output=True, timeout=30)  # fmt: skip
+    abandon_one(stack, kept, dropped)
 
     def listed_abandoned() -> bool:
         return "Abandoned" in _row(_azmc_get(stack, azure=True).stdout, dropped.name)

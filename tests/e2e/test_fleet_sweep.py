@@ -1,18 +1,12 @@
 """The fleet sweep on the real stack: the schedule `azmc-fleet-sweep` on a dev server, `azmc orphans`
 listing a terminated machine's resources, and the scheduled sweep deleting them after the grace."""
 
-import asyncio
 import subprocess
 import sys
 
-from temporalio.client import Client
-
-from cli import machines
 from cli.processes import temporal_binary
-from models.naming import workflow_id
-from tests.e2e.machines import spec, wait_phase
-from tests.e2e.stack import ROOT, STACK_CONVERTER, Stack, cli_env, wait_until
-from workers.settings import TASK_QUEUE
+from tests.e2e.machines import abandon_one, spec
+from tests.e2e.stack import ROOT, Stack, cli_env, wait_until
 
 GRACE = "20s"
 
@@ -31,16 +25,7 @@ def _names(stack: Stack, machine: str) -> set[str]:
 def test_a_terminated_machine_is_listed_by_azmc_orphans_then_collected_by_the_schedule(stack: Stack) -> None:
     kept, dropped = spec("kept-vm"), spec("dropped-vm", data_disks=1)
 
-    async def create() -> None:
-        client = await Client.connect(stack.address, data_converter=STACK_CONVERTER)
-        for item in (kept, dropped):
-            await machines.apply(client, item, TASK_QUEUE)
-        await wait_phase(client, [kept, dropped], "Running", timeout_s=90)
-
-    asyncio.run(create())
-    subprocess.run([temporal_binary(), "workflow", "terminate", "--workflow-id",
-                    workflow_id(dropped.resource_group, dropped.name), "--reason", "operator",
-                    "--address", stack.address], check=True, capture_output=True, timeout=30)  # fmt: skip
+    abandon_one(stack, kept, dropped)
     left = _names(stack, dropped.name)
     assert {dropped.name, f"{dropped.name}-nic", *dropped.all_disk_names()} <= left
 
