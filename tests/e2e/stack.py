@@ -4,6 +4,7 @@ Every process listens on a free loopback port and is stopped by the fixture that
 """
 
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -195,3 +196,42 @@ def wait_until(condition: "object", timeout_s: float, what: str, interval_s: flo
             return
         time.sleep(interval_s)
     raise AssertionError(f"timed out after {timeout_s:.0f}s waiting for {what}")
+
+
+@dataclass
+class DevRun:
+    """A running `azmc dev` on free ports: its ports by flag, its state dir, and the operator's environment."""
+
+    ports: dict[str, int]
+    state_dir: Path
+
+    @property
+    def address(self) -> str:
+        return f"127.0.0.1:{self.ports['--temporal-port']}"
+
+    def env(self) -> dict[str, str]:
+        """`azmc` and `temporal` beside it, as the dev panel says: its Temporal and its codec keys."""
+        return {**PYTHONPATH, "PATH": "/usr/bin:/bin", "AZMC_TEMPORAL_ADDRESS": self.address, "COLUMNS": "200",
+                "AZMC_CODEC_KEYS_FILE": str(self.state_dir / "codec-keys.json")}
+
+
+DEV_PORT_FLAGS = ("--temporal-port", "--ui-port", "--emulator-port", "--metrics-port", "--codec-port")
+
+
+@contextmanager
+def azmc_dev(tmp_path: Path) -> Iterator[DevRun]:
+    """`azmc dev --time-scale 0` until it says it is up; Ctrl-C (SIGINT) at the end, as an operator stops it."""
+    run = DevRun({flag: free_port() for flag in DEV_PORT_FLAGS}, tmp_path / ".azmc")
+    argv = [sys.executable, "-m", "cli", "dev", "--state-dir", str(run.state_dir), "--time-scale", "0"]
+    for flag, port in run.ports.items():
+        argv += [flag, str(port)]
+    console = tmp_path / "console.txt"
+    with console.open("w") as out:
+        dev = subprocess.Popen(argv, cwd=ROOT, env={**PYTHONPATH, "PATH": "/usr/bin:/bin"}, stdout=out,
+                               stderr=subprocess.STDOUT)
+    try:
+        wait_until(lambda: "Ctrl-C stops everything" in console.read_text(), 90, "azmc dev to be up")
+        yield run
+    finally:
+        dev.send_signal(signal.SIGINT)
+        dev.wait(timeout=60)

@@ -7,7 +7,6 @@ The browser is a system package this test never installs: without it the test sa
 (`apt-get install -y chromium chromium-driver`; selenium comes with `make install`)."""
 
 import shutil
-import signal
 import subprocess
 import sys
 import urllib.parse
@@ -16,8 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from cli.processes import free_port
-from tests.e2e.stack import PYTHONPATH, ROOT, wait_until
+from tests.e2e.stack import ROOT, azmc_dev, wait_until
 
 CHROMIUM, CHROMEDRIVER = shutil.which("chromium"), shutil.which("chromedriver")
 ARTIFACTS = ROOT / "test-artifacts"
@@ -29,26 +27,11 @@ pytestmark = pytest.mark.skipif(
 
 @pytest.fixture
 def dev_stack(tmp_path: Path) -> Iterator[dict[str, int]]:
-    ports = {flag: free_port() for flag in ("--temporal-port", "--ui-port", "--emulator-port", "--metrics-port",
-                                            "--codec-port")}
-    argv = [sys.executable, "-m", "cli", "dev", "--state-dir", str(tmp_path / ".azmc"), "--time-scale", "0"]
-    for flag, port in ports.items():
-        argv += [flag, str(port)]
-    console = tmp_path / "console.txt"
-    with console.open("w") as out:
-        dev = subprocess.Popen(argv, cwd=ROOT, env={**PYTHONPATH, "PATH": "/usr/bin:/bin"}, stdout=out,
-                               stderr=subprocess.STDOUT)
-    try:
-        wait_until(lambda: "Ctrl-C stops everything" in console.read_text(), 90, "azmc dev to be up")
-        env = {**PYTHONPATH, "PATH": "/usr/bin:/bin", "AZMC_TEMPORAL_ADDRESS": f"127.0.0.1:{ports['--temporal-port']}",
-               "AZMC_CODEC_KEYS_FILE": str(tmp_path / ".azmc" / "codec-keys.json")}
+    with azmc_dev(tmp_path) as dev:
         done = subprocess.run([sys.executable, "-m", "cli", "apply", "-f", "examples/machine.yaml", "--wait"],
-                              cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+                              cwd=ROOT, env=dev.env(), capture_output=True, text=True, timeout=120)
         assert done.returncode == 0, done.stderr
-        yield ports
-    finally:
-        dev.send_signal(signal.SIGINT)
-        dev.wait(timeout=60)
+        yield dev.ports
 
 
 def _browser():  # type: ignore[no-untyped-def]
