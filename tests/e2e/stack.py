@@ -65,7 +65,9 @@ class DevServer:
 
 
 @dataclass
-class EmulatorProcess:
+class LoopbackService:
+    """A child process serving HTTP on a free loopback port, stopped by the fixture that started it."""
+
     log_path: Path
     port: int = field(default_factory=free_port)
     child: Child | None = None
@@ -74,6 +76,13 @@ class EmulatorProcess:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
+    def stop(self) -> None:
+        if self.child is not None:
+            self.child.stop()
+
+
+@dataclass
+class EmulatorProcess(LoopbackService):
     @property
     def control(self) -> EmulatorControl:
         return EmulatorControl(self.url)
@@ -83,10 +92,6 @@ class EmulatorProcess:
         self.child = Child("emulator", argv, self.log_path, env=PYTHONPATH)
         self.child.start()
         self.child.wait_ready(lambda: http_ok(f"{self.url}/_emulator/health"), timeout_s=30)
-
-    def stop(self) -> None:
-        if self.child is not None:
-            self.child.stop()
 
 
 @dataclass
@@ -124,26 +129,14 @@ class WorkerProcess:
 
 
 @dataclass
-class CodecServer:
+class CodecServer(LoopbackService):
     """`azmc codec-server` with the session's key, for the `temporal` CLI (TEMPORAL_CODEC_ENDPOINT)."""
-
-    log_path: Path
-    port: int = field(default_factory=free_port)
-    child: Child | None = None
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
 
     def start(self) -> None:
         argv = [sys.executable, "-m", "cli", "codec-server", "--port", str(self.port)]
         self.child = Child("codec server", argv, self.log_path, env={**PYTHONPATH, "AZMC_CODEC_KEYS": CODEC_KEYS})
         self.child.start()
         self.child.wait_ready(lambda: tcp_open(self.port), timeout_s=30)
-
-    def stop(self) -> None:
-        if self.child is not None:
-            self.child.stop()
 
 
 @dataclass
