@@ -108,10 +108,18 @@ class WorkerProcess:
                 "AZMC_METRICS_PORT": "0", "AZMC_GRACEFUL_SHUTDOWN_S": "5", "AZMC_CODEC_KEYS": CODEC_KEYS}  # fmt: skip
 
     def start(self) -> Child:
+        """Returns once the worker has connected and polls: a test that restarts the server right after
+        must not catch the worker still importing, about to connect (it would exit: nothing to reach)."""
+        started = self._started()
         child = Child("worker", [sys.executable, "-m", "cli", "worker"], self.log_path, env=self.env())
         child.start()
         self.children.append(child)
+        child.wait_ready(lambda: self._started() > started, timeout_s=60)
         return child
+
+    def _started(self) -> int:
+        """How many workers have said "worker started" in the shared log (children append to it)."""
+        return self.log_path.read_text(errors="replace").count("worker started") if self.log_path.exists() else 0
 
     def kill(self) -> None:
         """SIGKILL: no chance to finish anything, like a node that loses power."""
