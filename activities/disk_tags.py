@@ -7,9 +7,10 @@ from collections.abc import Collection
 
 from azure.mgmt.compute import models as cm
 
-from activities.arm import classified, get_or_none, heartbeat_until, log
+from activities.arm import classified, get_or_none, log
 from activities.clients import AzureClients
 from activities.ownership import Owner, Ownership, owner_of
+from activities.retag import all_patched, patch_disk_tags
 from models.inventory import Inventory
 from models.spec import MachineSpec
 
@@ -35,15 +36,9 @@ async def tag_vm_disks(clients: AzureClients, spec: MachineSpec, inventory: Inve
     if not todo:
         return seen
     log(spec.name, "tagging disks %s", ", ".join(todo))
-    # "" rather than a disk poller's token: ensure_vm's retry resumes a VM operation from the heartbeat,
-    # and with nothing to resume it adopts the VM and finds the still-untagged disks by GET.
-    patches = asyncio.gather(*(_patch(clients, spec, n, tags) for n, tags in todo.items()), return_exceptions=True)
-    # Every PATCH is awaited to its end (none left running behind a failed activity); the first error is raised.
-    for outcome in await heartbeat_until(patches, ""):
-        if isinstance(outcome, BaseException):
-            raise outcome
-        if outcome.name and outcome.unique_id:
-            seen[outcome.name] = outcome.unique_id
+    for disk in await all_patched([_patch(clients, spec, name, tags) for name, tags in todo.items()]):
+        if disk.name and disk.unique_id:
+            seen[disk.name] = disk.unique_id
     return seen
 
 
@@ -70,5 +65,4 @@ async def _untagged(clients: AzureClients, spec: MachineSpec, owner: Owner, name
 
 async def _patch(clients: AzureClients, spec: MachineSpec, name: str, tags: dict[str, str]) -> cm.Disk:
     async with classified(f"tag disk {name}"):
-        poller = await clients.compute.disks.begin_update(spec.resource_group, name, cm.DiskUpdate(tags=tags))
-        return await poller.result()
+        return await patch_disk_tags(clients, spec.resource_group, name, tags)

@@ -45,19 +45,22 @@ async def _patch_nic(clients: AzureClients, rg: str, name: str, tags: dict[str, 
     await clients.network.network_interfaces.update_tags(rg, name, nm.TagsObject(tags=tags))
 
 
-async def _patch_disk(clients: AzureClients, rg: str, name: str, tags: dict[str, str]) -> None:
+async def patch_disk_tags(clients: AzureClients, rg: str, name: str, tags: dict[str, str]) -> cm.Disk:
     poller = await clients.compute.disks.begin_update(rg, name, cm.DiskUpdate(tags=tags))
-    await poller.result()
+    return await poller.result()
 
 
-async def _all(work: list[Any]) -> None:
+async def all_patched(work: list[Any]) -> list[Any]:
     """Every PATCH awaited to its end (none left running behind a failed activity); the first error raised.
 
-    Heartbeats "" rather than a poller token: ensure_vm's retry resumes a VM *create* from a token.
+    Heartbeats "" rather than a poller token: ensure_vm's retry resumes a VM *create* from a token, and
+    with nothing to resume it adopts the VM and finds the still-untagged resources by GET.
     """
-    for outcome in await heartbeat_until(asyncio.gather(*work, return_exceptions=True), ""):
+    outcomes = await heartbeat_until(asyncio.gather(*work, return_exceptions=True), "")
+    for outcome in outcomes:
         if isinstance(outcome, BaseException):
             raise outcome
+    return outcomes
 
 
 async def retag_machine(
@@ -95,14 +98,14 @@ async def retag_machine(
             consider("NIC", name, nic.tags, False, _patch_nic)
     for name, disk in zip(disks, disk_bodies, strict=True):
         if disk is not None:
-            consider("disk", name, disk.tags, name.lower() in ours_attached, _patch_disk)
+            consider("disk", name, disk.tags, name.lower() in ours_attached, patch_disk_tags)
     async with classified(f"tag NICs and disks of {spec.name}"):
-        await _all(work)
+        await all_patched(work)
     if vm is not None:
         work = []
         consider("VM", spec.name, vm.tags, False, _patch_vm)
         async with classified(f"tag VM {spec.name}"):
-            await _all(work)
+            await all_patched(work)
     if done.changed:
         log(spec.name, "tagged %s", ", ".join(done.changed))
     return done
