@@ -18,6 +18,7 @@ from activities.arm import get_or_none
 from activities.clients import AzureClients
 from activities.ownership import Owner, Ownership
 from activities.request_count import counting
+from activities.vm_reader import vm_inventory
 from models.sweep import OrphanCheckInput, OrphanMachine, OrphanVerdict, Skipped, SkipReason
 
 
@@ -32,10 +33,9 @@ async def workflow_state(client: Client, wf_id: str) -> tuple[bool, datetime | N
     return description.status == WorkflowExecutionStatus.RUNNING, description.close_time
 
 
-def _created(body: dict[str, Any]) -> datetime | None:
-    value = body.get("time_created")
-    if isinstance(value, str):
-        return datetime.fromisoformat(value.replace("Z", "+00:00"))
+def _created(body: Any) -> datetime | None:
+    """When Azure made the resource (VMs and disks say; NICs do not)."""
+    value = getattr(body, "time_created", None)
     return value if isinstance(value, datetime) else None
 
 
@@ -44,33 +44,27 @@ def _names(orphan: OrphanMachine) -> list[tuple[str, str]]:
         [("disk", d) for d in orphan.disks]
 
 
-async def _read(clients: AzureClients, rg: str, kind: str, name: str) -> dict[str, Any] | None:
+async def _read(clients: AzureClients, rg: str, kind: str, name: str) -> Any:
+    """The SDK model of the resource, or None when it is gone."""
     if kind == "VM":
         found = await get_or_none(clients.compute.virtual_machines.get(rg, name))
     elif kind == "NIC":
         found = await get_or_none(clients.network.network_interfaces.get(rg, name))
     else:
         found = await get_or_none(clients.compute.disks.get(rg, name))
-    return found.as_dict() if found is not None else None
+    return found
 
 
-def _verdict_on(owner: Owner, kind: str, name: str, body: dict[str, Any] | None,
+def _verdict_on(owner: Owner, kind: str, name: str, body: Any,
                 vm_disks: set[str]) -> SkipReason | None:  # fmt: skip
     if body is None:
         return SkipReason.GONE
-    ownership = owner.classify(body.get("tags"))
+    ownership = owner.classify(body.tags)
     if ownership == Ownership.OURS:
         return None
     if ownership == Ownership.UNTAGGED and kind == "disk" and name in vm_disks:
         return None  # the OS disk a VM PUT made (Azure leaves it untagged): it goes with our VM
     return SkipReason.LEGACY if ownership == Ownership.LEGACY else SkipReason.NOT_OURS
-
-
-def _vm_disk_names(vm: dict[str, Any] | None) -> set[str]:
-    storage = (vm or {}).get("storage_profile") or {}
-    disks = ([storage["os_disk"]] if storage.get("os_disk") else []) + list(storage.get("data_disks") or [])
-    return {str((d.get("managed_disk") or {}).get("id", "")).rsplit("/", 1)[-1] or str(d.get("name", ""))
-            for d in disks}
 
 
 async def check_orphan(clients: AzureClients, client: Client, inp: OrphanCheckInput) -> OrphanVerdict:
@@ -87,8 +81,8 @@ async def check_orphan(clients: AzureClients, client: Client, inp: OrphanCheckIn
     with counting() as requests:
         bodies = await asyncio.gather(*(_read(clients, orphan.resource_group, kind, name) for kind, name in names))
     vm_body = next((b for (kind, _), b in zip(names, bodies, strict=True) if kind == "VM"), None)
-    vm_disks = _vm_disk_names(vm_body) if vm_body and owner.classify(vm_body.get("tags")) == Ownership.OURS \
-        else set()
+    ours = vm_body is not None and owner.classify(vm_body.tags) == Ownership.OURS
+    vm_disks = set(vm_inventory(vm_body).disk_names) if ours else set()
     kept: list[tuple[str, str]] = []
     skipped: list[Skipped] = []
     times = [closed_at] if closed_at else []
@@ -96,7 +90,7 @@ async def check_orphan(clients: AzureClients, client: Client, inp: OrphanCheckIn
         reason = _verdict_on(owner, kind, name, body, vm_disks)
         if reason is None:
             kept.append((kind, name))
-            created = _created(body or {})
+            created = _created(body)
             times += [created] if created else []
         else:
             skipped.append(Skipped(resource=f"{kind} {name}", reason=reason))
