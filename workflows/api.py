@@ -8,3 +8,4 @@ STATUS_QUERY = "status"  # -> MachineStatus
 DELETE_SIGNAL = "delete"  # {"reason", "force"}, {} or nothing
 RECONCILE_SIGNAL = "reconcile"  # "try now": cut a wait short
 UPDATE_SPEC = "update_spec"  # a new MachineSpec -> SpecUpdate
+PRESERVE_SIGNAL = "preserve"  # {"reason"} or nothing: deallocate the VM, keep everything, stop healing until `delete`

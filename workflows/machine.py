@@ -162,6 +162,9 @@ def render_details(state: LifecycleState, now: datetime) -> str:
         lines.append("- **Waiting to retry:**")
         lines += [f"  - {s.stage}: {s.description} (failure {s.failures}): {s.error or 'no error text'}; "
                   f"next retry {_when(s.next_retry_at, now)}" for s in status.stalled]
+    if status.preserved:
+        lines.append(f"- **Preserved:** {status.preserved_reason} (VM deallocated, everything kept; no healing until "
+                     "`delete`)")
     if state.delete_request is not None:
         reason = state.delete_request.reason or "no reason given"
         lines.append(f"- **Deletion requested:** {reason}" + (" (force)" if state.delete_request.force else ""))
