@@ -39,7 +39,7 @@ def test_pool_table_reads_desired_ready_updated_available_and_the_revisions() ->
     assert "DESIRED/READY/UPDATED/AVAILABLE" in text
     web = next(line for line in text.splitlines() if line.strip().startswith("web"))
     assert "3/3/1/2" in web and "a1b2c -> d4e5f" in web and "Rolling" in web
-    assert "Deleted" in next(line for line in text.splitlines() if line.startswith("old"))
+    assert "Deleted" in next(line for line in text.splitlines() if line.strip().startswith("old"))
 
 
 def test_pool_describe_lists_machines_with_preserved_and_the_last_operations() -> None:
