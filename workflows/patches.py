@@ -32,3 +32,7 @@ INDEPENDENT_CLEANUP = "independent-cleanup-steps"
 # A health check that finds another owner's VM under the machine's name makes the machine Unknown with
 # the NotOwned reason (it used to stay Running, with the reason only in the last operation).
 FOREIGN_VM_IS_UNKNOWN = "foreign-vm-is-unknown"
+
+# A machine started by a pool (its parent is `pool/...`) signals its pool each phase it enters
+# (pool_notice.py). Only children send, so standalone machines' histories are unchanged.
+TELL_POOL_PHASE = "tell-pool-phase"
