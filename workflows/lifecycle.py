@@ -245,6 +245,7 @@ class MachineLifecycle:
                 # A cancellation while already deleting changes nothing: deletion must finish.
                 machine.log.info("cancellation received during deletion; continuing deletion")
         machine.set_phase(Phase.DELETED)
+        await machine.pool_notices.sent()
         await workflow.wait_condition(workflow.all_handlers_finished)
         return machine.state.status
 
@@ -298,6 +299,7 @@ class MachineLifecycle:
         return history_is_long(self._state.history_limit if self._state else 0)
 
     async def _continue_as_new(self, machine: Machine) -> None:
+        await machine.pool_notices.sent()
         await workflow.wait_condition(workflow.all_handlers_finished)
         state = machine.state
         state.delete_request = self._delete_request

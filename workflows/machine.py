@@ -13,6 +13,7 @@ with workflow.unsafe.imports_passed_through():
     from models.inventory import Inventory, VmState
     from models.status import LastOperation, OperationState, Phase, Stage, StalledStep
 
+from workflows.pool_notice import PoolNotices
 from workflows.search_attributes import AZMC_MACHINE, AZMC_PHASE, AZMC_POOL, AZMC_RESOURCE_GROUP
 from workflows.state import LifecycleState
 
@@ -45,6 +46,8 @@ class Machine:
         self.state = state
         self.log = MachineLog(state.spec.resource_group, state.spec.name)
         self._upserted_phase: str | None = None
+        # A pool's machine tells its pool every phase it enters (pool_notice.py); others tell nobody.
+        self.pool_notices = PoolNotices(state.spec.name)
 
     @property
     def phase(self) -> Phase:
@@ -67,6 +70,7 @@ class Machine:
         if self._upserted_phase != phase:
             workflow.upsert_search_attributes([AZMC_PHASE.value_set(phase)])
             self._upserted_phase = phase
+            self.pool_notices.phase(phase)
         self.refresh()
 
     def operation(

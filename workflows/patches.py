@@ -36,3 +36,7 @@ FOREIGN_VM_IS_UNKNOWN = "foreign-vm-is-unknown"
 # A `preserve` signal deallocates the VM (disks and NIC kept) and stops health checks, starts and
 # re-creation for good; only `delete` ends it. Checked only when a machine is preserved.
 PRESERVE_MACHINE = "preserve-machine"
+
+# A machine started by a pool (its parent is `pool/...`) signals its pool each phase it enters
+# (pool_notice.py). Only children send, so standalone machines' histories are unchanged.
+TELL_POOL_PHASE = "tell-pool-phase"
