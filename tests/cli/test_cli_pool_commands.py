@@ -1,0 +1,88 @@
+"""`azmc apply -f pool.yaml` and `azmc pool get|describe|scale|delete` on a real Temporal dev server, emulator
+and `azmc worker` process: what an operator types, and what the pool's validator refuses."""
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+from typer.testing import CliRunner, Result
+
+from cli.commands import app
+from models.naming import POOL_TAG
+from tests.e2e.stack import CODEC_KEYS, Stack, running_stack, wait_until
+
+EXAMPLE = yaml.safe_load((Path(__file__).parents[2] / "examples" / "pool.yaml").read_text())
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+    with running_stack(tmp_path_factory.mktemp("pool-cli")) as running:
+        yield running
+
+
+def azmc(stack: Stack, *argv: str) -> Result:
+    return CliRunner().invoke(app, [*argv, "--temporal-address", stack.address], env={"AZMC_CODEC_KEYS": CODEC_KEYS})
+
+
+def _apply(stack: Stack, tmp_path: Path, **changes: object) -> Result:
+    path = tmp_path / "pool.yaml"
+    path.write_text(yaml.safe_dump({**EXAMPLE, "min_ready": "0s", **changes}))
+    return azmc(stack, "apply", "-f", str(path))
+
+
+def _row(stack: Stack, name: str = "web") -> str:
+    listed = azmc(stack, "pool", "get")
+    assert listed.exit_code == 0, listed.output
+    return next((line.strip() for line in listed.stdout.splitlines() if line.strip().startswith(f"{name} ")), "")
+
+
+def _pool_vms(stack: Stack) -> list[str]:
+    return [r["name"] for r in stack.emulator.control.resources()
+            if r["type"].endswith("virtualMachines") and (r.get("tags") or {}).get(POOL_TAG) == "web"]
+
+
+def test_apply_get_describe_scale_and_delete_a_pool(stack: Stack, tmp_path: Path) -> None:
+    created = _apply(stack, tmp_path, replicas=2)
+    assert created.exit_code == 0, created.output
+    assert "pool azmc-demo/web created: 2 machines of revision" in created.stdout
+    wait_until(lambda: " 2/2/2/2 " in _row(stack) and "Stable" in _row(stack), 60, "2 machines available")
+
+    described = azmc(stack, "pool", "describe", "web", "-g", "azmc-demo")
+    assert described.exit_code == 0, described.output
+    assert "desired 2, current 2, ready 2, updated 2, available 2" in described.stdout
+    machine_lines = [line for line in described.stdout.splitlines() if " web-" in line and "Running" in line]
+    assert len(machine_lines) == 2 and len(_pool_vms(stack)) == 2
+
+    refused = azmc(stack, "pool", "scale", "web", "--replicas", "5000")
+    assert refused.exit_code == 1
+    line = refused.stderr.strip()
+    assert len(line.splitlines()) == 1 and "pool pool/azmc-demo/web refused:" in line and "replicas" in line, line
+    assert "Traceback" not in refused.stderr
+
+    scaled = azmc(stack, "pool", "scale", "azmc-demo/web", "--replicas", "3")
+    assert scaled.exit_code == 0 and "scaling to 3" in scaled.stdout, scaled.output
+    wait_until(lambda: " 3/3/3/3 " in _row(stack), 60, "3 machines available")
+
+    # The same file again with another template: a rolling update to a new revision.
+    changed = _apply(stack, tmp_path, replicas=3, template={**EXAMPLE["template"], "tags": {"team": "web"}})
+    assert changed.exit_code == 0 and "changed: template (revision" in changed.stdout, changed.output
+    unchanged = _apply(stack, tmp_path, replicas=3, template={**EXAMPLE["template"], "tags": {"team": "web"}})
+    assert "unchanged" in unchanged.stdout, unchanged.output
+
+    deleted = azmc(stack, "pool", "delete", "web", "-g", "azmc-demo", "--wait")
+    assert deleted.exit_code == 0, deleted.output
+    assert "pool/azmc-demo/web deleted: none of its machines is left in Azure" in deleted.stdout
+    assert _pool_vms(stack) == [] and not [r for r in stack.emulator.control.resources()
+                                           if (r.get("tags") or {}).get(POOL_TAG) == "web"]
+    wait_until(lambda: "no pools" in azmc(stack, "pool", "get").stdout, 30, "the pool to leave the open list")
+    assert "Deleted" in azmc(stack, "pool", "get", "--all").stdout
+
+
+@pytest.mark.parametrize("argv", [["pool", "describe", "web' OR 'a'='a"], ["pool", "delete", "pool/rg/web/x"],
+                                  ["pool", "scale", "web", "-g", "rg' OR 1=1", "--replicas", "1"]])
+def test_invalid_pool_names_are_refused_before_any_connection(argv: list[str]) -> None:
+    result = CliRunner().invoke(app, [*argv, "--temporal-address", "127.0.0.1:9"])
+    lines = result.stderr.strip().splitlines()
+    assert result.exit_code == 1 and len(lines) == 1 and "Temporal" not in lines[0], result.output
+    assert "is not valid" in lines[0] or "is not NAME" in lines[0]
