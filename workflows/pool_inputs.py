@@ -41,6 +41,8 @@ def _json_object(value: Any, what: str) -> dict[str, Any]:
 def decode_pool_input(value: Any) -> PoolSpec | PoolState:
     """A fresh PoolSpec, or the state a previous run carried through continue-as-new."""
     data = _json_object(value, "input (a PoolSpec)")
+    if data.get("kind") == POOL_WORKFLOW_TYPE:  # an `azmc apply` document (kind: MachinePool) is an input too
+        data = {key: item for key, item in data.items() if key != "kind"}
     try:
         if data.get("kind") == POOL_STATE_KIND:
             return PoolState.model_validate(data)
