@@ -88,3 +88,7 @@ def test_a_pool_template_reads_its_bootstrap_file_relative_to_the_pool_file(tmp_
     path.write_text(yaml.safe_dump({**POOL, "template": {**POOL["template"], "custom_data_file": "boot/init.yaml"}}))
     pool = load_document(path)
     assert isinstance(pool, PoolSpec) and pool.template.custom_data == "#cloud-config\nruncmd: [echo pool]\n"
+
+
+def test_the_json_example_is_the_yaml_example() -> None:
+    assert load_document(EXAMPLES / "pool.json") == load_document(EXAMPLES / "pool.yaml")
