@@ -14,6 +14,7 @@ from temporalio import workflow
 from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
+    from models.durations import humanize
     from models.pool import PoolStatus, RolloutPhase
     from models.requests import DeleteRequest
     from models.spec import MachineSpec
@@ -183,8 +184,9 @@ class MachinePool:
         decided = plan(state.spec, state.machines, now, paused=state.paused, stuck=state.stuck,
                        progress_at=state.progress_at)
         if decided.stuck and not state.stuck:
-            book.operation("stuck", f"no machine of rev {state.spec.revision} became Running within "
-                           f"{state.spec.template.timeouts.creation}: rollout stopped, old machines keep serving")
+            waited = humanize(state.spec.template.timeouts.creation)
+            book.operation("stuck", f"no machine of rev {state.spec.revision} became Running within {waited}: "
+                           "rollout stopped, old machines keep serving")
         state.stuck = decided.stuck
         target = state.spec.revision
         if not decided.rolling and state.current_revision != target:
@@ -211,7 +213,7 @@ class MachinePool:
         for name, why in decided.delete:
             book.operation("delete", f"{name}: {why}")
         for name in decided.preserve:
-            book.operation("preserve", f"{name}: Failed, kept powered off for {spec.preserve_timeout}")
+            book.operation("preserve", f"{name}: Failed, kept powered off for {humanize(spec.preserve_timeout)}")
         self._show()
         specs = [spec.template.machine_spec(m.name, spec.name) for m in new]
         _, deleted, preserved = await asyncio.gather(

@@ -16,6 +16,7 @@ from datetime import datetime, timedelta
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
+    from models.durations import humanize
     from models.pool import PoolMachine, PoolSpec
     from models.status import Phase
 
@@ -113,7 +114,7 @@ def plan(spec: PoolSpec, machines: list[PoolMachine], now: datetime, *, paused: 
     alive = _heal(spec, [m for m in machines if counted(m)], len(preserved), result)
     for machine in preserved:  # kept for diagnosis only so long
         if machine.since is not None and now - machine.since >= spec.preserve_timeout:
-            result.delete.append((machine.name, f"preserved for {spec.preserve_timeout}"))
+            result.delete.append((machine.name, f"preserved for {humanize(spec.preserve_timeout)}"))
     result.rolling = any(m.revision != target for m in alive)
     timeout = spec.template.timeouts.creation
     result.stuck = result.rolling and (stuck or (not paused and progress_at is not None

@@ -9,6 +9,7 @@ from typing import Any
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
+    from models.durations import humanize
     from models.pool import PoolStatus, RolloutPhase
     from models.status import Phase
 
@@ -66,7 +67,7 @@ def _rollout_message(state: PoolState, status: PoolStatus) -> str:
     if status.phase == RolloutPhase.STUCK:
         old = status.current - status.updated
         return (f"rollout to rev {status.target_revision} stuck: no machine of it became Running within "
-                f"{state.spec.template.timeouts.creation} (the template's creation timeout); "
+                f"{humanize(state.spec.template.timeouts.creation)} (the template's creation timeout); "
                 f"{_plural(old, 'machine')} of the previous revision keep serving. "
                 "set_template to roll back, or resume to try again")
     if status.phase == RolloutPhase.PAUSED:

@@ -5,7 +5,7 @@ from datetime import timedelta
 from models.naming import workflow_id
 from models.pool import PoolStatus, RolloutPhase
 from models.status import MachineStatus, Phase
-from tests.workflows.helpers import RESOURCE_GROUP
+from tests.workflows.helpers import RESOURCE_GROUP, record_history
 from tests.workflows.pools import pool_dict, pool_resources, pool_status, pool_vms, settled, start_pool, wait_pool
 from tests.workflows.stack import Stack
 from workflows.api import SCALE_UPDATE
@@ -55,3 +55,6 @@ async def test_scale_0_5_2_0_then_delete_leaves_nothing(stack: Stack) -> None:
             "status", result_type=MachineStatus)
         assert done.phase == Phase.DELETED
     assert timedelta(0) < final.recent_operations[-1].at - final.recent_operations[0].at
+    await record_history(handle, "pool_scale_0_5_2_0_3_deleted")
+    await record_history(client.get_workflow_handle(workflow_id(RESOURCE_GROUP, names[0])),
+                         "pool_machine_tells_its_pool_until_deleted")

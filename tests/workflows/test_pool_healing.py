@@ -1,0 +1,86 @@
+"""Healing: Failed machines are replaced at most max_replacements at a time (the meltdown guard says when it
+holds replacements back); up to preserve_failed Failed machines are kept, uncounted, deleted last or after
+preserve_timeout."""
+
+from datetime import timedelta
+
+from models.pool import PoolStatus
+from models.status import Phase
+from tests.workflows.pools import pool_dict, pool_vms, settled, start_pool, template_dict, wait_pool
+from tests.workflows.stack import Stack
+
+
+def _replacing(status: PoolStatus) -> int:
+    return sum(1 for m in status.machines if m.replacement and m.phase != Phase.RUNNING and not m.deleting)
+
+
+async def test_five_failed_machines_are_replaced_one_at_a_time(stack: Stack) -> None:
+    env, emulator = stack.env, stack.emulator
+    emulator.add_fault("virtualMachines.put", status=409, code="AllocationFailed", times=-1)
+    template = template_dict(emulator.subnet_id, timeouts={"creation": "10m"})
+    handle = await start_pool(env.client, stack.task_queue, pool_dict(emulator.subnet_id, 5, template=template))
+    failed = await wait_pool(env, handle, lambda s: sum(1 for m in s.machines if m.phase == Phase.FAILED) >= 4,
+                             step=timedelta(seconds=20))
+    first_names = {m.name for m in failed.machines}
+    emulator.clear_faults()  # capacity is back
+
+    seen: list[PoolStatus] = []
+    done = await wait_pool(env, handle, settled(5), step=timedelta(seconds=3), seen=seen)
+    assert not first_names & {m.name for m in done.machines}
+    assert all(_replacing(s) <= 1 for s in seen), [s.summary for s in seen]
+    held = [s.replacements_held for s in seen if s.replacements_held]
+    assert held and "max_replacements 1" in held[0] and "meltdown guard" in held[0]
+    assert any("replacements held back by max_replacements" in s.summary for s in seen)
+    replaced = [op.description for op in done.recent_operations if op.kind == "replace"]
+    assert len(replaced) >= 5 and all("," not in d for d in replaced), replaced  # one machine per replacement
+    assert len(pool_vms(emulator)) == 5
+    await handle.signal("delete")
+    await handle.result()
+    assert pool_vms(emulator) == []
+
+
+async def test_failed_machines_are_preserved_uncounted_and_deleted_last(stack: Stack) -> None:
+    env, emulator = stack.env, stack.emulator
+    emulator.add_fault("virtualMachines.put", status=409, code="AllocationFailed", times=-1)
+    template = template_dict(emulator.subnet_id, timeouts={"creation": "10m"})
+    spec = pool_dict(emulator.subnet_id, 3, template=template, preserve_failed=2, preserve_timeout="3h",
+                     max_replacements=3)
+    handle = await start_pool(env.client, stack.task_queue, spec)
+    kept = await wait_pool(env, handle, lambda s: sum(1 for m in s.machines if m.preserved) == 2,
+                           step=timedelta(seconds=20))
+    emulator.clear_faults()
+    running = await wait_pool(env, handle, lambda s: s.available == 3 and len(s.machines) == 5)
+    preserved = sorted(m.name for m in running.machines if m.preserved)
+    assert preserved == sorted(m.name for m in kept.machines if m.preserved)
+    assert all(m.phase == Phase.FAILED for m in running.machines if m.preserved)
+    assert (running.replicas, running.current) == (3, 3)  # preserved machines do not count
+    assert "2 preserved" in running.summary
+    assert [op.kind for op in running.recent_operations].count("preserve") == 2
+
+    # Deleted after preserve_timeout.
+    later = await wait_pool(env, handle, settled(3), step=timedelta(minutes=10))
+    gone_at = {op.description.split(" ")[0]: op.at for op in later.recent_operations if op.kind == "delete"}
+    preserved_at = {op.description.split(":")[0]: op.at for op in later.recent_operations if op.kind == "preserve"}
+    for name in preserved:
+        assert gone_at[name] - preserved_at[name] >= timedelta(hours=3)
+    await handle.signal("delete")
+    await handle.result()
+
+
+async def test_pool_delete_removes_preserved_machines_last(stack: Stack) -> None:
+    env, emulator = stack.env, stack.emulator
+    emulator.add_fault("virtualMachines.put", name="web-*", status=409, code="AllocationFailed", times=-1)
+    template = template_dict(emulator.subnet_id, timeouts={"creation": "10m"})
+    spec = pool_dict(emulator.subnet_id, 1, template=template, preserve_failed=1)
+    handle = await start_pool(env.client, stack.task_queue, spec)
+    await wait_pool(env, handle, lambda s: any(m.preserved for m in s.machines), step=timedelta(seconds=20))
+    emulator.clear_faults()
+    ready = await wait_pool(env, handle, lambda s: s.available == 1)
+    (kept,) = [m.name for m in ready.machines if m.preserved]
+    (serving,) = [m.name for m in ready.machines if not m.preserved]
+    await handle.signal("delete", {"reason": "done"})
+    final: PoolStatus = await handle.result()
+    order = [op.description.split(" ")[0] for op in final.recent_operations
+             if op.kind == "delete" and op.description.endswith(" deleted")]
+    assert order.index(serving) < order.index(kept)
+    assert pool_vms(emulator) == [] and final.machines == []
