@@ -90,7 +90,8 @@ class MachinePool:
             phase = Phase(notice.get("phase"))
         except ValueError:
             return
-        if self._book.phase_notice(str(notice.get("name", "")), phase, workflow.now()):
+        preserved = notice.get("preserved") is True
+        if self._book.phase_notice(str(notice.get("name", "")), phase, workflow.now(), preserved):
             self._wake = True
 
     @workflow.update(name=SCALE_UPDATE)

@@ -47,7 +47,7 @@ class PoolBook:
         if len(self.state.machines) != before:
             self.operation("delete", f"{name} {why}")
 
-    def phase_notice(self, name: str, phase: Phase, now: datetime) -> bool:
+    def phase_notice(self, name: str, phase: Phase, now: datetime, preserved: bool = False) -> bool:
         """A machine's phase as it told us; True when it changed anything."""
         machine = self.state.machine(name)
         if machine is None:
@@ -55,13 +55,18 @@ class PoolBook:
         if phase == Phase.DELETED:
             self.forget(name, "deleted")
             return True
+        if preserved and not machine.preserved:  # an operator sent `preserve` to the machine itself
+            machine.preserved, machine.since, machine.phase = True, now, phase
+            self.operation("preserve", f"{name}: preserved by its own `preserve` signal; no longer counted")
+            return True
         if machine.phase == phase:
             return False
         machine.phase = phase
         if not machine.preserved:  # a preserved machine's `since` is when it was preserved (preserve_timeout)
             machine.since = now
+        if phase in (Phase.RUNNING, Phase.FAILED):
+            machine.replacement = False  # a replacement that runs (or failed itself) no longer counts against the guard
         if phase == Phase.RUNNING:
-            machine.replacement = False  # a replacement that runs no longer counts against the guard
             if machine.revision == self.state.spec.revision:
                 self.state.progress_at = now  # the rollout moved
         return True

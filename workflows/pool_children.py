@@ -18,12 +18,8 @@ with workflow.unsafe.imports_passed_through():
     from models.spec import MachineSpec
     from models.status import Phase
 
-from workflows.api import DELETE_SIGNAL, WORKFLOW_TYPE
+from workflows.api import DELETE_SIGNAL, PRESERVE_SIGNAL, WORKFLOW_TYPE
 from workflows.search_attributes import AZMC_MACHINE, AZMC_PHASE, AZMC_POOL, AZMC_RESOURCE_GROUP
-
-# The single machine's `preserve` signal (pool-surface adds its handler to MachineLifecycle): power off,
-# keep data, no healing; `delete` still removes everything.
-PRESERVE_SIGNAL = "preserve"
 
 
 async def start_machine(spec: MachineSpec) -> ChildWorkflowHandle[Any, Any] | None:
