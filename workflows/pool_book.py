@@ -30,7 +30,7 @@ class PoolBook:
 
     def new_machine(self, now: datetime, replacement: bool) -> PoolMachine:
         """A record for a new machine of the target revision, under the next free name."""
-        state, revision = self.state, self.state.spec.revision
+        state, revision = self.state, self.state.revision
         taken = {m.name for m in state.machines}
         while True:
             name = pool_machine_name(state.spec.name, revision, state.counter)
@@ -67,6 +67,6 @@ class PoolBook:
         if phase in (Phase.RUNNING, Phase.FAILED):
             machine.replacement = False  # a replacement that runs (or failed itself) no longer counts against the guard
         if phase == Phase.RUNNING:
-            if machine.revision == self.state.spec.revision:
+            if machine.revision == self.state.revision:
                 self.state.progress_at = now  # the rollout moved
         return True

@@ -49,9 +49,9 @@ async def _signal(resource_group: str, name: str, signal: str, payload: dict[str
     return True
 
 
-async def delete_machines(resource_group: str, names: list[str], request: dict[str, Any]) -> list[bool]:
-    """Signal `delete` to every machine at once; per machine, whether it was delivered."""
-    return list(await asyncio.gather(*(_signal(resource_group, n, DELETE_SIGNAL, request) for n in names)))
+async def delete_machines(resource_group: str, requests: list[tuple[str, dict[str, Any]]]) -> list[bool]:
+    """Signal `delete` (name, payload) to every machine at once; per machine, whether it was delivered."""
+    return list(await asyncio.gather(*(_signal(resource_group, n, DELETE_SIGNAL, r) for n, r in requests)))
 
 
 async def preserve_machines(resource_group: str, names: list[str], reason: str) -> list[bool]:
