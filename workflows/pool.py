@@ -32,7 +32,7 @@ from workflows.api import (
 )
 from workflows.continuation import history_is_long
 from workflows.inputs import bounded_history_limit, history_limit_from_memo
-from workflows.pool_book import PoolBook
+from workflows.pool_book import PoolBook, names_of
 from workflows.pool_children import delete_machines, preserve_machines, start_machine
 from workflows.pool_inputs import check_open, decode_pool_input, delete_request, scale_request, template_spec
 from workflows.pool_plan import Plan, plan
@@ -209,7 +209,7 @@ class MachinePool:
         new = [book.new_machine(now, replacement=i < decided.replacements) for i in range(decided.create)]
         if new:
             book.operation("replace" if decided.replacements else "scale",
-                           f"creating {', '.join(m.name for m in new)} at rev {state.revision}")
+                           f"creating {names_of([m.name for m in new])} at rev {state.revision}")
         for name, why in decided.delete:
             book.operation("delete", f"{name}: {why}")
         for name in decided.preserve:

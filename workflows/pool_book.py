@@ -14,6 +14,13 @@ with workflow.unsafe.imports_passed_through():
 
 from workflows.pool_state import RECENT_POOL_OPERATIONS, PoolState
 
+_NAMES_SHOWN = 10  # an operation names at most this many machines: hundreds would bloat every status
+
+
+def names_of(names: list[str]) -> str:
+    shown = ", ".join(names[:_NAMES_SHOWN])
+    return shown + (f" and {len(names) - _NAMES_SHOWN} more" if len(names) > _NAMES_SHOWN else "")
+
 
 class PoolBook:
     def __init__(self, state: PoolState) -> None:
