@@ -64,7 +64,10 @@ class MachinePool:
     @workflow.run
     async def run(self, inp: Any = None) -> PoolStatus:
         state, book = self._started()
-        await self._keep(state, book)
+        try:
+            await self._keep(state, book)
+        except asyncio.CancelledError:  # cancelling the pool means: delete it, properly (as for a machine)
+            state.delete_request = state.delete_request or DeleteRequest(reason="workflow cancelled")
         return await self._delete_all(state, book)
 
     @workflow.query(name=STATUS_QUERY)
