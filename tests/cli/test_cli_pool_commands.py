@@ -61,7 +61,7 @@ def test_apply_get_describe_scale_and_delete_a_pool(stack: Stack, tmp_path: Path
     assert "Traceback" not in refused.stderr
 
     scaled = azmc(stack, "pool", "scale", "azmc-demo/web", "--replicas", "3")
-    assert scaled.exit_code == 0 and "scaling to 3" in scaled.stdout, scaled.output
+    assert scaled.exit_code == 0 and "pool/azmc-demo/web accepted replicas 3" in scaled.stdout, scaled.output
     wait_until(lambda: " 3/3/3/3 " in _row(stack), 60, "3 machines available")
 
     # The same file again with another template: a rolling update to a new revision.
