@@ -7,6 +7,7 @@ pool's machines would be (derived NIC and disk names included), so a pool never 
 import hashlib
 import json
 import re
+from collections.abc import Mapping
 from datetime import timedelta
 from typing import Any, Self
 
@@ -64,18 +65,20 @@ class PoolTemplate(MachineSpec):
                                  "<pool>-<5 characters> and sets their pool")
         return data
 
-    def machine_spec(self, name: str, pool: str) -> MachineSpec:
-        """The spec of the pool's machine `name` (ValidationError when Azure's name rules refuse a derived name)."""
-        return MachineSpec.model_validate({**self.model_dump(mode="json"), "name": name, "pool": pool})
+    def machine_spec(self, name: str, pool: str, **changes: Any) -> MachineSpec:
+        """The spec of the pool's machine `name` (ValidationError when Azure's name rules refuse a derived name);
+        `changes`: fields the pool sets per machine (its zones' order)."""
+        return MachineSpec.model_validate({**self.model_dump(mode="json"), **changes, "name": name, "pool": pool})
 
     def as_input(self) -> dict[str, Any]:
         """The template as a caller writes it (JSON), secrets included: for set_template and the carried state."""
         return self.model_dump(mode="json")
 
 
-def template_revision(template: PoolTemplate) -> str:
-    """5 hex characters naming a template's content: the same template is the same revision (rollback)."""
-    text = json.dumps(template.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+def template_revision(template: Mapping[str, Any]) -> str:
+    """5 hex characters naming a template as JSON. The pool takes it from the template as it was sent (in its
+    history, so a replay under newer code, whose MachineSpec may dump differently, names the same machines)."""
+    text = json.dumps(template, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()[:5]
 
 
@@ -122,7 +125,7 @@ class PoolSpec(_Strict):
                              "a pool's machines live in its resource group (leave it out of the template)")
         if "name" in info.data:  # absent when the name itself was refused
             # The longest name a machine of this pool gets; the derived NIC and disk names follow from it.
-            sample = pool_machine_name(info.data["name"], template_revision(template), 0)
+            sample = pool_machine_name(info.data["name"], "00000", 0)
             try:
                 template.machine_spec(sample, info.data["name"])
             except ValidationError as err:
@@ -145,7 +148,8 @@ class PoolSpec(_Strict):
 
     @property
     def revision(self) -> str:
-        return template_revision(self.template)
+        """The revision of this spec's template as `model_dump(mode="json")` sends it (what azmc's CLI starts)."""
+        return template_revision(self.template.as_input())
 
     def with_changes(self, **changes: Any) -> "PoolSpec":
         """A validated copy (the model is frozen): for scale and set_template."""

@@ -30,6 +30,8 @@ class PoolMachine(BaseModel):
     preserved: bool = False
     # The pool sent `delete`; it no longer counts.
     deleting: bool = False
+    # The zone it was started with first (the template's zones, rotated for a balanced spread); "" = regional.
+    zone: str = ""
     # The pool started it to replace a Failed machine (counts against max_replacements until Running).
     replacement: bool = False
 

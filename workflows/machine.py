@@ -70,8 +70,12 @@ class Machine:
         if self._upserted_phase != phase:
             workflow.upsert_search_attributes([AZMC_PHASE.value_set(phase)])
             self._upserted_phase = phase
-            self.pool_notices.phase(phase)
+            self.tell_pool()
         self.refresh()
+
+    def tell_pool(self) -> None:
+        """A pool's machine tells its pool its phase and whether it is preserved (nothing for other machines)."""
+        self.pool_notices.phase(self.phase, self.state.status.preserved)
 
     def operation(
         self, stage: Stage, state: OperationState, description: str, error: str = "",

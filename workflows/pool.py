@@ -32,12 +32,13 @@ from workflows.api import (
 )
 from workflows.continuation import history_is_long
 from workflows.inputs import bounded_history_limit, history_limit_from_memo
-from workflows.pool_book import PoolBook
+from workflows.pool_book import PoolBook, names_of
 from workflows.pool_children import delete_machines, preserve_machines, start_machine
 from workflows.pool_inputs import check_open, decode_pool_input, delete_request, scale_request, template_spec
 from workflows.pool_plan import Plan, plan
 from workflows.pool_state import PoolState
 from workflows.pool_view import PoolView, build_status
+from workflows.pool_zones import machine_spec
 
 
 @workflow.defn(name=POOL_WORKFLOW_TYPE)
@@ -48,11 +49,9 @@ class MachinePool:
         self._state: PoolState | None = None
         self._input_error: ApplicationError | None = None
         try:
-            decoded = decode_pool_input(inp)
+            self._state = decode_pool_input(inp)
         except ApplicationError as err:
             self._input_error = err
-        else:
-            self._state = decoded if isinstance(decoded, PoolState) else PoolState(spec=decoded)
         self._book = PoolBook(self._state) if self._state else None
         self._view = PoolView()
         self._wake = False
@@ -65,7 +64,10 @@ class MachinePool:
     @workflow.run
     async def run(self, inp: Any = None) -> PoolStatus:
         state, book = self._started()
-        await self._keep(state, book)
+        try:
+            await self._keep(state, book)
+        except asyncio.CancelledError:  # cancelling the pool means: delete it, properly (as for a machine)
+            state.delete_request = state.delete_request or DeleteRequest(reason="workflow cancelled")
         return await self._delete_all(state, book)
 
     @workflow.query(name=STATUS_QUERY)
@@ -90,7 +92,8 @@ class MachinePool:
             phase = Phase(notice.get("phase"))
         except ValueError:
             return
-        if self._book.phase_notice(str(notice.get("name", "")), phase, workflow.now()):
+        preserved = notice.get("preserved") is True
+        if self._book.phase_notice(str(notice.get("name", "")), phase, workflow.now(), preserved):
             self._wake = True
 
     @workflow.update(name=SCALE_UPDATE)
@@ -109,9 +112,9 @@ class MachinePool:
     @workflow.update(name=SET_TEMPLATE_UPDATE)
     def set_template(self, *args: Any) -> PoolStatus:
         state, book = self._open()
-        new = template_spec(state, args)
-        old, revision = state.spec.revision, new.revision
-        state.spec = new
+        new, revision = template_spec(state, args)
+        old = state.revision
+        state.spec, state.revision = new, revision
         if revision != old:
             back = " (back to the last completed revision: rolling back)" if revision == state.current_revision else ""
             book.operation("template", f"rev {old} -> {revision}{back}")
@@ -156,7 +159,7 @@ class MachinePool:
         if state.runs == 1 and not state.operations:
             state.history_limit, note = history_limit_from_memo()
             state.progress_at = workflow.now()
-            book.operation("create", f"pool of {state.spec.replicas} at rev {state.spec.revision}"
+            book.operation("create", f"pool of {state.spec.replicas} at rev {state.revision}"
                            + (f" ({note})" if note else ""))
         state.history_limit, _ = bounded_history_limit(state.history_limit)
         book.log(f"run {state.runs} started with {len(state.machines)} machines")
@@ -181,17 +184,17 @@ class MachinePool:
 
     def _decide(self, state: PoolState, book: PoolBook) -> Plan:
         now = workflow.now()
-        decided = plan(state.spec, state.machines, now, paused=state.paused, stuck=state.stuck,
-                       progress_at=state.progress_at)
+        decided = plan(state.spec, state.machines, now, revision=state.revision, paused=state.paused,
+                       stuck=state.stuck, progress_at=state.progress_at)
         if decided.stuck and not state.stuck:
             waited = humanize(state.spec.template.timeouts.creation)
-            book.operation("stuck", f"no machine of rev {state.spec.revision} became Running within {waited}: "
+            book.operation("stuck", f"no machine of rev {state.revision} became Running within {waited}: "
                            "rollout stopped, old machines keep serving")
         state.stuck = decided.stuck
-        target = state.spec.revision
+        target = state.revision
         if not decided.rolling and state.current_revision != target:
             if all(m.revision == target for m in state.machines if not m.preserved and not m.deleting):
-                state.current_revision = target
+                state.current_revision, state.current_template = target, state.spec.template
                 book.operation("roll", f"rev {target} rolled out")
         self._held = decided.held
         return decided
@@ -209,16 +212,17 @@ class MachinePool:
         new = [book.new_machine(now, replacement=i < decided.replacements) for i in range(decided.create)]
         if new:
             book.operation("replace" if decided.replacements else "scale",
-                           f"creating {', '.join(m.name for m in new)} at rev {spec.revision}")
+                           f"creating {names_of([m.name for m in new])} at rev {state.revision}")
         for name, why in decided.delete:
             book.operation("delete", f"{name}: {why}")
         for name in decided.preserve:
             book.operation("preserve", f"{name}: Failed, kept powered off for {humanize(spec.preserve_timeout)}")
         self._show()
-        specs = [spec.template.machine_spec(m.name, spec.name) for m in new]
+        specs = [machine_spec(state, m) for m in new]
         _, deleted, preserved = await asyncio.gather(
             asyncio.gather(*(self._start_machine(s, book) for s in specs)),
-            delete_machines(spec.resource_group, [n for n, _ in decided.delete], {"reason": "pool: scaled down"}),
+            delete_machines(spec.resource_group, [(n, {"reason": f"pool {spec.name}: {why}"})
+                                                 for n, why in decided.delete]),
             preserve_machines(spec.resource_group, decided.preserve, "pool: Failed machine kept for diagnosis"))
         for name, delivered in zip([n for n, _ in decided.delete] + decided.preserve, deleted + preserved,
                                    strict=True):
@@ -256,7 +260,7 @@ class MachinePool:
                 if machine is not None:
                     machine.deleting = True
             self._show()
-            delivered = await delete_machines(state.spec.resource_group, group, forwarded)
+            delivered = await delete_machines(state.spec.resource_group, [(name, forwarded) for name in group])
             for name, ok in zip(group, delivered, strict=True):
                 if not ok:
                     book.forget(name, "was already gone")

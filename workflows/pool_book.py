@@ -14,6 +14,13 @@ with workflow.unsafe.imports_passed_through():
 
 from workflows.pool_state import RECENT_POOL_OPERATIONS, PoolState
 
+_NAMES_SHOWN = 10  # an operation names at most this many machines: hundreds would bloat every status
+
+
+def names_of(names: list[str]) -> str:
+    shown = ", ".join(names[:_NAMES_SHOWN])
+    return shown + (f" and {len(names) - _NAMES_SHOWN} more" if len(names) > _NAMES_SHOWN else "")
+
 
 class PoolBook:
     def __init__(self, state: PoolState) -> None:
@@ -30,7 +37,7 @@ class PoolBook:
 
     def new_machine(self, now: datetime, replacement: bool) -> PoolMachine:
         """A record for a new machine of the target revision, under the next free name."""
-        state, revision = self.state, self.state.spec.revision
+        state, revision = self.state, self.state.revision
         taken = {m.name for m in state.machines}
         while True:
             name = pool_machine_name(state.spec.name, revision, state.counter)
@@ -47,7 +54,7 @@ class PoolBook:
         if len(self.state.machines) != before:
             self.operation("delete", f"{name} {why}")
 
-    def phase_notice(self, name: str, phase: Phase, now: datetime) -> bool:
+    def phase_notice(self, name: str, phase: Phase, now: datetime, preserved: bool = False) -> bool:
         """A machine's phase as it told us; True when it changed anything."""
         machine = self.state.machine(name)
         if machine is None:
@@ -55,13 +62,18 @@ class PoolBook:
         if phase == Phase.DELETED:
             self.forget(name, "deleted")
             return True
+        if preserved and not machine.preserved:  # an operator sent `preserve` to the machine itself
+            machine.preserved, machine.since, machine.phase = True, now, phase
+            self.operation("preserve", f"{name}: preserved by its own `preserve` signal; no longer counted")
+            return True
         if machine.phase == phase:
             return False
         machine.phase = phase
         if not machine.preserved:  # a preserved machine's `since` is when it was preserved (preserve_timeout)
             machine.since = now
+        if phase in (Phase.RUNNING, Phase.FAILED):
+            machine.replacement = False  # a replacement that runs (or failed itself) no longer counts against the guard
         if phase == Phase.RUNNING:
-            machine.replacement = False  # a replacement that runs no longer counts against the guard
-            if machine.revision == self.state.spec.revision:
+            if machine.revision == self.state.revision:
                 self.state.progress_at = now  # the rollout moved
         return True

@@ -18,12 +18,8 @@ with workflow.unsafe.imports_passed_through():
     from models.spec import MachineSpec
     from models.status import Phase
 
-from workflows.api import DELETE_SIGNAL, WORKFLOW_TYPE
+from workflows.api import DELETE_SIGNAL, PRESERVE_SIGNAL, WORKFLOW_TYPE
 from workflows.search_attributes import AZMC_MACHINE, AZMC_PHASE, AZMC_POOL, AZMC_RESOURCE_GROUP
-
-# The single machine's `preserve` signal (pool-surface adds its handler to MachineLifecycle): power off,
-# keep data, no healing; `delete` still removes everything.
-PRESERVE_SIGNAL = "preserve"
 
 
 async def start_machine(spec: MachineSpec) -> ChildWorkflowHandle[Any, Any] | None:
@@ -53,9 +49,9 @@ async def _signal(resource_group: str, name: str, signal: str, payload: dict[str
     return True
 
 
-async def delete_machines(resource_group: str, names: list[str], request: dict[str, Any]) -> list[bool]:
-    """Signal `delete` to every machine at once; per machine, whether it was delivered."""
-    return list(await asyncio.gather(*(_signal(resource_group, n, DELETE_SIGNAL, request) for n in names)))
+async def delete_machines(resource_group: str, requests: list[tuple[str, dict[str, Any]]]) -> list[bool]:
+    """Signal `delete` (name, payload) to every machine at once; per machine, whether it was delivered."""
+    return list(await asyncio.gather(*(_signal(resource_group, n, DELETE_SIGNAL, r) for n, r in requests)))
 
 
 async def preserve_machines(resource_group: str, names: list[str], reason: str) -> list[bool]:

@@ -15,7 +15,7 @@ from temporalio.exceptions import ApplicationError
 with workflow.unsafe.imports_passed_through():
     from models.errors import ErrorType
     from models.naming import pool_workflow_id
-    from models.pool import MAX_REPLICAS, PoolSpec
+    from models.pool import MAX_REPLICAS, PoolSpec, template_revision
     from models.requests import DeleteRequest
     from models.validation import describe_validation_error
 
@@ -38,8 +38,8 @@ def _json_object(value: Any, what: str) -> dict[str, Any]:
     return value
 
 
-def decode_pool_input(value: Any) -> PoolSpec | PoolState:
-    """A fresh PoolSpec, or the state a previous run carried through continue-as-new."""
+def decode_pool_input(value: Any) -> PoolState:
+    """The state of a fresh pool from its PoolSpec, or the state a previous run carried through continue-as-new."""
     data = _json_object(value, "input (a PoolSpec)")
     if data.get("kind") == POOL_WORKFLOW_TYPE:  # an `azmc apply` document (kind: MachinePool) is an input too
         data = {key: item for key, item in data.items() if key != "kind"}
@@ -55,7 +55,8 @@ def decode_pool_input(value: Any) -> PoolSpec | PoolState:
         raise invalid(f"workflow id {workflow.info().workflow_id!r} does not match the spec: pool "
                       f"{spec.resource_group}/{spec.name} is managed only by workflow {expected!r} "
                       f"(start {POOL_WORKFLOW_TYPE} with --workflow-id {expected})")
-    return spec
+    template = data.get("template")
+    return PoolState(spec=spec, revision=template_revision(template if isinstance(template, dict) else {}))
 
 
 class _Request(BaseModel):
@@ -99,13 +100,19 @@ def scale_request(args: tuple[Any, ...]) -> ScaleRequest:
         raise ValueError(describe_validation_error(err, "scale request")) from None
 
 
-def template_spec(state: PoolState, args: tuple[Any, ...]) -> PoolSpec:
-    """The pool's spec with the new template, validated as a whole (the machines' derived names too)."""
+def template_spec(state: PoolState, args: tuple[Any, ...]) -> tuple[PoolSpec, str]:
+    """The pool's spec with the new template, validated as a whole (the machines' derived names too), and its
+    revision: the target's or the last completed one's when equal to theirs (a rollback), else a new one."""
     try:
         request = SetTemplateRequest.model_validate(_one(args, "set_template"))
-        return state.spec.with_changes(template=request.template)
+        spec = state.spec.with_changes(template=request.template)
     except ValidationError as err:
         raise ValueError(describe_validation_error(err, "set_template request")) from None
+    if spec.template == state.spec.template:
+        return spec, state.revision
+    if state.current_template is not None and spec.template == state.current_template:
+        return spec, state.current_revision
+    return spec, template_revision(request.template)
 
 
 def delete_request(args: tuple[Any, ...]) -> DeleteRequest:

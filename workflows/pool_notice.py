@@ -26,14 +26,14 @@ class PoolNotices:
         self._name = name
         self._sending: list[asyncio.Future[None]] = []
 
-    def phase(self, phase: Phase) -> None:
+    def phase(self, phase: Phase, preserved: bool = False) -> None:
         parent = workflow.info().parent
         if parent is None or not parent.workflow_id.startswith(POOL_WORKFLOW_ID_PREFIX):
             return
         if not workflow.patched(patches.TELL_POOL_PHASE):
             return
         pool = workflow.get_external_workflow_handle(parent.workflow_id)
-        notice = {"name": self._name, "phase": str(phase), "at": workflow.now().isoformat()}
+        notice = {"name": self._name, "phase": str(phase), "preserved": preserved, "at": workflow.now().isoformat()}
 
         async def send() -> None:
             try:

@@ -94,9 +94,9 @@ def _trim(machines: list[PoolMachine], limit: int, target: str, why: str, plan: 
     return [m for m in machines if m.name not in names]
 
 
-def _roll(spec: PoolSpec, alive: list[PoolMachine], now: datetime, plan: Plan) -> None:
+def _roll(spec: PoolSpec, target: str, alive: list[PoolMachine], now: datetime, plan: Plan) -> None:
     """One step of a rolling update: replace old-revision machines within the strategy's bounds."""
-    target, replicas = spec.revision, spec.replicas
+    replicas = spec.replicas
     old = [m for m in alive if m.revision != target]
     old_down = [m for m in scale_down_order(old, target) if not available(m, now, spec.min_ready)]
     plan.delete += [(m.name, f"rolling to rev {target}") for m in old_down]
@@ -106,10 +106,11 @@ def _roll(spec: PoolSpec, alive: list[PoolMachine], now: datetime, plan: Plan) -
     plan.delete += [(m.name, f"rolling to rev {target}") for m in old_up[:max(0, may_drop)]]
 
 
-def plan(spec: PoolSpec, machines: list[PoolMachine], now: datetime, *, paused: bool, stuck: bool,
+def plan(spec: PoolSpec, machines: list[PoolMachine], now: datetime, *, revision: str, paused: bool, stuck: bool,
          progress_at: datetime | None) -> Plan:
+    """What to do next towards `spec` with the template of `revision` (the target)."""
     result = Plan()
-    target, replicas = spec.revision, spec.replicas
+    target, replicas = revision, spec.replicas
     preserved = [m for m in machines if m.preserved and not m.deleting]
     alive = _heal(spec, [m for m in machines if counted(m)], len(preserved), result)
     for machine in preserved:  # kept for diagnosis only so long
@@ -126,7 +127,7 @@ def plan(spec: PoolSpec, machines: list[PoolMachine], now: datetime, *, paused: 
     if moving:
         result.create = max(0, min(replicas + surge - len(alive), replicas - new))
         deleted = {name for name, _ in result.delete}
-        _roll(spec, [m for m in alive if m.name not in deleted], now, result)
+        _roll(spec, target, [m for m in alive if m.name not in deleted], now, result)
     else:  # scaling, healing, or a paused or stuck rollout: only as many as replicas
         result.create = max(0, replicas - len(alive))
     result.replacements = min(result.replacements, result.create)

@@ -11,7 +11,7 @@ from pydantic import BaseModel
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
-    from models.pool import PoolMachine, PoolOperation, PoolSpec
+    from models.pool import PoolMachine, PoolOperation, PoolSpec, PoolTemplate
     from models.requests import DeleteRequest
 
 # Marks a continue-as-new input, so it is never mistaken for (or validated as) a fresh PoolSpec.
@@ -21,12 +21,16 @@ RECENT_POOL_OPERATIONS = 20
 
 class PoolState(BaseModel):
     kind: Literal["azmc.machine-pool.state/v1"] = POOL_STATE_KIND
-    spec: PoolSpec  # replicas and the template (whose revision is the target) as last set
+    spec: PoolSpec  # replicas and the template as last set
+    # The target revision: the template's, named once from the template as it was sent (template_revision).
+    revision: str
     machines: list[PoolMachine] = []
     # Names come from (revision, counter): the counter only grows, so a name is never reused by the pool.
     counter: int = 0
     # The revision the pool last completed a rollout to ("" before the first one completed).
     current_revision: str = ""
+    # Its template: a set_template equal to it is a rollback to that revision (same machine names, no rollout).
+    current_template: PoolTemplate | None = None
     paused: bool = False
     # The last time the rollout moved (it started, or a machine of the target revision became Running):
     # no move for the template's creation timeout means the rollout is stuck.

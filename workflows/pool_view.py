@@ -46,7 +46,7 @@ def rollout_phase(state: PoolState, rolling: bool, now: datetime) -> RolloutPhas
 
 
 def build_status(state: PoolState, now: datetime, held: str = "") -> PoolStatus:
-    spec, target = state.spec, state.spec.revision
+    spec, target = state.spec, state.revision
     alive = [m for m in state.machines if counted(m)]
     rolling = any(m.revision != target for m in alive)
     phase = rollout_phase(state, rolling, now)

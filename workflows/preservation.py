@@ -29,6 +29,7 @@ def mark_preserved(machine: Machine, request: PreserveRequest) -> None:
     state, status = machine.state, machine.state.status
     if not status.preserved:
         status.preserved, status.preserved_reason, status.preserved_at = True, reason_of(request), workflow.now()
+        machine.tell_pool()  # a pool's machine preserved on its own: its pool stops counting it
     state.creation_started_at = None
     state.unknown_since = None
     machine.clear_stalled()

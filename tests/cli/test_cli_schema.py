@@ -16,9 +16,10 @@ def test_schema_is_json_schema_of_machine_spec() -> None:
     assert result.exit_code == 0
     schema = json.loads(result.stdout)
     assert schema["title"] == "MachineSpec"
-    assert {"name", "resource_group", "location", "vm_size", "image", "subnet_id", "ssh_public_key"} <= set(
-        schema["required"]
-    )
+    assert {"name", "resource_group", "location", "image", "subnet_id", "ssh_public_key"} <= set(schema["required"])
+    # One of vm_sizes (the list) or vm_size (older specs: a list of one) is required.
+    assert schema["oneOf"] == [{"required": ["vm_sizes"]}, {"required": ["vm_size"]}]
+    assert {"vm_sizes", "vm_size", "zones", "zone"} <= set(schema["properties"])
     assert schema["additionalProperties"] is False
     assert "DataDisk" in schema["$defs"]
 

@@ -58,7 +58,7 @@ def test_a_changed_template_is_a_new_revision_and_the_old_one_comes_back() -> No
     bigger = spec.with_changes(template=template(vm_size="Standard_D4s_v3"))
     assert bigger.revision != spec.revision and len(bigger.revision) == 5
     assert bigger.with_changes(template=template()).revision == spec.revision
-    assert template_revision(spec.template) == spec.revision
+    assert template_revision(spec.template.as_input()) == spec.revision
 
 
 @pytest.mark.parametrize(("overrides", "expected"), [

@@ -80,7 +80,7 @@ async def test_a_pool_continued_as_new_mid_rollout_finishes_it(stack: Stack) -> 
     done = await wait_pool(env, latest, settled(4, changed.target_revision), seen=seen)
     assert done.runs > first.runs, "never continued as new"
     carried = await _carried_state(env.client, handle)
-    assert carried.spec.revision == changed.target_revision
+    assert carried.revision == changed.target_revision
     assert any(m.revision == first.target_revision and not m.deleting for m in carried.machines), \
         "did not continue as new mid-rollout"
     assert all(s.available >= 4 for s in seen)

@@ -4,14 +4,18 @@ preserve_timeout."""
 
 from datetime import timedelta
 
+from models.naming import workflow_id
 from models.pool import PoolStatus
-from models.status import Phase
+from models.status import MachineStatus, Phase
+from tests.workflows.helpers import RESOURCE_GROUP
 from tests.workflows.pools import pool_dict, pool_vms, settled, start_pool, template_dict, wait_pool
 from tests.workflows.stack import Stack
 
 
 def _replacing(status: PoolStatus) -> int:
-    return sum(1 for m in status.machines if m.replacement and m.phase != Phase.RUNNING and not m.deleting)
+    """Replacements under way: started for a Failed machine, neither Running nor Failed themselves yet."""
+    return sum(1 for m in status.machines if m.replacement and m.phase not in (Phase.RUNNING, Phase.FAILED)
+               and not m.deleting)
 
 
 async def test_five_failed_machines_are_replaced_one_at_a_time(stack: Stack) -> None:
@@ -27,7 +31,7 @@ async def test_five_failed_machines_are_replaced_one_at_a_time(stack: Stack) -> 
     seen: list[PoolStatus] = []
     done = await wait_pool(env, handle, settled(5), step=timedelta(seconds=3), seen=seen)
     assert not first_names & {m.name for m in done.machines}
-    assert all(_replacing(s) <= 1 for s in seen), [s.summary for s in seen]
+    assert all(_replacing(s) <= 1 for s in seen), [s.machines for s in seen if _replacing(s) > 1]
     held = [s.replacements_held for s in seen if s.replacements_held]
     assert held and "max_replacements 1" in held[0] and "meltdown guard" in held[0]
     assert any("replacements held back by max_replacements" in s.summary for s in seen)
@@ -56,6 +60,10 @@ async def test_failed_machines_are_preserved_uncounted_and_deleted_last(stack: S
     assert (running.replicas, running.current) == (3, 3)  # preserved machines do not count
     assert "2 preserved" in running.summary
     assert [op.kind for op in running.recent_operations].count("preserve") == 2
+    for name in preserved:  # the machines themselves were told: preserved, healing stopped
+        machine = await env.client.get_workflow_handle(workflow_id(RESOURCE_GROUP, name)).query(
+            "status", result_type=MachineStatus)
+        assert machine.preserved and machine.phase == Phase.FAILED
 
     # Deleted after preserve_timeout.
     later = await wait_pool(env, handle, settled(3), step=timedelta(minutes=10))
@@ -84,3 +92,19 @@ async def test_pool_delete_removes_preserved_machines_last(stack: Stack) -> None
              if op.kind == "delete" and op.description.endswith(" deleted")]
     assert order.index(serving) < order.index(kept)
     assert pool_vms(emulator) == [] and final.machines == []
+
+
+async def test_a_machine_preserved_by_an_operator_is_kept_and_replaced(stack: Stack) -> None:
+    env, emulator = stack.env, stack.emulator
+    handle = await start_pool(env.client, stack.task_queue, pool_dict(emulator.subnet_id, 2))
+    first = await wait_pool(env, handle, settled(2))
+    chosen = first.machines[0].name
+    await env.client.get_workflow_handle(workflow_id(RESOURCE_GROUP, chosen)).signal(
+        "preserve", {"reason": "look at its disk"})
+    kept = await wait_pool(env, handle, lambda s: s.available == 2 and len(s.machines) == 3)
+    (preserved,) = [m for m in kept.machines if m.preserved]
+    assert preserved.name == chosen and (kept.current, kept.replicas) == (2, 2)
+    assert any(op.kind == "preserve" and chosen in op.description for op in kept.recent_operations)
+    await handle.signal("delete")
+    final: PoolStatus = await handle.result()
+    assert final.machines == [] and pool_vms(emulator) == []

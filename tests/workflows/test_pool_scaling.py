@@ -58,3 +58,13 @@ async def test_scale_0_5_2_0_then_delete_leaves_nothing(stack: Stack) -> None:
     await record_history(handle, "pool_scale_0_5_2_0_3_deleted")
     await record_history(client.get_workflow_handle(workflow_id(RESOURCE_GROUP, names[0])),
                          "pool_machine_tells_its_pool_until_deleted")
+
+
+async def test_cancelling_a_pool_deletes_its_machines(stack: Stack) -> None:
+    handle = await start_pool(stack.env.client, stack.task_queue, pool_dict(stack.emulator.subnet_id, 2))
+    await wait_pool(stack.env, handle, settled(2))
+    await handle.cancel()
+    final: PoolStatus = await handle.result()
+    assert final.phase == RolloutPhase.DELETED and final.machines == []
+    assert any(op.description == "deleting the pool: workflow cancelled" for op in final.recent_operations)
+    assert pool_resources(stack.emulator) == []

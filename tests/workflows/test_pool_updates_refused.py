@@ -53,22 +53,22 @@ async def test_bad_updates_are_refused_with_clear_errors(stack: Stack) -> None:
         await handle.execute_update(SCALE_UPDATE, {"replicas": 2}, result_type=PoolStatus)
 
 
-@pytest.mark.parametrize(("spec", "workflow_id", "expected"), [
-    ({"name": "web", "resource_group": RESOURCE_GROUP, "replicas": -2, "template": {}},
-     pool_workflow_id(RESOURCE_GROUP, "web"), "invalid PoolSpec: replicas: Input should be greater than or equal"),
-    ("not json at all", pool_workflow_id(RESOURCE_GROUP, "web"), "expected a JSON object, got a string"),
-    (None, pool_workflow_id(RESOURCE_GROUP, "web"), "expected a JSON object, got NoneType"),
-    ("SUBNET", pool_workflow_id(RESOURCE_GROUP, "other"), "is managed only by workflow 'pool/azmc-demo/web'"),
-])
-async def test_bad_start_input_fails_the_pool_at_once(stack: Stack, spec: Any, workflow_id: str,
-                                                      expected: str) -> None:
-    if spec == "SUBNET":
-        spec = pool_dict(stack.emulator.subnet_id, 1)
-    handle = await stack.env.client.start_workflow(POOL_WORKFLOW_TYPE, spec, id=workflow_id,
-                                                   task_queue=stack.task_queue)
-    with pytest.raises(WorkflowFailureError) as caught:
-        await handle.result()
-    cause = caught.value.cause
-    assert isinstance(cause, ApplicationError) and cause.type == "InvalidSpec"
-    assert expected in str(cause), str(cause)
+async def test_bad_start_input_fails_the_pool_at_once(stack: Stack) -> None:
+    web = pool_workflow_id(RESOURCE_GROUP, "web")
+    cases: list[tuple[Any, str, str]] = [
+        ({"name": "web", "resource_group": RESOURCE_GROUP, "replicas": -2, "template": {}}, web,
+         "invalid PoolSpec: replicas: Input should be greater than or equal"),
+        ("not json at all", web, "expected a JSON object, got a string"),
+        (None, web, "expected a JSON object, got NoneType"),
+        (pool_dict(stack.emulator.subnet_id, 1), pool_workflow_id(RESOURCE_GROUP, "other"),
+         "is managed only by workflow 'pool/azmc-demo/web'"),
+    ]
+    for spec, workflow_id, expected in cases:
+        handle = await stack.env.client.start_workflow(POOL_WORKFLOW_TYPE, spec, id=workflow_id,
+                                                       task_queue=stack.task_queue)
+        with pytest.raises(WorkflowFailureError) as caught:
+            await handle.result()
+        cause = caught.value.cause
+        assert isinstance(cause, ApplicationError) and cause.type == "InvalidSpec"
+        assert expected in str(cause), str(cause)
     assert stack.emulator.resources("virtualMachines") == []
