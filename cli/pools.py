@@ -178,9 +178,11 @@ async def apply_pool(client: Client, spec: PoolSpec, task_queue: str) -> PoolApp
 async def _change(client: Client, wf_id: str, spec: PoolSpec) -> list[str]:
     now = await status(client, wf_id)
     changed = []
-    if now.target_revision != spec.revision:
-        await set_template(client, wf_id, spec)
-        changed.append(f"template (revision {now.target_revision or '-'} -> {spec.revision}, rolling out)")
+    # Always sent: the pool itself knows whether the template differs (the same template keeps its revision,
+    # however it was first sent: azmc, or the `temporal` CLI with the file's JSON).
+    after = await set_template(client, wf_id, spec)
+    if after.target_revision != now.target_revision:
+        changed.append(f"template (revision {now.target_revision or '-'} -> {after.target_revision}, rolling out)")
     if now.replicas != spec.replicas:
         await scale(client, wf_id, spec.replicas)
         changed.append(f"replicas {now.replicas} -> {spec.replicas}")

@@ -31,6 +31,9 @@ def test_pool_with_the_temporal_cli_as_in_the_readme(stack: Stack) -> None:
     assert wf_id in _run(start, stack)
     assert "already running" in _refused(start, stack)
     wait_until(lambda: _ready(stack, query, document["replicas"]), 60, "the pool's machines to be Running")
+    # The same pool as YAML through `azmc apply`: the pool knows its own template (no spurious rollout).
+    again = _run(["azmc", "apply", "-f", "examples/pool.yaml"], stack)
+    assert "pool azmc-demo/web unchanged" in again, again
     replicas = json.loads(scale[scale.index("--input") + 1])["replicas"]
     answer = _run(scale, stack)  # the update answers at once with the pool's status
     assert f" replicas:{replicas} " in answer and "target_revision:" in answer, answer
