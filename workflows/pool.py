@@ -35,7 +35,7 @@ from workflows.inputs import bounded_history_limit, history_limit_from_memo
 from workflows.pool_book import PoolBook, names_of
 from workflows.pool_children import delete_machines, preserve_machines, start_machine
 from workflows.pool_inputs import check_open, decode_pool_input, delete_request, scale_request, template_spec
-from workflows.pool_plan import Plan, plan
+from workflows.pool_plan import Plan, available, counted, plan
 from workflows.pool_state import PoolState
 from workflows.pool_view import PoolView, build_status
 from workflows.pool_zones import machine_spec
@@ -193,7 +193,8 @@ class MachinePool:
         state.stuck = decided.stuck
         target = state.revision
         if not decided.rolling and state.current_revision != target:
-            if all(m.revision == target for m in state.machines if not m.preserved and not m.deleting):
+            alive = [m for m in state.machines if counted(m)]
+            if len(alive) == state.spec.replicas and all(available(m, now, state.spec.min_ready) for m in alive):
                 state.current_revision, state.current_template = target, state.spec.template
                 book.operation("roll", f"rev {target} rolled out")
         self._held = decided.held
