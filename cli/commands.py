@@ -158,16 +158,23 @@ def demo(
     state_dir: StateDir = _STACK.state_dir,
     time_scale: Annotated[float, typer.Option(help="emulator speed when the demo starts its own stack")] = 0.05,
     machines_count: Annotated[int, typer.Option("--machines", min=2, max=20)] = 4,
+    pool: Annotated[bool, typer.Option("--pool", help="a pool's rolling update with a failed creation healed")] = False,
     non_interactive: Annotated[
         bool | None, typer.Option("--non-interactive/--interactive", help="plain log lines (default when no TTY)")
     ] = None,
 ) -> None:
-    """Watch machines being created (one fails and recovers), then deleted; exit 0 only with zero leftovers."""
+    """Watch machines being created (one fails and recovers), then deleted; exit 0 only with zero leftovers.
+    `--pool`: a pool's rolling update in which one new machine fails and is replaced."""
     from cli.demo_command import run_demo_command
 
     config = StackConfig(temporal_port, ui_port, emulator_port, metrics_port, state_dir, time_scale,
                          codec_port=codec_port)
     interactive = console.is_terminal if non_interactive is None else not non_interactive
+    if pool:
+        from cli.demo_pool_command import run_pool_demo_command
+
+        run_pool_demo_command(config, interactive, console)
+        return
     run_demo_command(config, machines_count, interactive, console)
 
 

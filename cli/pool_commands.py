@@ -102,7 +102,7 @@ def scale(
     async def main() -> None:
         client, wf_id = await _find(settings, name, resource_group)
         status = await pools.scale(client, wf_id, replicas)
-        console.print(Text(f"pool {wf_id} scaling to {status.replicas}: {status.summary or status.phase}"))
+        console.print(Text(f"pool {wf_id} accepted replicas {status.replicas}: {status.summary or status.phase}"))
 
     run_friendly(main)
 

@@ -5,7 +5,7 @@ import asyncio
 from dataclasses import dataclass
 from datetime import datetime
 
-from temporalio.client import Client, WorkflowExecutionStatus, WorkflowUpdateFailedError
+from temporalio.client import Client, WorkflowExecution, WorkflowExecutionStatus, WorkflowUpdateFailedError
 from temporalio.common import SearchAttributePair, TypedSearchAttributes
 from temporalio.exceptions import WorkflowAlreadyStartedError
 
@@ -58,17 +58,17 @@ def pool_ref(name: str, resource_group: str = "") -> str | None:
 _POOLS = f"WorkflowType = '{POOL_WORKFLOW_TYPE}'"
 
 
-async def _pool_ids(client: Client, include_closed: bool) -> list[tuple[str, WorkflowExecutionStatus | None]]:
+async def _pools(client: Client, include_closed: bool) -> list[WorkflowExecution]:
     query = _POOLS if include_closed else f"{_POOLS} AND ExecutionStatus = 'Running'"
-    return [(wf.id, wf.status) async for wf in client.list_workflows(query)]
+    return [wf async for wf in client.list_workflows(query)]
 
 
 async def resolve(client: Client, name: str, resource_group: str = "") -> str:
     wf_id = pool_ref(name, resource_group)
     if wf_id is not None:
         return wf_id
-    found = sorted({wf_id for wf_id, _ in await _pool_ids(client, include_closed=False)
-                    if (pool_of(wf_id) or ("", ""))[1] == name})
+    open_pools = await _pools(client, include_closed=False)
+    found = sorted({wf.id for wf in open_pools if (pool_of(wf.id) or ("", ""))[1] == name})
     if not found:
         raise PoolError(f"no running pool named {name!r}; list them with `azmc pool get`, or pass -g RESOURCE_GROUP")
     if len(found) > 1:
@@ -93,11 +93,8 @@ async def status(client: Client, wf_id: str) -> PoolStatus:
 
 async def list_pools(client: Client, include_closed: bool = False) -> list[PoolRow]:
     """Every pool, with its status (one query per open pool, side by side)."""
-    listed = [wf async for wf in client.list_workflows(
-        _POOLS if include_closed else f"{_POOLS} AND ExecutionStatus = 'Running'")]
-
-    async def row(wf: object) -> PoolRow:
-        wf_id, state, started = wf.id, wf.status, wf.start_time  # type: ignore[attr-defined]
+    async def row(wf: WorkflowExecution) -> PoolRow:
+        wf_id, state, started = wf.id, wf.status, wf.start_time
         rg, name = pool_of(wf_id) or ("", wf_id)
         if state != WorkflowExecutionStatus.RUNNING:
             shown = state.name.title().replace("_", " ") if state else "Closed"
@@ -107,7 +104,7 @@ async def list_pools(client: Client, include_closed: bool = False) -> list[PoolR
         except Exception as error:  # a pool whose worker is away still shows, with why it has no numbers
             return PoolRow(wf_id, rg, name, None, started, note=f"status unavailable ({type(error).__name__})")
 
-    rows = await asyncio.gather(*(row(wf) for wf in listed))
+    rows = await asyncio.gather(*(row(wf) for wf in await _pools(client, include_closed)))
     return sorted(rows, key=lambda r: (r.resource_group, r.name))
 
 
@@ -178,9 +175,11 @@ async def apply_pool(client: Client, spec: PoolSpec, task_queue: str) -> PoolApp
 async def _change(client: Client, wf_id: str, spec: PoolSpec) -> list[str]:
     now = await status(client, wf_id)
     changed = []
-    if now.target_revision != spec.revision:
-        await set_template(client, wf_id, spec)
-        changed.append(f"template (revision {now.target_revision or '-'} -> {spec.revision}, rolling out)")
+    # Always sent: the pool itself knows whether the template differs (the same template keeps its revision,
+    # however it was first sent: azmc, or the `temporal` CLI with the file's JSON).
+    after = await set_template(client, wf_id, spec)
+    if after.target_revision != now.target_revision:
+        changed.append(f"template (revision {now.target_revision or '-'} -> {after.target_revision}, rolling out)")
     if now.replicas != spec.replicas:
         await scale(client, wf_id, spec.replicas)
         changed.append(f"replicas {now.replicas} -> {spec.replicas}")

@@ -64,7 +64,7 @@ def test_unknown_kind_is_one_line_naming_the_kinds(tmp_path: Path, kind: object)
         ({"name": "Web_1"}, "name:", "lower-case letters"),
         ({"strategy": {"max_surge": 0, "max_unavailable": 0}}, "strategy:", "cannot both be 0"),
         ({"template": {**POOL["template"], "name": "vm1"}}, "template:", "must not be set in a template"),
-        ({"template": {**POOL["template"], "vm_size": 5}}, "template.vm_size:", "string"),
+        ({"template": {**POOL["template"], "location": 5}}, "template.location:", "string"),
         ({"colour": "blue"}, "colour:", "unknown field"),
     ],
 )

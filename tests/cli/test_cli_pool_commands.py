@@ -61,7 +61,7 @@ def test_apply_get_describe_scale_and_delete_a_pool(stack: Stack, tmp_path: Path
     assert "Traceback" not in refused.stderr
 
     scaled = azmc(stack, "pool", "scale", "azmc-demo/web", "--replicas", "3")
-    assert scaled.exit_code == 0 and "scaling to 3" in scaled.stdout, scaled.output
+    assert scaled.exit_code == 0 and "pool/azmc-demo/web accepted replicas 3" in scaled.stdout, scaled.output
     wait_until(lambda: " 3/3/3/3 " in _row(stack), 60, "3 machines available")
 
     # The same file again with another template: a rolling update to a new revision.
@@ -86,3 +86,24 @@ def test_invalid_pool_names_are_refused_before_any_connection(argv: list[str]) -
     lines = result.stderr.strip().splitlines()
     assert result.exit_code == 1 and len(lines) == 1 and "Temporal" not in lines[0], result.output
     assert "is not valid" in lines[0] or "is not NAME" in lines[0]
+
+
+async def test_the_pool_demo_heals_its_failed_creation_and_leaves_nothing(stack: Stack) -> None:
+    from temporalio.client import Client
+
+    from cli.demo_pool import PoolDemo, demo_pool_spec
+    from emulator.seed import SEED_SUBSCRIPTION
+    from tests.e2e.stack import STACK_CONVERTER
+    from workers.settings import TASK_QUEUE
+
+    client = await Client.connect(stack.address, data_converter=STACK_CONVERTER)
+    printed: list[str] = []
+    spec = demo_pool_spec(SEED_SUBSCRIPTION, token="t3st")
+    result = await PoolDemo(client, stack.emulator.control, spec, TASK_QUEUE,
+                            lambda _status, lines: printed.extend(lines)).run(timeout_s=90)
+    assert result.ok and result.healed and len(result.hit) == 1, result
+    unlucky = result.phases[result.hit[0]]
+    assert unlucky.index("CrashLoopBackOff") < unlucky.index("Running")  # failed, then created again
+    assert any(line.startswith("pool: roll: rev ") and "rolled out" in line for line in printed)
+    assert any(f"{result.hit[0]}" in line and "CrashLoopBackOff" in line for line in printed)
+    assert len(result.phases) == 6 and result.leftovers == []  # 3 old, 3 new machines; all gone

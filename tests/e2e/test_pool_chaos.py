@@ -1,4 +1,4 @@
-"""Chaos for pools: a rolling update of 10 machines while the worker is SIGKILLed several times (and Azure
+"""Chaos for pools: a rolling update of 10 machines while the worker is SIGKILLed 3 times (and Azure
 fails some calls) ends with exactly `replicas` machines, all on the new revision, and nothing else in Azure."""
 
 import asyncio
@@ -18,7 +18,7 @@ from workers.settings import TASK_QUEUE
 from workflows.search_attributes import AZMC_POOL_PHASE
 
 REPLICAS = 10
-KILLS = 4
+KILLS = 3
 POOL = "chaos"
 
 
@@ -92,7 +92,7 @@ async def test_sigkilled_worker_during_a_rolling_update_ends_with_replicas_on_th
         kills_mid_roll += rollout == RolloutPhase.ROLLING
         stack.worker.kill()
         stack.worker.start()
-    assert kills_mid_roll >= 3, "the kills must land while the rollout is still going"
+    assert kills_mid_roll >= 2, "the kills must land while the rollout is still going"
 
     done = await _until(client, wf_id, _settled(new.revision), 120, "10 machines on the new revision")
     print(f"rolled out {time.monotonic() - started:.1f}s after set_template, {KILLS} worker kills")

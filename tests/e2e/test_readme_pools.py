@@ -31,9 +31,12 @@ def test_pool_with_the_temporal_cli_as_in_the_readme(stack: Stack) -> None:
     assert wf_id in _run(start, stack)
     assert "already running" in _refused(start, stack)
     wait_until(lambda: _ready(stack, query, document["replicas"]), 60, "the pool's machines to be Running")
+    # The same pool as YAML through `azmc apply`: the pool knows its own template (no spurious rollout).
+    again = _run(["azmc", "apply", "-f", "examples/pool.yaml"], stack)
+    assert "pool azmc-demo/web unchanged" in again, again
     replicas = json.loads(scale[scale.index("--input") + 1])["replicas"]
     answer = _run(scale, stack)  # the update answers at once with the pool's status
-    assert f" replicas:{replicas} " in answer and f"scaling to {replicas}" in answer, answer
+    assert f" replicas:{replicas} " in answer and "target_revision:" in answer, answer
     wait_until(lambda: _ready(stack, query, replicas), 60, f"{replicas} machines Running")
     status = _status(stack, query)
     names = sorted(m["name"] for m in status["machines"])
@@ -53,7 +56,7 @@ def test_pool_with_azmc_as_in_the_readme(stack: Stack) -> None:
     assert "unchanged" in _run(apply, stack)
     wait_until(lambda: " 3/3/3/" in _run(get, stack), 60, "3 machines Running in `azmc pool get`")
     assert "desired 3, current 3, ready 3" in _run(describe, stack)
-    assert "scaling to 5" in _run(scale, stack)
+    assert "pool/azmc-demo/web accepted replicas 5" in _run(scale, stack)
     wait_until(lambda: " 5/5/5/" in _run(get, stack), 60, "5 machines Running in `azmc pool get`")
     assert len(re.findall(r"^\W*web-\w{5} +Running ", _run(describe, stack), flags=re.MULTILINE)) == 5
     assert "deleted: none of its machines is left in Azure" in _run(delete, stack)
