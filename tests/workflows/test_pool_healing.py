@@ -23,9 +23,14 @@ async def test_five_failed_machines_are_replaced_one_at_a_time(stack: Stack) -> 
     emulator.add_fault("virtualMachines.put", status=409, code="AllocationFailed", times=-1)
     template = template_dict(emulator.subnet_id, timeouts={"creation": "10m"})
     handle = await start_pool(env.client, stack.task_queue, pool_dict(emulator.subnet_id, 5, template=template))
-    failed = await wait_pool(env, handle, lambda s: sum(1 for m in s.machines if m.phase == Phase.FAILED) >= 4,
-                             step=timedelta(seconds=20))
-    first_names = {m.name for m in failed.machines}
+    first = await wait_pool(env, handle, lambda s: len(s.machines) == 5)
+    first_names = {m.name for m in first.machines}
+
+    def all_failed(status: PoolStatus) -> bool:  # each of the first five is Failed, or was and is replaced already
+        left = {m.name: m.phase for m in status.machines if m.name in first_names}
+        return all(phase == Phase.FAILED for phase in left.values())
+
+    await wait_pool(env, handle, all_failed, step=timedelta(seconds=20))
     emulator.clear_faults()  # capacity is back
 
     seen: list[PoolStatus] = []
@@ -66,7 +71,9 @@ async def test_failed_machines_are_preserved_uncounted_and_deleted_last(stack: S
         assert machine.preserved and machine.phase == Phase.FAILED
 
     # Deleted after preserve_timeout.
-    await env.sleep(timedelta(hours=1))
+    # Up to just before the timeout in one skip (nothing happens meanwhile), then in small steps.
+    until = min(m.since for m in running.machines if m.preserved) + timedelta(hours=1)
+    await env.sleep(until - await env.get_current_time() - timedelta(seconds=30))
     later = await wait_pool(env, handle, settled(3))
     gone_at = {op.description.split(" ")[0]: op.at for op in later.recent_operations if op.kind == "delete"}
     preserved_at = {op.description.split(":")[0]: op.at for op in later.recent_operations if op.kind == "preserve"}
