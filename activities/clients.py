@@ -15,6 +15,7 @@ from azure.mgmt.resourcegraph.aio import ResourceGraphClient
 
 from activities.audit import AuditPolicy
 from activities.config import AzureConfig
+from activities.lro import RetryAfterPolling
 from activities.request_count import RequestCounter, RequestCountingPolicy
 
 # The SDK's http logging already redacts headers outside its allow-list (Authorization included);
@@ -55,6 +56,12 @@ class AzureClients:
     subscription_id: str
     # Which azmc installation these clients act for (activities/ownership.py); None: read-only use.
     installation_id: str | None
+    # Waited between operation-status polls only when ARM's answer carries no Retry-After.
+    polling_interval_s: float = 2.0
+
+    def polling(self, *, final_get: bool = True) -> RetryAfterPolling:
+        """The `polling=` of every begin_* call: Retry-After honoured from the first poll (activities/lro.py)."""
+        return RetryAfterPolling(self.polling_interval_s, final_get=final_get)
 
     async def close(self) -> None:
         await self.compute.close()
@@ -91,4 +98,5 @@ def build_clients(config: AzureConfig) -> AzureClients:
     compute = ComputeManagementClient(credential, config.subscription_id, **common)
     network = NetworkManagementClient(credential, config.subscription_id, **common)
     graph = ResourceGraphClient(credential, **common)
-    return AzureClients(compute, network, graph, credential, counter, config.subscription_id, config.installation_id)
+    return AzureClients(compute, network, graph, credential, counter, config.subscription_id, config.installation_id,
+                        config.polling_interval_s)

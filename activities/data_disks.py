@@ -40,7 +40,8 @@ async def set_data_disk_delete_option(clients: AzureClients, inp: DataDiskDelete
     vms = clients.compute.virtual_machines
     async with classified(f"set deleteOption {option} on the data disks of VM {name}"):
         resumed, updated = await resume_operation(
-            name, lambda token: vms.begin_update(rg, name, cm.VirtualMachineUpdate(), continuation_token=token))
+            name, lambda token: vms.begin_update(rg, name, cm.VirtualMachineUpdate(), continuation_token=token,
+                                              polling=clients.polling()))
     if resumed and updated is not None:
         return _confirmed(name, vm_inventory(updated), option)
     vm = await get_vm(clients, rg, name)
@@ -55,5 +56,5 @@ async def set_data_disk_delete_option(clients: AzureClients, inp: DataDiskDelete
     log(name, "setting deleteOption %s on data disks %s", option, ", ".join(d.name for d in inventory.data_disks))
     update = cm.VirtualMachineUpdate(storage_profile=cm.StorageProfile(data_disks=disks))
     async with classified(f"set deleteOption {option} on the data disks of VM {name}"):
-        updated = await wait_heartbeating(await vms.begin_update(rg, name, update))
+        updated = await wait_heartbeating(await vms.begin_update(rg, name, update, polling=clients.polling()))
     return _confirmed(name, vm_inventory(updated), option)

@@ -43,7 +43,8 @@ async def delete_vm(clients: AzureClients, inp: DeleteVmInput) -> None:
 
     def begin(**kwargs: Any) -> Awaitable[AsyncLROPoller[None]]:
         # The NIC and OS disk go with the VM (deleteOption Delete); data disks are detached and kept.
-        return vms.begin_delete(rg, name, force_deletion=True if inp.force else None, **kwargs)
+        return vms.begin_delete(rg, name, force_deletion=True if inp.force else None, polling=clients.polling(),
+                                **kwargs)
 
     owner = owner_of(clients, rg, name, inp.owner_workflow_id)
     await _delete_owned("VM", name, owner, lambda: vms.get(rg, name), begin)
@@ -63,5 +64,5 @@ async def _delete_named(kind: str, clients: AzureClients, inp: DeleteResourceInp
     await _delete_owned(
         kind, inp.name, owner_of(clients, rg, inp.machine.name, inp.owner_workflow_id),
         lambda: operations.get(rg, inp.name),
-        lambda **kwargs: operations.begin_delete(rg, inp.name, **kwargs),
+        lambda **kwargs: operations.begin_delete(rg, inp.name, polling=clients.polling(), **kwargs),
     )

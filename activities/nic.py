@@ -52,7 +52,8 @@ async def ensure_nic(clients: AzureClients, spec: MachineSpec) -> str:
         log(spec.name, "NIC %s exists but differs from the spec; updating it", name)
     async with classified(f"create NIC {name}"):
         body = build_nic(spec, owner.tags(spec))
-        poller = await clients.network.network_interfaces.begin_create_or_update(rg, name, body)
+        poller = await clients.network.network_interfaces.begin_create_or_update(
+            rg, name, body, polling=clients.polling())
         nic = await wait_heartbeating(poller)
     log(spec.name, "NIC %s ready", name)
     return str(nic.id)

@@ -26,8 +26,8 @@ async def power_off(clients: AzureClients, machine: MachineRef) -> None:
     rg, name = machine.resource_group, machine.name
     vms = clients.compute.virtual_machines
     async with classified(f"power off VM {name}"):
-        resumed, _ = await resume_operation(name, lambda token: vms.begin_power_off(rg, name,
-                                                                                    continuation_token=token))
+        resumed, _ = await resume_operation(name, lambda token: vms.begin_power_off(
+            rg, name, continuation_token=token, polling=clients.polling()))
     if resumed:
         log(name, "VM powered off (resumed operation)")
         return
@@ -40,7 +40,8 @@ async def power_off(clients: AzureClients, machine: MachineRef) -> None:
         return
     log(name, "powering off VM (graceful shutdown)")
     async with classified(f"power off VM {name}"):
-        await wait_heartbeating(await vms.begin_power_off(rg, name, skip_shutdown=False))
+        await wait_heartbeating(await vms.begin_power_off(rg, name, skip_shutdown=False,
+                                                                polling=clients.polling()))
     log(name, "VM powered off")
 
 
@@ -55,7 +56,8 @@ async def start_vm(clients: AzureClients, machine: MachineRef) -> Inventory:
     rg, name = machine.resource_group, machine.name
     vms = clients.compute.virtual_machines
     async with classified(f"start VM {name}"):
-        resumed, _ = await resume_operation(name, lambda token: vms.begin_start(rg, name, continuation_token=token))
+        resumed, _ = await resume_operation(name, lambda token: vms.begin_start(rg, name, continuation_token=token,
+                                                                                 polling=clients.polling()))
     vm = await _owned_vm(clients, machine)
     if vm is None:
         raise error(ErrorType.NOT_FOUND, f"start VM {name}: the VM does not exist (any more)")
@@ -65,6 +67,6 @@ async def start_vm(clients: AzureClients, machine: MachineRef) -> Inventory:
         return inventory
     log(name, "starting the %s VM", inventory.vm_state.power_state or "stopped")
     async with classified(f"start VM {name}"):
-        await wait_heartbeating(await vms.begin_start(rg, name))
+        await wait_heartbeating(await vms.begin_start(rg, name, polling=clients.polling()))
     log(name, "VM started")
     return _running(inventory)

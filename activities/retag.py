@@ -37,7 +37,8 @@ def _unique(names: list[str]) -> list[str]:
 
 
 async def _patch_vm(clients: AzureClients, rg: str, name: str, tags: dict[str, str]) -> None:
-    poller = await clients.compute.virtual_machines.begin_update(rg, name, cm.VirtualMachineUpdate(tags=tags))
+    poller = await clients.compute.virtual_machines.begin_update(rg, name, cm.VirtualMachineUpdate(tags=tags),
+                                                                 polling=clients.polling())
     await poller.result()
 
 
@@ -46,7 +47,7 @@ async def _patch_nic(clients: AzureClients, rg: str, name: str, tags: dict[str, 
 
 
 async def patch_disk_tags(clients: AzureClients, rg: str, name: str, tags: dict[str, str]) -> cm.Disk:
-    poller = await clients.compute.disks.begin_update(rg, name, cm.DiskUpdate(tags=tags))
+    poller = await clients.compute.disks.begin_update(rg, name, cm.DiskUpdate(tags=tags), polling=clients.polling())
     return await poller.result()
 
 

@@ -51,7 +51,8 @@ async def ensure_vm(clients: AzureClients, inp: EnsureVmInput) -> Inventory:
     known = {disk.name: disk.unique_id for disk in inp.attach}
 
     def resume(token: str) -> Any:
-        return vms.begin_create_or_update(spec.resource_group, spec.name, body, continuation_token=token)
+        return vms.begin_create_or_update(spec.resource_group, spec.name, body, continuation_token=token,
+                                          polling=clients.polling())
 
     async with classified(f"create VM {spec.name}"):
         _, vm = await resume_operation(spec.name, resume)
@@ -72,7 +73,8 @@ async def ensure_vm(clients: AzureClients, inp: EnsureVmInput) -> Inventory:
             f", attaching existing data disks {', '.join(attached)}" if attached else "")
         try:
             async with classified(f"create VM {spec.name}"):
-                poller = await vms.begin_create_or_update(spec.resource_group, spec.name, body)
+                poller = await vms.begin_create_or_update(spec.resource_group, spec.name, body,
+                                                           polling=clients.polling())
                 vm = await wait_heartbeating(poller)
         except ApplicationError:
             await _tag_disks_of_failed_create(clients, spec)
