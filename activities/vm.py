@@ -1,19 +1,23 @@
 """ensure_vm: create the VM once (or adopt ours), resuming a previous attempt's operation when there is one."""
 
+from http import HTTPStatus
 from typing import Any
 
+from azure.core import MatchConditions
+from azure.core.exceptions import ResourceExistsError, ResourceModifiedError
 from azure.mgmt.compute import models as cm
 from temporalio.exceptions import ApplicationError
 
 from activities.arm import classified, log, resume_operation, wait_heartbeating
 from activities.clients import AzureClients
 from activities.disk_tags import tag_vm_disks
-from activities.errors import classify_code
+from activities.errors import classify_code, error
 from activities.ownership import Ownership, owner_of
 from activities.retag import adopt_legacy_machine
 from activities.vm_body import build_vm
 from activities.vm_reader import get_vm, vm_inventory
 from models.activity_io import EnsureVmInput
+from models.errors import ErrorType
 from models.inventory import Inventory
 from models.spec import MachineSpec
 
@@ -42,6 +46,28 @@ async def _tag_disks_of_failed_create(clients: AzureClients, spec: MachineSpec,
         log(spec.name, "could not tag the disks of the failed VM: %s", err)
 
 
+async def _put(clients: AzureClients, spec: MachineSpec, body: cm.VirtualMachine, *,
+               etag: str | None = None) -> cm.VirtualMachine | None:
+    """The VM PUT, waited for. Without `etag` it may only create (If-None-Match: *): None when a VM of that
+    name exists, so no write ever lands on a VM whose owner was not checked, with no GET before a create.
+    With `etag` it may only change the VM as read (If-Match); a failed create's disks are tagged."""
+    vms = clients.compute.virtual_machines
+    condition = MatchConditions.IfNotModified if etag else MatchConditions.IfMissing
+    try:
+        async with classified(f"create VM {spec.name}"):
+            try:
+                poller = await vms.begin_create_or_update(spec.resource_group, spec.name, body, etag=etag,
+                                                          match_condition=condition, polling=clients.polling())
+            except (ResourceExistsError, ResourceModifiedError) as exc:
+                if exc.status_code != HTTPStatus.PRECONDITION_FAILED:
+                    raise  # a 409 (say, AnotherOperationInProgress) is Azure refusing, not our condition
+                return None  # 412: not the absence (or the version) the PUT was conditioned on
+            return await wait_heartbeating(poller)
+    except ApplicationError:
+        await _tag_disks_of_failed_create(clients, spec)
+        raise
+
+
 async def ensure_vm(clients: AzureClients, inp: EnsureVmInput) -> Inventory:
     spec = inp.spec
     vms = clients.compute.virtual_machines
@@ -56,7 +82,11 @@ async def ensure_vm(clients: AzureClients, inp: EnsureVmInput) -> Inventory:
 
     async with classified(f"create VM {spec.name}"):
         _, vm = await resume_operation(spec.name, resume)
-    if vm is None:
+    if vm is None and inp.vm_absent:
+        log(spec.name, "creating VM (%s in %s)%s", spec.vm_size, spec.location,
+            f", attaching existing data disks {', '.join(attached)}" if attached else "")
+        vm = await _put(clients, spec, body)
+    if vm is None:  # whether a VM of this name exists, whose it is, and how it is
         vm = await get_vm(clients, spec.resource_group, spec.name)
         ownership = owner.require("VM", spec.name, vm.tags) if vm is not None else None
         if vm is not None and vm.provisioning_state == "Succeeded":
@@ -69,16 +99,13 @@ async def ensure_vm(clients: AzureClients, inp: EnsureVmInput) -> Inventory:
         if vm is not None and vm.provisioning_state == "Failed":
             await _tag_disks_of_failed_create(clients, spec, vm)
             raise failed_vm_error(vm)
-        log(spec.name, "creating VM (%s in %s)%s", spec.vm_size, spec.location,
-            f", attaching existing data disks {', '.join(attached)}" if attached else "")
-        try:
-            async with classified(f"create VM {spec.name}"):
-                poller = await vms.begin_create_or_update(spec.resource_group, spec.name, body,
-                                                           polling=clients.polling())
-                vm = await wait_heartbeating(poller)
-        except ApplicationError:
-            await _tag_disks_of_failed_create(clients, spec)
-            raise
+        # None: create. Ours and still being provisioned: PUT again, on that very version.
+        if vm is None:
+            log(spec.name, "creating VM (%s in %s)%s", spec.vm_size, spec.location,
+                f", attaching existing data disks {', '.join(attached)}" if attached else "")
+        vm = await _put(clients, spec, body, etag=vm.etag if vm is not None else None)
+        if vm is None:
+            raise error(ErrorType.TRANSIENT, f"VM {spec.name} changed while it was being created; checking again")
     inventory = vm_inventory(vm)
     if vm.provisioning_state == "Failed":
         await _tag_disks_of_failed_create(clients, spec)

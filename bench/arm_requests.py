@@ -115,7 +115,8 @@ async def lifecycle(url: str) -> list[tuple[str, Counter[str]]]:
     steps: list[tuple[str, Any]] = [
         ("create: find_vm (no VM: + its data disk)", lambda: env.run(driver.find_vm, spec)),
         ("create: ensure_nic", lambda: env.run(driver.ensure_nic, spec)),
-        ("create: ensure_vm", lambda: env.run(driver.ensure_vm, EnsureVmInput(spec=spec, nic_id=nic_id[0]))),
+        ("create: ensure_vm", lambda: env.run(driver.ensure_vm, EnsureVmInput(spec=spec, nic_id=nic_id[0],
+                                                                             vm_absent=True))),
         ("health: read_inventory", lambda: env.run(driver.read_inventory, spec)),
         ("delete: read_inventory", lambda: env.run(driver.read_inventory, spec)),
         # Data disks are created with deleteOption Detach (a recovery keeps them); `delete` sets Delete first.
