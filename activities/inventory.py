@@ -7,20 +7,18 @@ under any name a spec gave them, with their tags; from ARM's state, because "abs
 concluded from the lagging Resource Graph.
 """
 
-import asyncio
-from typing import Any
 
 from azure.mgmt.compute import models as cm
 from temporalio.exceptions import ApplicationError
 
-from activities.arm import classified, get_or_none, log
+from activities.arm import log
 from activities.clients import AzureClients
 from activities.errors import error
-from activities.graph import DISK_TYPE, NIC_TYPE
-from activities.machine_list import machine_resources
-from activities.ownership import Owner, Ownership, owner_of
+from activities.graph import DISK_TYPE, NIC_TYPE, VM_TYPE
+from activities.machine_list import Listed, machine_resources
+from activities.ownership import Ownership, owner_of
 from activities.retag import adopt_legacy_machine
-from activities.vm_reader import disk_ref, get_vm, vm_inventory
+from activities.vm_reader import get_vm, vm_inventory
 from models.errors import ErrorType
 from models.inventory import DataDiskRef, Inventory
 from models.naming import data_disk_name, nic_name, os_disk_name
@@ -39,32 +37,25 @@ async def _owned_vm(clients: AzureClients, spec: MachineSpec) -> cm.VirtualMachi
 
 
 async def find_vm(clients: AzureClients, spec: MachineSpec) -> Inventory:
-    """The VM and what it names: one GET. Without a VM, the spec's data disks that exist (a GET each,
-    none for a machine without data disks), so a re-created VM attaches them instead of creating
-    them empty. Never the NIC: creation never skips work because a NIC is absent (ensure_nic checks)."""
+    """The VM and what it names: one GET. Without a VM, the spec's data disks that exist (one ARM list of
+    the machine's resources, remembered: ensure_nic then needs no GET to learn the NIC is absent), so a
+    re-created VM attaches them instead of creating them empty. Never the NIC: creation never skips
+    work because a NIC is absent (ensure_nic checks)."""
     vm = await _owned_vm(clients, spec)
     if vm is not None:
         return vm_inventory(vm)
-    kept = await existing_data_disks(clients, spec)
+    wanted = {data_disk_name(spec.name, d.lun, d.name).lower() for d in spec.data_disks}
+    kept = [disk for disk in (await _leftovers(clients, spec)).data_disks if disk.name.lower() in wanted]
     return Inventory(disk_names=[disk.name for disk in kept], data_disks=kept)
-
-
-async def existing_data_disks(clients: AzureClients, spec: MachineSpec) -> list[DataDiskRef]:
-    """The spec's data disks that exist and are ours, read by name (with their uniqueId)."""
-    wanted = [(data_disk_name(spec.name, d.lun, d.name), d.lun) for d in sorted(spec.data_disks, key=lambda d: d.lun)]
-    if not wanted:
-        return []
-    async with classified(f"read data disks of {spec.name}"):
-        bodies = await asyncio.gather(*(get_or_none(clients.compute.disks.get(spec.resource_group, name))
-                                        for name, _ in wanted))
-    owner = owner_of(clients, spec.resource_group, spec.name)
-    found = [(name, body) for (name, _), body in zip(wanted, bodies, strict=True)]
-    owned = set(_owned_names(owner, "disk", found, []))
-    return [disk_ref(body, lun) for (name, lun), body in zip(wanted, bodies, strict=True) if name in owned]
 
 
 async def read_inventory(clients: AzureClients, spec: MachineSpec) -> Inventory:
     not_ours: list[str] = []
+    if clients.memory.deleted_recently(spec.resource_group, spec.name):
+        # This worker just deleted the VM: ARM's list answers for every type at once, the VM included.
+        listed = await machine_resources(clients, spec.resource_group, spec.name)
+        if not any(res.type == VM_TYPE and res.name.lower() == spec.name.lower() for res in listed):
+            return _found(spec, await _leftovers(clients, spec, listed), [])
     try:
         vm = await _owned_vm(clients, spec)
     except ApplicationError as exc:
@@ -77,7 +68,11 @@ async def read_inventory(clients: AzureClients, spec: MachineSpec) -> Inventory:
         inventory = vm_inventory(vm)
         log(spec.name, "status: %s", inventory.summary())
         return inventory
-    inventory = await _leftovers(clients, spec)
+    return _found(spec, await _leftovers(clients, spec), not_ours)
+
+
+def _found(spec: MachineSpec, inventory: Inventory, not_ours: list[str]) -> Inventory:
+    """What is left without a VM; NotFound when nothing is (and nothing of another owner sits in our names)."""
     inventory = inventory.model_copy(update={"not_ours": not_ours + inventory.not_ours})
     if inventory.is_empty and not inventory.not_ours:
         log(spec.name, "status: nothing exists")
@@ -86,12 +81,14 @@ async def read_inventory(clients: AzureClients, spec: MachineSpec) -> Inventory:
     return inventory
 
 
-async def _leftovers(clients: AzureClients, spec: MachineSpec) -> Inventory:
+async def _leftovers(clients: AzureClients, spec: MachineSpec, listed: list[Listed] | None = None) -> Inventory:
     """No VM: ARM's own list of the machine's resources (one request, no index lag: "nothing left" is
     Azure's word), each classified by its tags as a GET would be."""
     rg = spec.resource_group
     owner = owner_of(clients, rg, spec.name)
-    listed = await machine_resources(clients, rg, spec.name)
+    if listed is None:
+        listed = await machine_resources(clients, rg, spec.name)
+    clients.memory.saw_listed(rg, spec.name, listed)
     os_disk = os_disk_name(spec.name).lower()
     luns = {data_disk_name(spec.name, d.lun, d.name).lower(): d.lun for d in spec.data_disks}
     derived = {nic_name(spec.name).lower(), *(d.lower() for d in spec.all_disk_names())}
@@ -122,16 +119,3 @@ async def _leftovers(clients: AzureClients, spec: MachineSpec) -> Inventory:
     data.sort(key=lambda disk: spec_first(disk.name))
     return Inventory(nic_names=sorted(nics, key=spec_first), disk_names=sorted(disks, key=spec_first),
                      data_disks=data, not_ours=not_ours)
-
-
-def _owned_names(owner: Owner, kind: str, found: list[tuple[str, Any]], not_ours: list[str]) -> list[str]:
-    names = []
-    for name, body in found:
-        if body is None:
-            continue
-        if owner.may_use(body.tags):
-            names.append(name)
-        else:
-            not_ours.append(f"{kind} {name}")
-            log(owner.machine, "ignoring %s: %s", name, owner.not_owned(kind, name, body.tags).message)
-    return names

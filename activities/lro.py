@@ -39,7 +39,4 @@ class RetryAfterPolling(AsyncARMPolling):  # type: ignore[misc]
     def resource(self) -> Any:
         if self._final_get or self._initial_response is None:
             return super().resource()
-        response = self._initial_response.http_response
-        if not response.text():
-            return None  # a 202 without a body: nothing to return but success
-        return self.parse_resource(self._initial_response)
+        return self._parse_resource(self._initial_response)  # None for a 202 without a body

@@ -1,5 +1,6 @@
 """ensure_vm: create the VM once (or adopt ours), resuming a previous attempt's operation when there is one."""
 
+import asyncio
 from http import HTTPStatus
 from typing import Any
 
@@ -8,7 +9,7 @@ from azure.core.exceptions import ResourceExistsError, ResourceModifiedError
 from azure.mgmt.compute import models as cm
 from temporalio.exceptions import ApplicationError
 
-from activities.arm import classified, log, resume_operation, wait_heartbeating
+from activities.arm import classified, get_or_none, log, resume_operation, wait_heartbeating
 from activities.clients import AzureClients
 from activities.disk_tags import tag_vm_disks
 from activities.errors import classify_code, error
@@ -18,7 +19,7 @@ from activities.vm_body import build_vm
 from activities.vm_reader import get_vm, vm_inventory
 from models.activity_io import EnsureVmInput
 from models.errors import ErrorType
-from models.inventory import Inventory
+from models.inventory import DataDiskRef, Inventory
 from models.spec import MachineSpec
 
 
@@ -44,6 +45,18 @@ async def _tag_disks_of_failed_create(clients: AzureClients, spec: MachineSpec,
             await tag_vm_disks(clients, spec, vm_inventory(vm), created=False)
     except ApplicationError as err:
         log(spec.name, "could not tag the disks of the failed VM: %s", err)
+
+
+async def _unique_ids(clients: AzureClients, rg: str, attach: list[DataDiskRef]) -> dict[str, str]:
+    """Disk name -> uniqueId of the data disks to attach (the status shows it): read only where the caller
+    does not know it (find_vm lists what exists, and ARM's list carries no uniqueId)."""
+    known = {disk.name: disk.unique_id for disk in attach if disk.unique_id}
+    missing = [disk.name for disk in attach if not disk.unique_id]
+    if missing:
+        async with classified("read the data disks to attach"):
+            bodies = await asyncio.gather(*(get_or_none(clients.compute.disks.get(rg, name)) for name in missing))
+        known |= {str(body.name): str(body.unique_id) for body in bodies if body is not None and body.unique_id}
+    return known
 
 
 async def _put(clients: AzureClients, spec: MachineSpec, body: cm.VirtualMachine, *,
@@ -74,7 +87,7 @@ async def ensure_vm(clients: AzureClients, inp: EnsureVmInput) -> Inventory:
     owner = owner_of(clients, spec.resource_group, spec.name)
     body = build_vm(spec, inp.nic_id, owner.tags(spec), inp.attach)
     attached = [disk.name for disk in inp.attach]
-    known = {disk.name: disk.unique_id for disk in inp.attach}
+    known = await _unique_ids(clients, spec.resource_group, inp.attach)
 
     def resume(token: str) -> Any:
         return vms.begin_create_or_update(spec.resource_group, spec.name, body, continuation_token=token,
