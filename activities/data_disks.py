@@ -54,6 +54,7 @@ async def set_data_disk_delete_option(clients: AzureClients, inp: DataDiskDelete
         return _confirmed(name, vm_inventory(updated), option)
     known = clients.memory.vm(rg, name)
     for vm in ([known] if known is not None and known.etag else []) + [None]:
+        remembered = vm is not None
         vm = vm or await get_vm(clients, rg, name)
         if vm is None:
             log(name, "VM does not exist (any more): no data disk can go with it")
@@ -61,6 +62,8 @@ async def set_data_disk_delete_option(clients: AzureClients, inp: DataDiskDelete
         owner_of(clients, rg, name).require("VM", name, vm.tags)
         inventory = vm_inventory(vm)
         if all(disk.delete_option.lower() == option.lower() for disk in inventory.data_disks):
+            if remembered:
+                continue  # "nothing to do" is only ARM's to say: a VM remembered may have changed since
             return inventory
         updated = await _patch(clients, rg, name, vm, option)
         if updated is not None:

@@ -40,12 +40,23 @@ async def find_vm(clients: AzureClients, spec: MachineSpec) -> Inventory:
     """The VM and what it names: one GET. Without a VM, the spec's data disks that exist (one ARM list of
     the machine's resources, remembered: ensure_nic then needs no GET to learn the NIC is absent), so a
     re-created VM attaches them instead of creating them empty. Never the NIC: creation never skips
-    work because a NIC is absent (ensure_nic checks)."""
-    vm = await _owned_vm(clients, spec)
-    if vm is not None:
-        return vm_inventory(vm)
+    work because a NIC is absent (ensure_nic checks).
+
+    A machine this worker has seen nothing of (a new machine's first attempt, or the first check after
+    a worker restart) is listed FIRST: without a VM that one request is the whole answer; with one, the
+    GET follows (one request more, once per machine and worker start)."""
+    rg = spec.resource_group
+    listed = None
+    if not clients.memory.knows(rg, spec.name):
+        listed = await machine_resources(clients, rg, spec.name)
+        if any(res.type == VM_TYPE and res.name.lower() == spec.name.lower() for res in listed):
+            listed = None
+    if listed is None:
+        vm = await _owned_vm(clients, spec)
+        if vm is not None:
+            return vm_inventory(vm)
     wanted = {data_disk_name(spec.name, d.lun, d.name).lower() for d in spec.data_disks}
-    kept = [disk for disk in (await _leftovers(clients, spec)).data_disks if disk.name.lower() in wanted]
+    kept = [disk for disk in (await _leftovers(clients, spec, listed)).data_disks if disk.name.lower() in wanted]
     return Inventory(disk_names=[disk.name for disk in kept], data_disks=kept)
 
 

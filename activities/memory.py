@@ -61,6 +61,10 @@ class MachineMemory:
         entry = self._entry(resource_group, name)
         entry.listed, entry.listed_at = listed, time.monotonic()
 
+    def knows(self, resource_group: str, name: str) -> bool:
+        """Whether this worker has read or written anything of the machine since it started."""
+        return self._peek(resource_group, name) is not None
+
     def forget(self, resource_group: str, name: str) -> None:
         self._seen.pop(_key(resource_group, name), None)
 

@@ -119,6 +119,7 @@ async def ensure_vm(clients: AzureClients, inp: EnsureVmInput) -> Inventory:
         vm = await _put(clients, spec, body, etag=vm.etag if vm is not None else None)
         if vm is None:
             raise error(ErrorType.TRANSIENT, f"VM {spec.name} changed while it was being created; checking again")
+    clients.memory.saw_vm(spec.resource_group, spec.name, vm)
     inventory = vm_inventory(vm)
     if vm.provisioning_state == "Failed":
         await _tag_disks_of_failed_create(clients, spec)
