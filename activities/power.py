@@ -6,6 +6,7 @@ from azure.mgmt.compute import models as cm
 from activities.arm import classified, log, resume_operation, wait_heartbeating
 from activities.clients import AzureClients
 from activities.errors import error
+from activities.memory import TRUST_S
 from activities.ownership import owner_of
 from activities.vm_reader import get_vm, vm_inventory, vm_state
 from models.activity_io import MachineRef
@@ -31,7 +32,13 @@ async def power_off(clients: AzureClients, machine: MachineRef) -> None:
     if resumed:
         log(name, "VM powered off (resumed operation)")
         return
-    vm = await _owned_vm(clients, machine)
+    # The VM `delete` read seconds ago (activities/memory.py) may stand for the check before the POST, but
+    # only to power it off: "already stopped" is ARM's to say, never a remembered state's.
+    vm = clients.memory.vm(rg, name, within_s=TRUST_S)
+    if vm is not None and vm_state(vm).power_state in _ALREADY_ON:
+        owner_of(clients, rg, name).require("VM", name, vm.tags)
+    else:
+        vm = await _owned_vm(clients, machine)
     if vm is None:
         log(name, "VM does not exist; nothing to power off")
         return

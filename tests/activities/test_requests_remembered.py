@@ -77,3 +77,18 @@ async def test_a_driver_that_read_nothing_reads_before_it_deletes(
         await env.run(other_worker.delete_vm, DeleteVmInput(machine=VM1))
         assert other_worker.request_counts()["virtualMachines.get"] == 1
         assert other_worker.request_counts()["virtualMachines.delete"] == 1
+
+
+async def test_the_drain_after_the_delete_read_is_one_post(
+    driver: AzureDriver, env: Any, make_spec: Callable[..., MachineSpec], create_machine: Callable[..., Any],
+    sdk: Any,
+) -> None:
+    spec = make_spec()
+    await create_machine(spec)
+    await env.run(driver.read_inventory, spec)  # running, seconds ago
+    driver.reset_request_counts()
+    await env.run(driver.power_off, VM1)
+    assert {op: n for op, n in driver.request_counts().items() if op != "operations.poll"} == {
+        "virtualMachines.powerOff": 1}
+    view = await sdk.compute.virtual_machines.instance_view(SEED_RESOURCE_GROUP, "vm1")
+    assert "PowerState/stopped" in [s.code for s in view.statuses]
