@@ -113,7 +113,7 @@ async def lifecycle(url: str) -> list[tuple[str, Counter[str]]]:
                                                 endpoint=url, emulator_token="bench-token"))
     env = ActivityEnvironment()
     steps: list[tuple[str, Any]] = [
-        ("create: find_vm (no VM: + its data disk)", lambda: env.run(driver.find_vm, spec)),
+        ("create: find_vm (no VM; its data disks)", lambda: env.run(driver.find_vm, spec)),
         ("create: ensure_nic", lambda: env.run(driver.ensure_nic, spec)),
         ("create: ensure_vm", lambda: env.run(driver.ensure_vm, EnsureVmInput(spec=spec, nic_id=nic_id[0],
                                                                              vm_absent=True))),
