@@ -68,3 +68,16 @@ async def test_cancelling_a_pool_deletes_its_machines(stack: Stack) -> None:
     assert final.phase == RolloutPhase.DELETED and final.machines == []
     assert any(op.description == "deleting the pool: workflow cancelled" for op in final.recent_operations)
     assert pool_resources(stack.emulator) == []
+
+
+async def test_a_machine_deleted_on_its_own_is_replaced(stack: Stack) -> None:
+    client = stack.env.client
+    handle = await start_pool(client, stack.task_queue, pool_dict(stack.emulator.subnet_id, 2))
+    first = await wait_pool(stack.env, handle, settled(2))
+    gone = first.machines[0].name
+    await client.get_workflow_handle(workflow_id(RESOURCE_GROUP, gone)).signal("delete", {"reason": "by hand"})
+    again = await wait_pool(stack.env, handle, lambda s: settled(2)(s) and gone not in {m.name for m in s.machines})
+    assert len(pool_vms(stack.emulator)) == 2 and gone not in pool_vms(stack.emulator)
+    assert any(op.description == f"{gone} deleted" for op in again.recent_operations)
+    await handle.signal("delete")
+    await handle.result()
