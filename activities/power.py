@@ -1,5 +1,6 @@
-"""power_off (the drain step before deletion) and start_vm (a stopped or deallocated VM is started, never
-rebuilt). A missing VM needs no power-off; a running one needs no start."""
+"""power_off (the drain step before deletion), start_vm (a stopped or deallocated VM is started, never
+rebuilt) and deallocate_vm (a preserved machine: compute released, disks and NIC kept). A missing VM needs
+no power-off or deallocation; a running one needs no start."""
 
 from azure.mgmt.compute import models as cm
 
@@ -77,3 +78,30 @@ async def start_vm(clients: AzureClients, machine: MachineRef) -> Inventory:
         await wait_heartbeating(await vms.begin_start(rg, name, polling=clients.polling()))
     log(name, "VM started")
     return _running(inventory)
+
+
+async def deallocate_vm(clients: AzureClients, machine: MachineRef) -> Inventory:
+    """Deallocate the VM (a `preserve`d machine): Azure releases its compute, keeps the VM, its disks and its
+    NIC. The empty inventory when there is no VM; a VM already deallocated is left as it is."""
+    rg, name = machine.resource_group, machine.name
+    vms = clients.compute.virtual_machines
+    async with classified(f"deallocate VM {name}"):
+        resumed, _ = await resume_operation(name, lambda token: vms.begin_deallocate(rg, name,
+                                                                                     continuation_token=token))
+    vm = await _owned_vm(clients, machine)
+    if vm is None:
+        log(name, "VM does not exist; nothing to deallocate")
+        return Inventory()
+    inventory = vm_inventory(vm)
+    if resumed or inventory.vm_state.power_state == "deallocated":
+        log(name, "VM is deallocated%s", " (resumed operation)" if resumed else "")
+        return _deallocated(inventory)
+    log(name, "deallocating the %s VM (disks and NIC kept)", inventory.vm_state.power_state or "")
+    async with classified(f"deallocate VM {name}"):
+        await wait_heartbeating(await vms.begin_deallocate(rg, name))
+    log(name, "VM deallocated")
+    return _deallocated(inventory)
+
+
+def _deallocated(inventory: Inventory) -> Inventory:
+    return inventory.model_copy(update={"vm_state": VmState(provisioning_state="Succeeded", power_state="deallocated")})

@@ -23,6 +23,7 @@ class ActivityName(StrEnum):
     DELETE_DISK = "delete_disk"  # DeleteResourceInput -> None
     POWER_OFF = "power_off"  # MachineRef -> None
     START_VM = "start_vm"  # MachineRef -> Inventory (the VM, running); a stopped VM is started, never rebuilt
+    DEALLOCATE_VM = "deallocate_vm"  # MachineRef -> Inventory (the VM, deallocated; empty without a VM): `preserve`
     # DataDiskDeleteOptionInput -> Inventory: VM PATCH of every data disk's deleteOption, before the VM
     # is deleted: Detach for a recovery (VMs of older azmc have Delete), Delete for `delete`
     SET_DATA_DISK_DELETE_OPTION = "set_data_disk_delete_option"

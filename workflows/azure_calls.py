@@ -150,6 +150,14 @@ class AzureCalls:
             summary=f"Start the {power_state or 'stopped'} VM {self.spec.name}",
         )
 
+    async def deallocate_vm(self) -> Inventory:
+        return await self._call(
+            ActivityName.DEALLOCATE_VM, self.ref, result_type=Inventory,
+            start_to_close_timeout=policies.VM_TIMEOUT, heartbeat_timeout=policies.VM_HEARTBEAT,
+            retry_policy=policies.START_RETRY,
+            summary=f"Deallocate VM {self.spec.name} (preserved: disks and NIC kept)",
+        )
+
     async def set_data_disk_delete_option(self, option: str) -> Inventory:
         """Detach: deleting the VM keeps its data disks (a recovery). Delete: they go with it (`delete`)."""
         return await self._call(
