@@ -44,6 +44,7 @@ bench: $(STAMP)
 	$(BIN)/python -m bench.watch_cost
 	$(BIN)/python -m bench.lifecycle
 	$(BIN)/python -m bench.pool_rollout
+	$(BIN)/python -m bench.report
 
 clean:
 	rm -rf $(VENV) .azmc .pytest_cache

@@ -7,6 +7,7 @@ from azure.mgmt.compute import models as cm
 from activities.arm import classified, log, resume_operation, wait_heartbeating
 from activities.clients import AzureClients
 from activities.errors import error
+from activities.memory import TRUST_S
 from activities.ownership import owner_of
 from activities.vm_reader import get_vm, vm_inventory, vm_state
 from models.activity_io import MachineRef
@@ -27,12 +28,18 @@ async def power_off(clients: AzureClients, machine: MachineRef) -> None:
     rg, name = machine.resource_group, machine.name
     vms = clients.compute.virtual_machines
     async with classified(f"power off VM {name}"):
-        resumed, _ = await resume_operation(name, lambda token: vms.begin_power_off(rg, name,
-                                                                                    continuation_token=token))
+        resumed, _ = await resume_operation(name, lambda token: vms.begin_power_off(
+            rg, name, continuation_token=token, polling=clients.polling()))
     if resumed:
         log(name, "VM powered off (resumed operation)")
         return
-    vm = await _owned_vm(clients, machine)
+    # The VM `delete` read seconds ago (activities/memory.py) may stand for the check before the POST, but
+    # only to power it off: "already stopped" is ARM's to say, never a remembered state's.
+    vm = clients.memory.vm(rg, name, within_s=TRUST_S)
+    if vm is not None and vm_state(vm).power_state in _ALREADY_ON:
+        owner_of(clients, rg, name).require("VM", name, vm.tags)
+    else:
+        vm = await _owned_vm(clients, machine)
     if vm is None:
         log(name, "VM does not exist; nothing to power off")
         return
@@ -41,7 +48,8 @@ async def power_off(clients: AzureClients, machine: MachineRef) -> None:
         return
     log(name, "powering off VM (graceful shutdown)")
     async with classified(f"power off VM {name}"):
-        await wait_heartbeating(await vms.begin_power_off(rg, name, skip_shutdown=False))
+        await wait_heartbeating(await vms.begin_power_off(rg, name, skip_shutdown=False,
+                                                                polling=clients.polling()))
     log(name, "VM powered off")
 
 
@@ -56,7 +64,8 @@ async def start_vm(clients: AzureClients, machine: MachineRef) -> Inventory:
     rg, name = machine.resource_group, machine.name
     vms = clients.compute.virtual_machines
     async with classified(f"start VM {name}"):
-        resumed, _ = await resume_operation(name, lambda token: vms.begin_start(rg, name, continuation_token=token))
+        resumed, _ = await resume_operation(name, lambda token: vms.begin_start(rg, name, continuation_token=token,
+                                                                                 polling=clients.polling()))
     vm = await _owned_vm(clients, machine)
     if vm is None:
         raise error(ErrorType.NOT_FOUND, f"start VM {name}: the VM does not exist (any more)")
@@ -66,7 +75,7 @@ async def start_vm(clients: AzureClients, machine: MachineRef) -> Inventory:
         return inventory
     log(name, "starting the %s VM", inventory.vm_state.power_state or "stopped")
     async with classified(f"start VM {name}"):
-        await wait_heartbeating(await vms.begin_start(rg, name))
+        await wait_heartbeating(await vms.begin_start(rg, name, polling=clients.polling()))
     log(name, "VM started")
     return _running(inventory)
 

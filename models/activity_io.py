@@ -48,6 +48,9 @@ class EnsureVmInput(_Io):
     # Data disks that exist already: attached (createOption Attach), never created again. The others of
     # the spec are created empty.
     attach: list[DataDiskRef] = []
+    # The caller has just read that no VM of this name exists: create at once with a PUT that only creates
+    # (If-None-Match: *), no GET first. Only a hint: a VM that appeared meanwhile is found by the PUT's 412.
+    vm_absent: bool = False
 
 
 class DeleteVmInput(_Io):

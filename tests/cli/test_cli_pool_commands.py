@@ -1,6 +1,7 @@
 """`azmc apply -f pool.yaml` and `azmc pool get|describe|scale|delete` on a real Temporal dev server, emulator
-and `azmc worker` process: what an operator types, and what the pool's validator refuses."""
+and `azmc worker` process: the README's commands as written, what the pool's validator refuses, and the demo."""
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -10,7 +11,8 @@ from typer.testing import CliRunner, Result
 
 from cli.commands import app
 from models.naming import POOL_TAG
-from tests.e2e.stack import CODEC_KEYS, Stack, running_stack, wait_until
+from tests.e2e.readme import commands
+from tests.e2e.stack import CODEC_KEYS, ROOT, Stack, running_stack, wait_until
 
 EXAMPLE = yaml.safe_load((Path(__file__).parents[2] / "examples" / "pool.yaml").read_text())
 
@@ -27,12 +29,12 @@ def azmc(stack: Stack, *argv: str) -> Result:
 
 def _apply(stack: Stack, tmp_path: Path, **changes: object) -> Result:
     path = tmp_path / "pool.yaml"
-    path.write_text(yaml.safe_dump({**EXAMPLE, "min_ready": "0s", **changes}))
+    path.write_text(yaml.safe_dump({**EXAMPLE, **changes}))
     return azmc(stack, "apply", "-f", str(path))
 
 
-def _row(stack: Stack, name: str = "web") -> str:
-    listed = azmc(stack, "pool", "get")
+def _row(stack: Stack, argv: tuple[str, ...] = ("pool", "get"), name: str = "web") -> str:
+    listed = azmc(stack, *argv)
     assert listed.exit_code == 0, listed.output
     return next((line.strip() for line in listed.stdout.splitlines() if line.strip().startswith(f"{name} ")), "")
 
@@ -42,35 +44,47 @@ def _pool_vms(stack: Stack) -> list[str]:
             if r["type"].endswith("virtualMachines") and (r.get("tags") or {}).get(POOL_TAG) == "web"]
 
 
-def test_apply_get_describe_scale_and_delete_a_pool(stack: Stack, tmp_path: Path) -> None:
-    created = _apply(stack, tmp_path, replicas=2)
+def _as_written(stack: Stack, argv: list[str]) -> Result:
+    """A README `azmc` command, its file relative to the repository (where the README's reader stands)."""
+    args = [str(ROOT / arg) if previous == "-f" else arg for previous, arg in zip(["", *argv], argv, strict=False)]
+    return azmc(stack, *args[1:])
+
+
+def _machine_rows(described: str) -> list[str]:
+    return re.findall(r"^\W*web-\w{5} +Running ", described, flags=re.MULTILINE)
+
+
+def test_pool_commands_as_in_the_readme(stack: Stack, tmp_path: Path) -> None:
+    apply, get, describe, scale, delete = commands("pool-azmc-cli")
+    created = _as_written(stack, apply)
     assert created.exit_code == 0, created.output
-    assert "pool azmc-demo/web created: 2 machines of revision" in created.stdout
-    wait_until(lambda: " 2/2/2/2 " in _row(stack) and "Stable" in _row(stack), 60, "2 machines available")
-
-    described = azmc(stack, "pool", "describe", "web", "-g", "azmc-demo")
+    assert f"pool azmc-demo/web created: {EXAMPLE['replicas']} machines of revision" in created.stdout
+    assert "pool azmc-demo/web unchanged" in _as_written(stack, apply).stdout  # the same file again
+    listing = tuple(get[1:])  # `azmc pool get` as the README writes it
+    wait_until(lambda: " 3/3/3/" in _row(stack, listing) and "Stable" in _row(stack, listing), 60, "3 Running")
+    described = _as_written(stack, describe)
     assert described.exit_code == 0, described.output
-    assert "desired 2, current 2, ready 2, updated 2, available 2" in described.stdout
-    machine_lines = [line for line in described.stdout.splitlines() if " web-" in line and "Running" in line]
-    assert len(machine_lines) == 2 and len(_pool_vms(stack)) == 2
+    assert "desired 3, current 3, ready 3, updated 3" in described.stdout
+    assert len(_machine_rows(described.stdout)) == 3 and len(_pool_vms(stack)) == 3
 
-    refused = azmc(stack, "pool", "scale", "web", "--replicas", "5000")
+    refused = azmc(stack, "pool", "scale", "web", "--replicas", "5000")  # the pool's validator says no
     assert refused.exit_code == 1
     line = refused.stderr.strip()
     assert len(line.splitlines()) == 1 and "pool pool/azmc-demo/web refused:" in line and "replicas" in line, line
     assert "Traceback" not in refused.stderr
 
-    scaled = azmc(stack, "pool", "scale", "azmc-demo/web", "--replicas", "3")
-    assert scaled.exit_code == 0 and "pool/azmc-demo/web accepted replicas 3" in scaled.stdout, scaled.output
-    wait_until(lambda: " 3/3/3/3 " in _row(stack), 60, "3 machines available")
+    scaled = _as_written(stack, scale)
+    assert scaled.exit_code == 0 and "pool/azmc-demo/web accepted replicas 5" in scaled.stdout, scaled.output
+    wait_until(lambda: " 5/5/5/" in _row(stack, listing), 60, "5 machines Running")
+    assert len(_machine_rows(_as_written(stack, describe).stdout)) == 5
 
-    # The same file again with another template: a rolling update to a new revision.
-    changed = _apply(stack, tmp_path, replicas=3, template={**EXAMPLE["template"], "tags": {"team": "web"}})
+    # The file with another template: a rolling update to a new revision; the same again changes nothing.
+    changed = _apply(stack, tmp_path, replicas=5, template={**EXAMPLE["template"], "tags": {"team": "web"}})
     assert changed.exit_code == 0 and "changed: template (revision" in changed.stdout, changed.output
-    unchanged = _apply(stack, tmp_path, replicas=3, template={**EXAMPLE["template"], "tags": {"team": "web"}})
+    unchanged = _apply(stack, tmp_path, replicas=5, template={**EXAMPLE["template"], "tags": {"team": "web"}})
     assert "unchanged" in unchanged.stdout, unchanged.output
 
-    deleted = azmc(stack, "pool", "delete", "web", "-g", "azmc-demo", "--wait")
+    deleted = _as_written(stack, delete)  # mid-rollout: every machine goes, old and new
     assert deleted.exit_code == 0, deleted.output
     assert "pool/azmc-demo/web deleted: none of its machines is left in Azure" in deleted.stdout
     assert _pool_vms(stack) == [] and not [r for r in stack.emulator.control.resources()

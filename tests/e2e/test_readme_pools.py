@@ -1,7 +1,7 @@
-"""The README's pool commands, run as written against a real dev server, emulator and `azmc worker` process."""
+"""The README's pool commands for the plain `temporal` CLI, run as written against a real dev server, emulator and
+`azmc worker` process (its `azmc` block: tests/cli/test_cli_pool_commands.py)."""
 
 import json
-import re
 
 from models.naming import POOL_TAG
 from tests.e2e.readme import commands
@@ -48,16 +48,3 @@ def test_pool_with_the_temporal_cli_as_in_the_readme(stack: Stack) -> None:
     final = _run(result, stack)  # blocks until every machine is deleted and the pool completed
     assert "COMPLETED" in final and '"phase":"Deleted"' in final.replace(" ", "")
     assert _pool_resources(stack, document["name"]) == []
-
-
-def test_pool_with_azmc_as_in_the_readme(stack: Stack) -> None:
-    apply, get, describe, scale, delete = commands("pool-azmc-cli")
-    assert "created: 3 machines of revision" in _run(apply, stack)
-    assert "unchanged" in _run(apply, stack)
-    wait_until(lambda: " 3/3/3/" in _run(get, stack), 60, "3 machines Running in `azmc pool get`")
-    assert "desired 3, current 3, ready 3" in _run(describe, stack)
-    assert "pool/azmc-demo/web accepted replicas 5" in _run(scale, stack)
-    wait_until(lambda: " 5/5/5/" in _run(get, stack), 60, "5 machines Running in `azmc pool get`")
-    assert len(re.findall(r"^\W*web-\w{5} +Running ", _run(describe, stack), flags=re.MULTILINE)) == 5
-    assert "deleted: none of its machines is left in Azure" in _run(delete, stack)
-    assert _pool_resources(stack, "web") == []
