@@ -5,7 +5,19 @@ from typing import Any
 
 from temporalio import activity
 
-from activities import data_disks, delete, inventory, inventory_list, nic, orphans, power, spec_tags, sweep, vm
+from activities import (
+    data_disks,
+    delete,
+    inventory,
+    inventory_list,
+    nic,
+    offerings_memory,
+    orphans,
+    power,
+    spec_tags,
+    sweep,
+    vm,
+)
 from activities.clients import AzureClients, build_clients
 from activities.config import AzureConfig
 from models.activity_io import (
@@ -21,6 +33,8 @@ from models.activity_io import (
     UpdateTagsInput,
 )
 from models.inventory import Inventory
+from models.offerings import Availability, Refusal
+from models.offerings_memory import OfferingsQuestion, RefusalReport
 from models.spec import MachineSpec
 from models.sweep import FleetSurvey, OrphanCheckInput, OrphanVerdict
 
@@ -62,6 +76,8 @@ class AzureDriver:
             self.update_tags,
             self.survey_fleet,
             self.check_orphan,
+            self.ask_offerings,
+            self.report_refusal,
         ]
 
     @activity.defn(name=ActivityName.READ_INVENTORY.value)
@@ -129,3 +145,13 @@ class AzureDriver:
     async def check_orphan(self, inp: OrphanCheckInput) -> OrphanVerdict:
         """Right before the sweep deletes: describe the machine's workflow, GET each resource, apply the grace."""
         return await orphans.check_orphan(self._clients, activity.client(), inp)
+
+    @activity.defn(name=ActivityName.ASK_OFFERINGS.value)
+    async def ask_offerings(self, question: OfferingsQuestion) -> Availability:
+        """The shared memory's answer: which offerings to try, which to skip and until when (no Azure call)."""
+        return await offerings_memory.ask(activity.client(), question)
+
+    @activity.defn(name=ActivityName.REPORT_REFUSAL.value)
+    async def report_refusal(self, report: RefusalReport) -> Refusal | None:
+        """Tell the shared memory that Azure refused an offering (starting the memory if needed)."""
+        return await offerings_memory.tell(activity.client(), report, activity.info().task_queue)

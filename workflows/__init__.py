@@ -2,7 +2,8 @@
 
 from workflows.fleet_sweep import FleetSweep
 from workflows.lifecycle import MachineLifecycle
+from workflows.offerings import Offerings
 
-ALL_WORKFLOWS: list[type] = [MachineLifecycle, FleetSweep]
+ALL_WORKFLOWS: list[type] = [MachineLifecycle, FleetSweep, Offerings]
 
-__all__ = ["ALL_WORKFLOWS", "FleetSweep", "MachineLifecycle"]
+__all__ = ["ALL_WORKFLOWS", "FleetSweep", "MachineLifecycle", "Offerings"]

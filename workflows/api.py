@@ -8,3 +8,10 @@ STATUS_QUERY = "status"  # -> MachineStatus
 DELETE_SIGNAL = "delete"  # {"reason", "force"}, {} or nothing
 RECONCILE_SIGNAL = "reconcile"  # "try now": cut a wait short
 UPDATE_SPEC = "update_spec"  # a new MachineSpec -> SpecUpdate
+
+# The shared memory of refused offerings (workflows/offerings.py): one workflow per subscription and location,
+# id models.offerings_memory.offerings_workflow_id(subscription, location).
+OFFERINGS_WORKFLOW_TYPE = "Offerings"
+OFFERINGS_AVAILABLE_QUERY = "available"  # OfferingsQuestion -> Availability
+OFFERINGS_ENTRIES_QUERY = "entries"  # -> list[Refusal] (the current ones)
+OFFERINGS_REFUSED_UPDATE = "refused"  # RefusalReport -> Refusal | None (None: not a capacity error)

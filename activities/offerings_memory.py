@@ -1,0 +1,42 @@
+"""Ask and tell the shared memory of refused offerings (the `Offerings` workflow) for a machine's workflow.
+
+A workflow cannot query or update another workflow itself, so these two activities do it with the worker's
+Temporal client. Telling uses update-with-start: the first refusal in a subscription+location starts the
+memory, and machines racing to start it all reach the one workflow (WorkflowIDConflictPolicy.USE_EXISTING).
+"""
+
+from temporalio.client import Client, WithStartWorkflowOperation
+from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
+from temporalio.service import RPCError, RPCStatusCode
+
+from models.offerings import Availability, Refusal, availability
+from models.offerings_memory import OfferingsMemory, OfferingsQuestion, RefusalReport, offerings_workflow_id
+from workflows.api import OFFERINGS_AVAILABLE_QUERY, OFFERINGS_REFUSED_UPDATE, OFFERINGS_WORKFLOW_TYPE
+
+
+async def ask(client: Client, question: OfferingsQuestion) -> Availability:
+    """Which of the offerings are available at `question.at`; all of them when nothing was ever refused here."""
+    handle = client.get_workflow_handle(offerings_workflow_id(question.subscription, question.location))
+    try:
+        return await handle.query(OFFERINGS_AVAILABLE_QUERY, question, result_type=Availability)
+    except RPCError as error:
+        if error.status == RPCStatusCode.NOT_FOUND:
+            return availability(question.offerings, [], question.at)
+        raise
+
+
+async def tell(client: Client, report: RefusalReport, task_queue: str) -> Refusal | None:
+    """Record the refusal (starting the memory if needed); the entry as remembered, None if not capacity."""
+    offering = report.offering
+    start = WithStartWorkflowOperation(
+        OFFERINGS_WORKFLOW_TYPE,
+        OfferingsMemory(subscription=offering.subscription, location=offering.location),
+        id=offerings_workflow_id(offering.subscription, offering.location),
+        task_queue=task_queue,
+        id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+        # A memory someone terminated may start again, empty.
+        id_reuse_policy=WorkflowIDReusePolicy.ALLOW_DUPLICATE,
+        static_summary=f"Offerings Azure refused in {offering.location}",
+    )
+    return await client.execute_update_with_start_workflow(
+        OFFERINGS_REFUSED_UPDATE, report, start_workflow_operation=start, result_type=Refusal | None)
