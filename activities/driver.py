@@ -33,8 +33,6 @@ from models.activity_io import (
     UpdateTagsInput,
 )
 from models.inventory import Inventory
-from models.offerings import Availability, Refusal
-from models.offerings_memory import OfferingsQuestion, RefusalReport
 from models.spec import MachineSpec
 from models.sweep import FleetSurvey, OrphanCheckInput, OrphanVerdict
 
@@ -76,8 +74,8 @@ class AzureDriver:
             self.update_tags,
             self.survey_fleet,
             self.check_orphan,
-            self.ask_offerings,
-            self.report_refusal,
+            # No Azure call: the shared memory of refused offerings (a workflow), asked and told by creation.
+            *offerings_memory.ACTIVITIES,
         ]
 
     @activity.defn(name=ActivityName.READ_INVENTORY.value)
@@ -146,12 +144,3 @@ class AzureDriver:
         """Right before the sweep deletes: describe the machine's workflow, GET each resource, apply the grace."""
         return await orphans.check_orphan(self._clients, activity.client(), inp)
 
-    @activity.defn(name=ActivityName.ASK_OFFERINGS.value)
-    async def ask_offerings(self, question: OfferingsQuestion) -> Availability:
-        """The shared memory's answer: which offerings to try, which to skip and until when (no Azure call)."""
-        return await offerings_memory.ask(activity.client(), question)
-
-    @activity.defn(name=ActivityName.REPORT_REFUSAL.value)
-    async def report_refusal(self, report: RefusalReport) -> Refusal | None:
-        """Tell the shared memory that Azure refused an offering (starting the memory if needed)."""
-        return await offerings_memory.tell(activity.client(), report, activity.info().task_queue)

@@ -5,10 +5,12 @@ Temporal client. Telling uses update-with-start: the first refusal in a subscrip
 memory, and machines racing to start it all reach the one workflow (WorkflowIDConflictPolicy.USE_EXISTING).
 """
 
+from temporalio import activity
 from temporalio.client import Client, WithStartWorkflowOperation
 from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
 from temporalio.service import RPCError, RPCStatusCode
 
+from models.activity_io import ActivityName
 from models.offerings import Availability, Refusal, availability
 from models.offerings_memory import OfferingsMemory, OfferingsQuestion, RefusalReport, offerings_workflow_id
 from workflows.api import OFFERINGS_AVAILABLE_QUERY, OFFERINGS_REFUSED_UPDATE, OFFERINGS_WORKFLOW_TYPE
@@ -40,3 +42,18 @@ async def tell(client: Client, report: RefusalReport, task_queue: str) -> Refusa
     )
     return await client.execute_update_with_start_workflow(
         OFFERINGS_REFUSED_UPDATE, report, start_workflow_operation=start, result_type=Refusal | None)
+
+
+@activity.defn(name=ActivityName.ASK_OFFERINGS.value)
+async def ask_offerings(question: OfferingsQuestion) -> Availability:
+    """The shared memory's answer: which offerings to try, which to skip and until when."""
+    return await ask(activity.client(), question)
+
+
+@activity.defn(name=ActivityName.REPORT_REFUSAL.value)
+async def report_refusal(report: RefusalReport) -> Refusal | None:
+    """Tell the shared memory that Azure refused an offering (starting the memory if needed)."""
+    return await tell(activity.client(), report, activity.info().task_queue)
+
+
+ACTIVITIES = [ask_offerings, report_refusal]

@@ -32,3 +32,9 @@ INDEPENDENT_CLEANUP = "independent-cleanup-steps"
 # A health check that finds another owner's VM under the machine's name makes the machine Unknown with
 # the NotOwned reason (it used to stay Running, with the reason only in the last operation).
 FOREIGN_VM_IS_UNKNOWN = "foreign-vm-is-unknown"
+
+# Creation falls back across offerings (models/offerings.py): each attempt asks the shared memory (the
+# `Offerings` workflow) which offerings to skip, tries the first of the others, tells the memory when
+# Azure refuses it for capacity and starts the next attempt at once; it waits only when every offering
+# is refused. Older runs keep one size and zone, and the 10-minute capacity backoff.
+CAPACITY_FALLBACK = "capacity-fallback-across-offerings"

@@ -16,26 +16,30 @@ from tests.workflows.fake_azure import FakeAzure
 from tests.workflows.helpers import in_phase, lifecycle_worker, spec_dict, start_machine, time_skipping_env, wait_for
 
 
-async def test_capacity_failures_back_off_ten_minutes_then_run(caplog: pytest.LogCaptureFixture) -> None:
+async def test_capacity_failure_of_the_only_offering_waits_until_its_refusal_ends(
+        caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.INFO, logger="temporalio.workflow")
     azure = FakeAzure()
     azure.fail(ActivityName.ENSURE_VM, ErrorType.CAPACITY_EXHAUSTED, times=1, message="AllocationFailed")
     async with time_skipping_env() as env, lifecycle_worker(env.client, azure.activities()) as tq:
-        handle = await start_machine(env.client, tq, spec_dict())
+        handle = await start_machine(env.client, tq, spec_dict(timeouts={"creation": "2h"}))
         backing_off = await wait_for(env, handle, in_phase(Phase.CRASH_LOOP_BACK_OFF))
-        running = await wait_for(env, handle, in_phase(Phase.RUNNING), step=timedelta(seconds=30))
+        running = await wait_for(env, handle, in_phase(Phase.RUNNING), step=timedelta(minutes=1))
         assert running.attempts == 2
         assert backing_off.next_retry_at is not None
         await handle.signal("delete", {"reason": "test"})
         final = await handle.result()
     assert final.phase == Phase.DELETED
     assert azure.empty
-    # The second attempt started 10 minutes (the capacity backoff) after the first one failed.
+    # The one offering was refused (AllocationFailed: 1 h, models/refusals.py): the second attempt started
+    # when that refusal ended (within the creation timeout, here 2 h).
     when = {op.description: op.updated_at for op in running.recent_operations}
     gap = when["attempt 2: reading what exists"] - when["attempt 1 failed; compensating"]
-    assert timedelta(minutes=10) <= gap < timedelta(minutes=10, seconds=5), gap
+    assert timedelta(hours=1) <= gap < timedelta(hours=1, minutes=2), gap
     # Every workflow log line names the machine.
-    lines = [r.getMessage() for r in caplog.records if r.name == "temporalio.workflow"]
+    # (The shared memory of refused offerings logs too, naming its subscription and location.)
+    lines = [line for r in caplog.records if r.name == "temporalio.workflow"
+             if not (line := r.getMessage()).startswith("[offerings ")]
     assert len(lines) > 10
     assert all("[machine azmc-demo/vm1]" in line for line in lines), lines
 
