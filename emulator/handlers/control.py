@@ -105,8 +105,10 @@ async def resources(request: web.Request) -> web.Response:
 
 
 async def requests(request: web.Request) -> web.Response:
-    counts = request.app[BACKENDS].state.request_counts
-    return _json({"total": sum(counts.values()), "by_operation": dict(counts)})
+    state = request.app[BACKENDS].state
+    counts = state.request_counts
+    return _json({"total": sum(counts.values()), "by_operation": dict(counts),
+                  "failed_by_operation": dict(state.failed_counts)})
 
 
 async def get_settings(request: web.Request) -> web.Response:
