@@ -13,7 +13,7 @@ import itertools
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from emulator.errors import ArmError
 
@@ -97,6 +97,8 @@ class CapacityRule(BaseModel):
     location: str | None = None
     code: str | None = None
     available: bool = False
+    # Spot capacity going also takes back what it lends: evict the running Spot VMs that match, now.
+    evict: bool = False
 
     @field_validator("priority")
     @classmethod
@@ -122,6 +124,12 @@ class CapacityRule(BaseModel):
         if value:
             raise ValueError("only 'available': false can be set; DELETE the entry to restore capacity")
         return value
+
+    @model_validator(mode="after")
+    def _evicts_spot_only(self) -> CapacityRule:
+        if self.evict and self.priority == "Regular":
+            raise ValueError("only Spot VMs are evicted: 'evict' needs priority 'Spot' or null")
+        return self
 
     def matches(self, request: AllocationRequest) -> bool:
         return ((self.vm_size is None or self.vm_size.lower() == request.vm_size.lower())

@@ -9,6 +9,9 @@ from aiohttp import web
 from pydantic import ValidationError
 
 from emulator.backends.registry import Backends
+from emulator.backends.vm_allocation import request_for
+from emulator.backends.vm_model import VM_TYPE
+from emulator.capacity import CapacityRule
 from emulator.handlers.routing import read_json
 
 
@@ -36,11 +39,29 @@ def _remove(registry: Any, entry_id: str | None) -> web.Response:
     return web.Response(status=204 if registry.remove(entry_id) else 404)
 
 
+async def evict_matching_spot(backends: Backends, rule: CapacityRule) -> list[str]:
+    """Evict (by their eviction policy) the running Spot VMs the rule matches that no operation holds."""
+    evicted = []
+    for vm in backends.state.store.of_type(VM_TYPE):
+        wanted = request_for(vm.id, vm.subscription, vm.body)
+        busy = backends.state.operations.running_on(vm.id) is not None
+        if wanted.spot and vm.extra.get("power") == "running" and not busy and rule.matches(wanted):
+            await backends.vm_power.evict(vm.id)
+            evicted.append(vm.id)
+    return evicted
+
+
 def add_routes(app: web.Application, backends: Backends) -> None:
     state = backends.state
 
     async def add_capacity(request: web.Request) -> web.Response:
-        return await _add(request, state.capacity, "InvalidCapacity")
+        body = await read_json(request)
+        try:
+            entry = state.capacity.add_raw({} if body is None else body)
+        except (ValidationError, TypeError) as exc:
+            return _invalid("InvalidCapacity", exc)
+        evicted = await evict_matching_spot(backends, entry) if entry.evict else []
+        return _json({"id": entry.id, "evicted": evicted}, 201)
 
     async def list_capacity(_: web.Request) -> web.Response:
         return _json(state.capacity.list())
