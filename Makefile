@@ -43,6 +43,7 @@ bench: $(STAMP)
 	$(BIN)/python -m bench.arm_requests
 	$(BIN)/python -m bench.watch_cost
 	$(BIN)/python -m bench.lifecycle
+	$(BIN)/python -m bench.report
 
 clean:
 	rm -rf $(VENV) .azmc .pytest_cache

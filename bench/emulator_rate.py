@@ -17,6 +17,7 @@ from pathlib import Path
 
 import aiohttp
 
+from bench.results_file import row, write_results
 from cli.processes import free_port
 from emulator.seed import seed_vnet_id
 
@@ -82,6 +83,8 @@ def main() -> None:
     print(f"emulator GET rate: {rate:.0f} requests/s ({args.requests} requests, concurrency {args.concurrency}, "
           f"{elapsed:.2f} s, {failures} non-200)")
     print(f"ratio to goal ({GOAL_PER_S:.0f}/s): {rate / GOAL_PER_S:.2f}x")
+    write_results("emulator_rate", [row("emulator GETs served", round(rate), "requests/s", f">= {GOAL_PER_S:.0f}/s",
+                                        None, f"concurrency {args.concurrency}, {failures} non-200")])
 
 
 if __name__ == "__main__":

@@ -26,6 +26,7 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 
 from bench.bare import TASK_QUEUE as BARE_QUEUE
 from bench.bare import BareInput
+from bench.results_file import row, write_results
 from cli.dev_stack import search_attribute_flags
 from cli.emulator_client import EmulatorControl
 from cli.machines import apply
@@ -210,12 +211,22 @@ async def measure(processes: Processes, machines: int, fleet: int) -> None:
     print(f"  azmc worker peak RSS: {peak:.0f} MiB")
     print(f"  CPU seconds in the azmc run: {_cpu_line(cpu_0, cpu_1)}")
     print(f"  CPU seconds in the bare run: {_cpu_line(cpu_1, cpu_2)}")
+    rows = [
+        row("azmc lifecycle rate (create -> Running -> delete)", round(azmc_rate, 2), "machines/s", None,
+            f"bare {bare_rate:.2f}/s", f"{machines} machines, emulator time scale 0"),
+        row("lifecycle rate / bare workflow rate", round(azmc_rate / bare_rate, 2), "", ">= 0.8", "bare 1.0",
+            f"bare: {bare_input.create_activities} + {bare_input.delete_activities} no-op activities, same run"),
+        row("azmc worker peak RSS (lifecycle run)", round(peak), "MiB"),
+    ]
     if fleet:
-        await fleet_rss(client, processes, fleet, machine_start("fleet"))
+        rss, fleet_peak = await fleet_rss(client, processes, fleet, machine_start("fleet"))
+        rows.append(row(f"azmc worker RSS, {fleet:,} machines Running", round(rss), "MiB", "< 1024 MiB", None,
+                        f"peak {fleet_peak:.0f} MiB"))
+    write_results("lifecycle", rows)
 
 
 async def fleet_rss(client: Client, processes: Processes, fleet: int,
-                    start: Callable[[str], Coroutine[Any, Any, Any]]) -> None:  # fmt: skip
+                    start: Callable[[str], Coroutine[Any, Any, Any]]) -> tuple[float, float]:  # fmt: skip
     ids = [workflow_id(SEED_RESOURCE_GROUP, f"fleet-{i:04d}") for i in range(fleet)]
     began = time.monotonic()
     await _bounded([lambda wf_id=wf_id: start(wf_id) for wf_id in ids])
@@ -225,6 +236,7 @@ async def fleet_rss(client: Client, processes: Processes, fleet: int,
     rss, peak = rss_mib(processes.azmc_worker.process.pid)  # type: ignore[union-attr]
     print(f"  fleet:  {fleet} machines Running at once after {time.monotonic() - began:.0f} s: azmc worker RSS "
           f"{rss:.0f} MiB, peak {peak:.0f} MiB (goal < 1024 MiB)")  # fmt: skip
+    return rss, peak
 
 
 def main() -> None:

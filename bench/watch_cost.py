@@ -28,6 +28,7 @@ from activities.graph import query_pages, sweep_query
 from activities.nic import build_nic
 from activities.vm_body import build_vm
 from bench.arm_requests import bench_spec, control, start_emulator
+from bench.results_file import row, write_results
 from emulator.seed import SEED_RESOURCE_GROUP, SEED_SUBSCRIPTION
 from models.naming import OWNER_TAG, owner_value, workflow_id
 from models.spec import HEALTH_CHECK_INTERVAL
@@ -137,6 +138,11 @@ def main() -> None:
             process.terminate()
             process.wait(timeout=10)
     report(results)
+    write_results("watch_cost", [
+        row(f"ARM reads/h to watch {r['machines']:,.0f} Running machines", round(r["sweep_per_hour"]), "reads/h", None,
+            f"10-min checks {r['today_per_hour']:,.0f}",
+            f"fleet sweep {r['sweeps_per_hour']:.0f}/h + each machine's own check every {HEALTH_CHECK_INTERVAL}")
+        for r in results])
 
 
 if __name__ == "__main__":
