@@ -18,11 +18,14 @@ with workflow.unsafe.imports_passed_through():
     from models.activity_io import ActivityName
     from models.durations import humanize
     from models.errors import ErrorType
+    from models.inventory import Inventory
     from models.offerings import Availability, Offering, Refusal, SkippedOffering, narrowed, offerings_of
     from models.offerings_memory import OfferingsQuestion, RefusalReport
+    from models.refusals import SPOT_EVICTED
+    from models.spec import Priority
     from models.status import OfferingAttempt, OperationState, Phase, Stage
 
-from workflows import policies
+from workflows import patches, policies, recovery
 from workflows.azure_calls import AzureCalls, error_text, error_type
 from workflows.machine import Machine
 
@@ -142,4 +145,34 @@ async def remember_refusal(machine: Machine, azure: AzureCalls, offering: Offeri
                       f"attempt {status.attempts}: Azure refused {offering.describe()} ({code}); "
                       f"{refusal.scope()} is skipped until {refusal.until:%H:%M:%S} UTC; next offering at once",
                       error=error_text(error))
+    return True
+
+
+def _spot_may_fall_back(machine: Machine) -> bool:
+    spec, offering = machine.state.spec, machine.state.status.offering
+    return (spec.spot is not None and spec.spot.fallback_to_regular and offering is not None
+            and offering.priority == Priority.SPOT)
+
+
+async def evicted_spot_goes_regular(machine: Machine, azure: AzureCalls, inventory: Inventory) -> bool:
+    """A health check found the Spot VM of a machine with fallback_to_regular deallocated or gone: taken
+    for an eviction (Azure took the capacity back). The Spot offering is told to the memory, a deallocated
+    VM is deleted keeping its data disks, and True says: re-create now (the next offering: regular).
+    Without the flag nothing changes: the VM is started again (or re-created) as Spot."""
+    if not _spot_may_fall_back(machine) or not (inventory.vm_stopped or not inventory.has_vm):
+        return False
+    if not workflow.patched(patches.SPOT_EVICTION_FALLBACK):
+        return False
+    offering = machine.state.status.offering
+    assert offering is not None
+    spec = machine.state.spec
+    found = f"VM {inventory.node_name} is {inventory.vm_state.power_state}" if inventory.has_vm else "VM gone"
+    await _tell(azure, RefusalReport(offering=offering, code=SPOT_EVICTED, message=f"Spot eviction: {found}",
+                                     machine=f"{spec.resource_group}/{spec.name}"))
+    machine.operation(Stage.HEALTH_CHECK, OperationState.FAILED,
+                      f"Spot VM evicted ({found}): re-creating it as the next offering (fallback_to_regular), "
+                      "keeping the data disks")
+    if inventory.has_vm:
+        await recovery.make_data_disks_survive(machine, azure, inventory, Stage.HEALTH_CHECK)
+        await azure.delete_vm(True)
     return True

@@ -11,7 +11,7 @@ from typing import Any
 from temporalio.client import WorkflowHandle
 
 from models.status import MachineStatus, Phase
-from tests.workflows.data_disks import RG, operator
+from tests.workflows.data_disks import RG, operator, unique_id, vm
 from tests.workflows.helpers import in_phase, spec_dict, start_machine, status_of, wait_for
 from tests.workflows.stack import Stack
 
@@ -146,3 +146,21 @@ async def test_spot_capacity_error_becomes_regular_only_with_the_flag(stack: Sta
     assert [s.offering.describe() for s in waiting.offering_attempts] == []
     assert not any(r["name"] == "spot2" for r in stack.emulator.resources("virtualMachines"))
     await delete_all(stack, allowed, careful)
+
+
+async def test_an_evicted_spot_vm_comes_back_regular_with_the_flag_keeping_its_data(stack: Stack) -> None:
+    """Without the flag an evicted Spot VM is started again as Spot (test_stopped_vm_is_started.py)."""
+    spec = spec_dict(subnet_id=stack.emulator.subnet_id, priority="Spot",
+                     spot={"eviction_policy": "Deallocate", "fallback_to_regular": True})
+    handle = await start(stack, spec)
+    spot = await running(stack, handle)
+    assert spot.offering is not None and spot.offering.describe() == "Standard_D2s_v3 regional (Spot)"
+    data = unique_id(stack)
+    assert stack.emulator.evict(vm(stack)["id"])["evictionPolicy"] == "Deallocate"
+    await handle.signal("reconcile")  # what the fleet sweep sends when it sees the VM deallocated
+    regular = await wait_for(stack.env, handle, lambda s: s.phase == Phase.RUNNING and s.offering is not None
+                             and s.offering.describe() == "Standard_D2s_v3 regional")
+    assert (await vm_of(stack, "vm1")).priority in (None, "Regular")
+    assert unique_id(stack) == data  # the data disk was kept and attached to the regular VM
+    assert any("Spot VM evicted" in op.description for op in regular.recent_operations)
+    await delete_all(stack, handle)
