@@ -12,7 +12,7 @@ from temporalio.client import WorkflowHandle
 
 from models.status import MachineStatus, Phase
 from tests.workflows.data_disks import RG, operator, unique_id, vm
-from tests.workflows.helpers import in_phase, spec_dict, start_machine, status_of, wait_for
+from tests.workflows.helpers import in_phase, record_history, spec_dict, start_machine, status_of, wait_for
 from tests.workflows.stack import Stack
 
 RUNNING_KINDS = ["disks", "disks", "networkInterfaces", "virtualMachines"]  # OS disk + one data disk
@@ -74,6 +74,7 @@ async def test_zone_out_of_capacity_runs_in_the_next_zone_at_once(stack: Stack) 
     assert sorted(r["type"].split("/")[-1] for r in stack.machine_resources()) == RUNNING_KINDS
     assert any("next offering at once" in op.description for op in status.recent_operations)
     await delete_all(stack, handle)
+    await record_history(handle, "capacity_zone_refused_next_zone_at_once")
 
 
 async def test_the_memory_keeps_later_machines_off_a_refused_offering(stack: Stack) -> None:
@@ -164,3 +165,4 @@ async def test_an_evicted_spot_vm_comes_back_regular_with_the_flag_keeping_its_d
     assert unique_id(stack) == data  # the data disk was kept and attached to the regular VM
     assert any("Spot VM evicted" in op.description for op in regular.recent_operations)
     await delete_all(stack, handle)
+    await record_history(handle, "spot_evicted_recreated_regular")
