@@ -50,10 +50,21 @@ def for_offering(azure: AzureCalls, offering: Offering) -> AzureCalls:
     return calls
 
 
-async def _ask(azure: AzureCalls, offerings: list[Offering]) -> Availability:
+async def _ask(machine: Machine, azure: AzureCalls, offerings: list[Offering]) -> Availability:
+    """The memory's answer; when it cannot answer (Temporal busy), every offering: the memory saves
+    attempts, it never stops a machine."""
     spec = azure.spec
     question = OfferingsQuestion(subscription=spec.subscription, location=spec.location, offerings=offerings,
                                  at=workflow.now())
+    try:
+        return await _ask_memory(azure, question)
+    except ActivityError as err:
+        machine.log.warning(f"the memory of refused offerings did not answer ({error_text(err)}): trying in order")
+        return Availability(available=offerings)
+
+
+async def _ask_memory(azure: AzureCalls, question: OfferingsQuestion) -> Availability:
+    offerings = question.offerings
     return await azure._call(  # AzureCalls runs every activity (detached on delete)
         ActivityName.ASK_OFFERINGS, question, result_type=Availability,
         start_to_close_timeout=policies.READ_TIMEOUT, retry_policy=policies.READ_RETRY,
@@ -97,7 +108,7 @@ async def choose_offering(machine: Machine, azure: AzureCalls, pending: Callable
         machine.state.ignore_refusals_once = False
         return offerings[0], []
     while True:
-        answer = await _ask(azure, offerings)
+        answer = await _ask(machine, azure, offerings)
         if answer.available:
             return answer.available[0], answer.skipped
         now = workflow.now()
@@ -138,7 +149,12 @@ async def remember_refusal(machine: Machine, azure: AzureCalls, offering: Offeri
     spec = machine.state.spec
     report = RefusalReport(offering=offering, code=code, message=message,
                            machine=f"{spec.resource_group}/{spec.name}")
-    refusal = await _tell(azure, report)
+    try:
+        refusal = await _tell(azure, report)
+    except ActivityError as err:
+        # Not remembered: trying the next offering now would ask for this one again. Back off instead.
+        machine.log.warning(f"could not tell the memory of refused offerings: {error_text(err)}")
+        return False
     if refusal is None:
         return False
     machine.operation(Stage.CREATE, OperationState.FAILED,
@@ -167,8 +183,12 @@ async def evicted_spot_goes_regular(machine: Machine, azure: AzureCalls, invento
     assert offering is not None
     spec = machine.state.spec
     found = f"VM {inventory.node_name} is {inventory.vm_state.power_state}" if inventory.has_vm else "VM gone"
-    await _tell(azure, RefusalReport(offering=offering, code=SPOT_EVICTED, message=f"Spot eviction: {found}",
-                                     machine=f"{spec.resource_group}/{spec.name}"))
+    try:
+        await _tell(azure, RefusalReport(offering=offering, code=SPOT_EVICTED, message=f"Spot eviction: {found}",
+                                         machine=f"{spec.resource_group}/{spec.name}"))
+    except ActivityError as err:  # not remembered: the re-creation would ask for Spot again; start it instead
+        machine.log.warning(f"could not tell the memory of refused offerings: {error_text(err)}")
+        return False
     machine.operation(Stage.HEALTH_CHECK, OperationState.FAILED,
                       f"Spot VM evicted ({found}): re-creating it as the next offering (fallback_to_regular), "
                       "keeping the data disks")
