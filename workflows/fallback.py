@@ -19,8 +19,9 @@ with workflow.unsafe.imports_passed_through():
     from models.durations import humanize
     from models.errors import ErrorType
     from models.inventory import Inventory
+    from models.offering_claims import PROBE_POLL, Claim, ClaimRequest
     from models.offerings import Availability, Offering, Refusal, SkippedOffering, narrowed, offerings_of
-    from models.offerings_memory import OfferingsQuestion, RefusalReport
+    from models.offerings_memory import RefusalReport
     from models.refusals import SPOT_EVICTED
     from models.spec import Priority
     from models.status import OfferingAttempt, OperationState, Phase, Stage
@@ -50,32 +51,32 @@ def for_offering(azure: AzureCalls, offering: Offering) -> AzureCalls:
     return calls
 
 
-async def _ask(machine: Machine, azure: AzureCalls, offerings: list[Offering]) -> Availability:
-    """The memory's answer; when it cannot answer (Temporal busy), every offering: the memory saves
+def _machine_id(machine: Machine) -> str:
+    return f"{machine.state.spec.resource_group}/{machine.state.spec.name}"
+
+
+async def _claim(machine: Machine, azure: AzureCalls, offerings: list[Offering]) -> Claim:
+    """The memory's claim; when it cannot answer (Temporal busy), the first offering: the memory saves
     attempts, it never stops a machine."""
     spec = azure.spec
-    question = OfferingsQuestion(subscription=spec.subscription, location=spec.location, offerings=offerings,
-                                 at=workflow.now())
+    request = ClaimRequest(subscription=spec.subscription, location=spec.location, offerings=offerings,
+                           machine=_machine_id(machine))
     try:
-        return await _ask_memory(azure, question)
+        return await azure._call(  # AzureCalls runs every activity (detached on delete)
+            ActivityName.ASK_OFFERINGS, request, result_type=Claim,
+            start_to_close_timeout=policies.READ_TIMEOUT, retry_policy=policies.READ_RETRY,
+            summary=f"Ask which of {len(offerings)} offerings to try (refused recently, or tried by another)")
     except ActivityError as err:
         machine.log.warning(f"the memory of refused offerings did not answer ({error_text(err)}): trying in order")
-        return Availability(available=offerings)
-
-
-async def _ask_memory(azure: AzureCalls, question: OfferingsQuestion) -> Availability:
-    offerings = question.offerings
-    return await azure._call(  # AzureCalls runs every activity (detached on delete)
-        ActivityName.ASK_OFFERINGS, question, result_type=Availability,
-        start_to_close_timeout=policies.READ_TIMEOUT, retry_policy=policies.READ_RETRY,
-        summary=f"Ask which of {len(offerings)} offerings Azure refused recently")
+        return Claim(offering=offerings[0], availability=Availability(available=offerings))
 
 
 async def _tell(azure: AzureCalls, report: RefusalReport) -> Refusal | None:
     return await azure._call(
         ActivityName.REPORT_REFUSAL, report, result_type=Refusal | None,
         start_to_close_timeout=policies.READ_TIMEOUT, retry_policy=policies.READ_RETRY,
-        summary=f"Remember: {report.offering.describe()} refused ({report.code})")
+        summary=f"Remember: {report.offering.describe()} "
+                + ("worked" if report.worked else f"refused ({report.code})" if report.code else "failed"))
 
 
 def _listed(skipped: list[SkippedOffering], now: datetime) -> str:
@@ -108,10 +109,21 @@ async def choose_offering(machine: Machine, azure: AzureCalls, pending: Callable
         machine.state.ignore_refusals_once = False
         return offerings[0], []
     while True:
-        answer = await _ask(machine, azure, offerings)
-        if answer.available:
-            return answer.available[0], answer.skipped
+        claim = await _claim(machine, azure, offerings)
+        answer = claim.availability
+        if claim.offering is not None:
+            return claim.offering, answer.skipped
         now = workflow.now()
+        if claim.probed_by_others:
+            # Another machine is trying the offerings left (nobody knows yet whether they have room): its
+            # outcome decides, so this machine asks again shortly instead of risking a refusal of its own.
+            machine.set_phase(Phase.PENDING if not machine.state.status.attempts else Phase.CRASH_LOOP_BACK_OFF)
+            names = ", ".join(o.describe() for o in claim.probed_by_others)
+            machine.operation(Stage.CREATE, OperationState.PROCESSING,
+                              f"waiting for another machine's attempt at {names}", retry_in=PROBE_POLL)
+            if await _woken_before(PROBE_POLL, pending, take) or workflow.now() >= deadline:
+                return (offerings[0], answer.skipped) if workflow.now() < deadline else None
+            continue
         delay = max(min(answer.earliest or now, deadline) - now, timedelta(0))
         machine.set_phase(Phase.CRASH_LOOP_BACK_OFF)
         machine.operation(Stage.CREATE, OperationState.FAILED,
@@ -136,10 +148,22 @@ def begin_attempt(machine: Machine, offering: Offering, skipped: list[SkippedOff
                       f"attempt {status.attempts}: trying {offering.describe()}{skipping}")
 
 
+async def attempt_worked(machine: Machine, azure: AzureCalls, offering: Offering) -> None:
+    """The VM runs: the offering is proven, so machines waiting for this attempt may all use it now."""
+    try:
+        await _tell(azure, RefusalReport(offering=offering, worked=True, machine=_machine_id(machine)))
+    except ActivityError as err:  # the probe then ends by itself (PROBE_FOR)
+        machine.log.warning(f"could not tell the memory that {offering.describe()} worked: {error_text(err)}")
+
+
 async def remember_refusal(machine: Machine, azure: AzureCalls, offering: Offering, error: BaseException) -> bool:
     """After a failed attempt: a capacity refusal is told to the shared memory. True when the next attempt
     may start at once with another offering."""
     if error_type(error) != ErrorType.CAPACITY_EXHAUSTED:
+        try:  # not Azure's refusal: the offering stays untried, and this machine's probe of it ends
+            await _tell(azure, RefusalReport(offering=offering, machine=_machine_id(machine)))
+        except ActivityError as err:
+            machine.log.warning(f"could not tell the memory that the attempt ended: {error_text(err)}")
         return False
     code, message = azure_code(error)
     code = code or "AllocationFailed"  # a capacity error without Azure's code: the commonest one

@@ -166,3 +166,14 @@ async def test_an_evicted_spot_vm_comes_back_regular_with_the_flag_keeping_its_d
     assert any("Spot VM evicted" in op.description for op in regular.recent_operations)
     await delete_all(stack, handle)
     await record_history(handle, "spot_evicted_recreated_regular")
+
+
+async def test_machines_started_together_spend_one_refusal_on_a_dry_zone(stack: Stack) -> None:
+    """They claim offerings from the memory: one probes zone 1, one zone 2, the others wait for the outcome."""
+    stack.emulator.make_unavailable(zone="1")
+    handles = [await start(stack, zonal_spec(stack, f"vm{n}")) for n in range(1, 6)]
+    for handle in handles:
+        status = await running(stack, handle)
+        assert status.offering is not None and status.offering.zone == "2"
+    assert failed_vm_puts(stack) == 1 and vm_puts(stack) == 6
+    await delete_all(stack, *handles)
