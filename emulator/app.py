@@ -17,6 +17,7 @@ from emulator.handlers import (
     control,
     control_capacity,
     disks,
+    generic_resources,
     network_interfaces,
     operations,
     resource_graph,
@@ -44,6 +45,7 @@ def build_router() -> Router:
         *disks.routes(),
         *virtual_machines.routes(),
         *resource_graph.routes(),
+        *generic_resources.routes(),
     ])
 
 

@@ -32,6 +32,7 @@ class Stage(StrEnum):
     INITIATE_DISK_DELETION = "InitiateDiskDeletion"
     VERIFY_DELETION = "VerifyDeletion"
     UPDATE_SPEC = "UpdateSpec"
+    PRESERVE = "Preserve"  # a `preserve` signal: VM deallocated, everything kept, no healing until delete
 
 
 class OperationState(StrEnum):
@@ -85,3 +86,8 @@ class MachineStatus(BaseModel):
     offering: Offering | None = None
     # The last creation attempts' offerings and what they skipped, oldest first.
     offering_attempts: list[OfferingAttempt] = []
+    # A `preserve` signal kept this machine (for diagnosis): VM deallocated, disks and NIC kept, never
+    # started or re-created again; only `delete` removes it. The reason and when, as the signal said.
+    preserved: bool = False
+    preserved_reason: str = ""
+    preserved_at: datetime | None = None

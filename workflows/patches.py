@@ -43,3 +43,11 @@ CAPACITY_FALLBACK = "capacity-fallback-across-offerings"
 # shared memory (SpotEvicted), deletes a deallocated VM keeping its data disks, and is re-created at once
 # as the next offering (a regular VM). Checked only for such a machine, so other histories add no marker.
 SPOT_EVICTION_FALLBACK = "spot-eviction-falls-back-to-regular"
+
+# A `preserve` signal deallocates the VM (disks and NIC kept) and stops health checks, starts and
+# re-creation for good; only `delete` ends it. Checked only when a machine is preserved.
+PRESERVE_MACHINE = "preserve-machine"
+
+# A machine started by a pool (its parent is `pool/...`) signals its pool each phase it enters
+# (pool_notice.py). Only children send, so standalone machines' histories are unchanged.
+TELL_POOL_PHASE = "tell-pool-phase"
