@@ -322,6 +322,7 @@ def offerings(
     subscription: Annotated[str | None, typer.Option(help="default: the worker's [env AZMC_AZURE_SUBSCRIPTION_ID]")]
     = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the refusals as JSON")] = False,
+    forget: Annotated[bool, typer.Option("--forget", help="capacity is back: drop every refusal")] = False,
     temporal_address: TemporalAddress = None,
     namespace: Namespace = None,
 ) -> None:
@@ -331,10 +332,14 @@ def offerings(
     async def main() -> None:
         from datetime import UTC, datetime
 
-        from cli.offerings import current_refusals, refusals_table
+        from cli.offerings import current_refusals, forget_refusals, refusals_table
 
         now = datetime.now(UTC)
-        found = await current_refusals(await connect(settings), subscription or settings.subscription(), location, now)
+        client, place = await connect(settings), subscription or settings.subscription()
+        if forget:
+            console.print(f"{await forget_refusals(client, place, location)} refusals forgotten in {location}")
+            return
+        found = await current_refusals(client, place, location, now)
         if as_json:
             print(json.dumps([r.model_dump(mode="json") for r in found], indent=2))
         elif not found:

@@ -10,7 +10,7 @@ from temporalio.service import RPCError, RPCStatusCode
 from models.durations import humanize
 from models.offerings import Refusal
 from models.offerings_memory import offerings_workflow_id
-from workflows.api import OFFERINGS_ENTRIES_QUERY
+from workflows.api import OFFERINGS_ENTRIES_QUERY, OFFERINGS_FORGET_UPDATE
 
 
 async def current_refusals(client: Client, subscription: str, location: str, now: datetime) -> list[Refusal]:
@@ -32,3 +32,15 @@ def refusals_table(refusals: list[Refusal], now: datetime) -> Table:
         table.add_row(Text(refusal.scope()), Text(refusal.code), Text(f"{humanize(now - refusal.refused_at)} ago"),
                       Text(humanize(refusal.until - now)), Text(refusal.machine or "-"))
     return table
+
+
+async def forget_refusals(client: Client, subscription: str, location: str) -> int:
+    """Capacity is back: the memory drops every refusal (machines waiting for one still wait for their
+    timer or a `reconcile`); how many were dropped, 0 when there is no memory."""
+    handle = client.get_workflow_handle(offerings_workflow_id(subscription, location))
+    try:
+        return await handle.execute_update(OFFERINGS_FORGET_UPDATE, result_type=int)
+    except RPCError as error:
+        if error.status == RPCStatusCode.NOT_FOUND:
+            return 0
+        raise

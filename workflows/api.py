@@ -15,6 +15,7 @@ OFFERINGS_WORKFLOW_TYPE = "Offerings"
 OFFERINGS_AVAILABLE_QUERY = "available"  # OfferingsQuestion -> Availability
 OFFERINGS_ENTRIES_QUERY = "entries"  # -> list[Refusal] (the current ones)
 OFFERINGS_REFUSED_UPDATE = "refused"  # RefusalReport (an attempt's outcome) -> Refusal | None (None: not refused)
+OFFERINGS_FORGET_UPDATE = "forget"  # no payload -> int: refusals forgotten ("capacity is back": try everything)
 OFFERINGS_CLAIM_UPDATE = "claim"  # ClaimRequest -> Claim: the offering a machine tries now (models/offering_claims.py)
 
 PRESERVE_SIGNAL = "preserve"  # {"reason"} or nothing: deallocate the VM, keep everything, stop healing until `delete`

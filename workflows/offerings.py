@@ -26,6 +26,7 @@ from workflows.api import (
     OFFERINGS_AVAILABLE_QUERY,
     OFFERINGS_CLAIM_UPDATE,
     OFFERINGS_ENTRIES_QUERY,
+    OFFERINGS_FORGET_UPDATE,
     OFFERINGS_REFUSED_UPDATE,
     OFFERINGS_WORKFLOW_TYPE,
 )
@@ -95,6 +96,15 @@ class Offerings:
         if (subscription, location) != (self._memory.subscription, self._memory.location):
             raise ApplicationError(f"offerings of {subscription}/{location} sent to the memory of {self._place}",
                                    type=ErrorType.INVALID_SPEC, non_retryable=True)
+
+    @workflow.update(name=OFFERINGS_FORGET_UPDATE)
+    def forget(self) -> int:
+        """An operator knows capacity is back: every refusal (and probe) is dropped; how many refusals."""
+        forgotten = len(self._memory.refusals)
+        self._memory.refusals, self._memory.probes = [], []
+        self._changed = True
+        workflow.logger.info(f"[offerings {self._place}] {forgotten} refusals forgotten on request")
+        return forgotten
 
     @workflow.query(name=OFFERINGS_AVAILABLE_QUERY)
     def available(self, question: OfferingsQuestion) -> Availability:

@@ -7,7 +7,7 @@ from rich.console import Console
 from temporalio.worker import Worker
 
 from activities import offerings_memory
-from cli.offerings import current_refusals, refusals_table
+from cli.offerings import current_refusals, forget_refusals, refusals_table
 from cli.render import describe_view
 from models.offerings import Offering, SkippedOffering
 from models.offerings_memory import RefusalReport
@@ -35,6 +35,10 @@ async def test_offerings_lists_the_refusals_in_force() -> None:
         assert "Standard_D4s_v5 in zone 1" in shown and "ZonalAllocationFailed" in shown and "rg/vm1" in shown
         assert "48m" in shown  # retry after
         assert await current_refusals(env.client, "sub-1", "westeurope", now + timedelta(hours=2)) == []
+        # An operator who knows capacity is back makes the memory forget (`azmc offerings --forget`).
+        assert await forget_refusals(env.client, "sub-1", "westeurope") == 1
+        assert await current_refusals(env.client, "sub-1", "westeurope", now) == []
+        assert await forget_refusals(env.client, "sub-2", "westeurope") == 0  # no memory there
 
 
 def test_describe_shows_the_offering_and_what_the_last_attempt_skipped() -> None:
