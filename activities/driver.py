@@ -5,7 +5,19 @@ from typing import Any
 
 from temporalio import activity
 
-from activities import data_disks, delete, inventory, inventory_list, nic, orphans, power, spec_tags, sweep, vm
+from activities import (
+    data_disks,
+    delete,
+    inventory,
+    inventory_list,
+    nic,
+    offerings_memory,
+    orphans,
+    power,
+    spec_tags,
+    sweep,
+    vm,
+)
 from activities.clients import AzureClients, build_clients
 from activities.config import AzureConfig
 from models.activity_io import (
@@ -63,6 +75,8 @@ class AzureDriver:
             self.update_tags,
             self.survey_fleet,
             self.check_orphan,
+            # No Azure call: the shared memory of refused offerings (a workflow), asked and told by creation.
+            *offerings_memory.ACTIVITIES,
         ]
 
     @activity.defn(name=ActivityName.READ_INVENTORY.value)
@@ -135,3 +149,4 @@ class AzureDriver:
     async def check_orphan(self, inp: OrphanCheckInput) -> OrphanVerdict:
         """Right before the sweep deletes: describe the machine's workflow, GET each resource, apply the grace."""
         return await orphans.check_orphan(self._clients, activity.client(), inp)
+

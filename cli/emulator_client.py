@@ -32,6 +32,28 @@ class EmulatorControl:
     def clear_faults(self) -> None:
         self._call("DELETE", "faults")
 
+    def make_unavailable(self, vm_size: str | None = None, zone: str | None = None, priority: str | None = None,
+                         code: str | None = None, location: str | None = None) -> str:
+        """Capacity gone for what matches (None = any; zone "" = regional VMs); its entry id."""
+        entry = {"vm_size": vm_size, "zone": zone, "priority": priority, "code": code, "location": location,
+                 "available": False}
+        return str(self._call("POST", "capacity", entry)["id"])
+
+    def capacity(self) -> list[dict[str, Any]]:
+        """The capacity entries, each with `hits` (allocations it refused)."""
+        return list(self._call("GET", "capacity"))
+
+    def restore_capacity(self, entry_id: str | None = None) -> None:
+        self._call("DELETE", f"capacity/{entry_id}" if entry_id else "capacity")
+
+    def set_quota(self, limit_cores: int, family: str | None = None, vm_size: str | None = None,
+                  location: str | None = None) -> str:
+        entry = {"limit_cores": limit_cores, "family": family, "vm_size": vm_size, "location": location}
+        return str(self._call("POST", "quota", entry)["id"])
+
+    def clear_quota(self, entry_id: str | None = None) -> None:
+        self._call("DELETE", f"quota/{entry_id}" if entry_id else "quota")
+
     def resources(self, name_prefix: str = "") -> list[dict[str, Any]]:
         answer = self._call("GET", "resources")
         items = answer.get("value", answer) if isinstance(answer, dict) else answer

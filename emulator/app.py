@@ -15,6 +15,7 @@ from emulator.errors import ArmError
 from emulator.faults import load_file
 from emulator.handlers import (
     control,
+    control_capacity,
     disks,
     generic_resources,
     network_interfaces,
@@ -32,6 +33,7 @@ from emulator.state import EmulatorState
 
 log = logging.getLogger(__name__)
 ROUTER = web.AppKey("router", Router)
+_OPERATION = "azmc_operation"  # the matched route's "<resourceType>.<verb>", for the failed counts
 
 
 def build_router() -> Router:
@@ -53,6 +55,14 @@ def _authorized(request: web.Request) -> bool:
 
 
 async def dispatch(request: web.Request) -> web.StreamResponse:
+    response = await _dispatch(request)
+    operation = request.get(_OPERATION)
+    if operation is not None and response.status >= 400:
+        request.app[control.BACKENDS].state.failed_counts[operation] += 1
+    return response
+
+
+async def _dispatch(request: web.Request) -> web.StreamResponse:
     backends = request.app[control.BACKENDS]
     state = backends.state
     # As ARM: a new request id per request; the caller's correlation id echoed (else a new one), and its
@@ -73,6 +83,7 @@ async def dispatch(request: web.Request) -> web.StreamResponse:
         return error_response(ArmError(404, "NotFound", f"No emulated ARM route for '{request.path}'."), headers)
     route, params = matched
     state.request_counts[route.operation] += 1
+    request[_OPERATION] = route.operation
 
     subscription = params.get("sub")
     if subscription:
@@ -118,6 +129,7 @@ def build_app(config: EmulatorConfig) -> web.Application:
         for raw in load_file(Path(config.faults_file)):
             state.faults.add_raw(raw)
     control.add_routes(app)
+    control_capacity.add_routes(app, backends)
     app.router.add_route("*", "/{tail:.*}", dispatch)
 
     async def on_startup(_: web.Application) -> None:

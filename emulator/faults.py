@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from emulator.capacity import ALLOCATION_FAILED, ZONAL_ALLOCATION_FAILED
 from emulator.errors import ArmError
 
 _DEFAULT_CODES = {400: "BadRequest", 401: "AuthenticationFailed", 403: "AuthorizationFailed",
@@ -19,11 +20,7 @@ _DEFAULT_CODES = {400: "BadRequest", 401: "AuthenticationFailed", 403: "Authoriz
 
 
 # Azure's own wording, used when a rule gives the code but no message.
-_DEFAULT_MESSAGES = {
-    "AllocationFailed": "Allocation failed. We do not have sufficient capacity for the requested VM size in this "
-                        "region. Read more about improving likelihood of allocation success at "
-                        "http://aka.ms/allocation-guidance",
-}
+_DEFAULT_MESSAGES = {"AllocationFailed": ALLOCATION_FAILED, "ZonalAllocationFailed": ZONAL_ALLOCATION_FAILED}
 
 
 class FaultRule(BaseModel):

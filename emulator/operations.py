@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
+from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -67,8 +68,10 @@ class Operation:
 
 
 class OperationRegistry:
-    def __init__(self, clock: Clock) -> None:
+    def __init__(self, clock: Clock, failed_counts: Counter[str] | None = None) -> None:
         self._clock = clock
+        # Operations that ended Failed, by "<resourceType>.<verb>" (the control API's failed counts).
+        self.failed_counts: Counter[str] = Counter() if failed_counts is None else failed_counts
         self._ops: dict[str, Operation] = {}
         self._locks: dict[str, str] = {}
 
@@ -132,6 +135,7 @@ class OperationRegistry:
         except ArmError as error:
             op.error = error
             op.status = "Failed"
+            self.failed_counts[op.name] += 1
             if on_failure is not None:
                 on_failure(error)
         except Exception as exc:  # a bug in a backend must still end the operation

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from collections import Counter
 
+from emulator.capacity import CapacityRegistry
 from emulator.clock import Clock
 from emulator.faults import FaultRegistry
 from emulator.graph_index import GraphIndex
 from emulator.operations import OperationRegistry
+from emulator.quota import QuotaRegistry
 from emulator.settings import EmulatorConfig, LiveSettings
 from emulator.store import ResourceStore
 from emulator.throttling import Throttler
@@ -20,20 +22,27 @@ class EmulatorState:
         self.clock = Clock(self.settings)
         self.graph = GraphIndex(self.clock, self.settings)
         self.store = ResourceStore(self.graph.record)
-        self.operations = OperationRegistry(self.clock)
+        # Failed requests (4xx/5xx answers) and operations that ended Failed, by "<resourceType>.<verb>".
+        self.failed_counts: Counter[str] = Counter()
+        self.operations = OperationRegistry(self.clock, self.failed_counts)
         self.faults = FaultRegistry()
+        self.capacity = CapacityRegistry()
+        self.quotas = QuotaRegistry()
         self.throttler = Throttler()
         self.request_counts: Counter[str] = Counter()
         # Private IPs handed out per subnet (key: lower subnet id).
         self.next_ip: dict[str, int] = {}
 
     async def reset(self) -> None:
-        """Back to the start-up state: no resources, faults or counts; start settings."""
+        """Back to the start-up state: no resources, faults, capacity or quota entries, or counts; start settings."""
         await self.operations.cancel_all()
         self.store.clear()
         self.graph.clear()
         self.faults.clear()
+        self.capacity.clear()
+        self.quotas.clear()
         self.throttler.clear()
         self.request_counts.clear()
+        self.failed_counts.clear()
         self.next_ip.clear()
         self.settings.update(self.config.start.as_dict())

@@ -6,6 +6,7 @@ from enum import StrEnum
 from pydantic import BaseModel
 
 from models.inventory import Inventory
+from models.offerings import Offering, SkippedOffering
 
 
 class Phase(StrEnum):
@@ -57,6 +58,15 @@ class StalledStep(BaseModel):
     next_retry_at: datetime | None = None
 
 
+class OfferingAttempt(BaseModel):
+    """One creation attempt's offering, the offerings it skipped (refused recently) and how it ended."""
+
+    attempt: int
+    offering: Offering
+    skipped: list[SkippedOffering] = []
+    refused: str = ""  # Azure's capacity code when it refused this offering ("" while trying, or on success)
+
+
 class MachineStatus(BaseModel):
     name: str
     resource_group: str
@@ -72,6 +82,10 @@ class MachineStatus(BaseModel):
     next_retry_at: datetime | None = None
     # Every step waiting to retry, with its error and next retry time (empty when none waits).
     stalled: list[StalledStep] = []
+    # The offering (size, zone, priority) of the VM, or the one the current attempt tries.
+    offering: Offering | None = None
+    # The last creation attempts' offerings and what they skipped, oldest first.
+    offering_attempts: list[OfferingAttempt] = []
     # A `preserve` signal kept this machine (for diagnosis): VM deallocated, disks and NIC kept, never
     # started or re-created again; only `delete` removes it. The reason and when, as the signal said.
     preserved: bool = False

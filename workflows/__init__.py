@@ -2,8 +2,9 @@
 
 from workflows.fleet_sweep import FleetSweep
 from workflows.lifecycle import MachineLifecycle
+from workflows.offerings import Offerings
 from workflows.pool import MachinePool
 
-ALL_WORKFLOWS: list[type] = [MachineLifecycle, FleetSweep, MachinePool]
+ALL_WORKFLOWS: list[type] = [MachineLifecycle, FleetSweep, Offerings, MachinePool]
 
-__all__ = ["ALL_WORKFLOWS", "FleetSweep", "MachineLifecycle", "MachinePool"]
+__all__ = ["ALL_WORKFLOWS", "FleetSweep", "MachineLifecycle", "MachinePool", "Offerings"]

@@ -8,6 +8,16 @@ STATUS_QUERY = "status"  # -> MachineStatus (a pool: PoolStatus)
 DELETE_SIGNAL = "delete"  # {"reason", "force"}, {} or nothing (a pool: {"reason"})
 RECONCILE_SIGNAL = "reconcile"  # "try now": cut a wait short
 UPDATE_SPEC = "update_spec"  # a new MachineSpec -> SpecUpdate
+
+# The shared memory of refused offerings (workflows/offerings.py): one workflow per subscription and location,
+# id models.offerings_memory.offerings_workflow_id(subscription, location).
+OFFERINGS_WORKFLOW_TYPE = "Offerings"
+OFFERINGS_AVAILABLE_QUERY = "available"  # OfferingsQuestion -> Availability
+OFFERINGS_ENTRIES_QUERY = "entries"  # -> list[Refusal] (the current ones)
+OFFERINGS_REFUSED_UPDATE = "refused"  # RefusalReport (an attempt's outcome) -> Refusal | None (None: not refused)
+OFFERINGS_FORGET_UPDATE = "forget"  # no payload -> int: refusals forgotten ("capacity is back": try everything)
+OFFERINGS_CLAIM_UPDATE = "claim"  # ClaimRequest -> Claim: the offering a machine tries now (models/offering_claims.py)
+
 PRESERVE_SIGNAL = "preserve"  # {"reason"} or nothing: deallocate the VM, keep everything, stop healing until `delete`
 
 # MachinePool (workflows/pool.py), id pool/<resource_group>/<name>; it reuses STATUS_QUERY and DELETE_SIGNAL.

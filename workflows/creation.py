@@ -17,7 +17,7 @@ with workflow.unsafe.imports_passed_through():
     from models.naming import nic_name
     from models.status import OperationState, Phase, Stage
 
-from workflows import patches, policies, recovery
+from workflows import fallback, patches, policies, recovery
 from workflows.azure_calls import AzureCalls, error_text, error_type, suggested_delay
 from workflows.deletion import remove_everything
 from workflows.machine import Machine
@@ -31,6 +31,7 @@ class AttemptFailed(Exception):
         super().__init__(error_text(error))
         self.kind = error_type(error)
         self.hint = suggested_delay(error)
+        self.error = error
 
 
 class StartFailed(Exception):
@@ -150,11 +151,19 @@ async def create_machine(machine: Machine, azure: AzureCalls, drain_timeout: tim
         state.status.attempts = 0
     deadline = state.creation_started_at + state.spec.timeouts.creation
     while True:
+        offering, skipped, attempt_azure = None, [], azure
+        if workflow.patched(patches.CAPACITY_FALLBACK):
+            chosen = await fallback.choose_offering(machine, azure, wake.pending, wake.take, deadline)
+            if chosen is None:
+                break  # every offering refused until the creation timeout
+            (offering, skipped), attempt_azure = chosen, fallback.for_offering(azure, chosen[0])
         state.status.attempts += 1
+        if offering is not None:
+            fallback.begin_attempt(machine, offering, skipped)
         machine.set_phase(Phase.CREATING)
         undo = Compensations(machine)
         try:
-            inventory = await _attempt(machine, azure, undo)
+            inventory = await _attempt(machine, attempt_azure, undo)
         except StartFailed:
             # The VM exists and is kept: the health watch (Unknown) starts it again after the backoff.
             state.creation_started_at = None
@@ -163,6 +172,8 @@ async def create_machine(machine: Machine, azure: AzureCalls, drain_timeout: tim
             failure = AttemptFailed(err)
         else:
             undo.forget()
+            if offering is not None:
+                await fallback.attempt_worked(machine, azure, offering)
             state.creation_started_at = None
             machine.operation(Stage.CREATE, OperationState.SUCCESSFUL, f"VM {inventory.node_name} is running")
             machine.set_phase(Phase.RUNNING)
@@ -174,6 +185,10 @@ async def create_machine(machine: Machine, azure: AzureCalls, drain_timeout: tim
         await undo.unwind()
         if workflow.patched(patches.FIND_VM_FOR_DECISIONS):
             await _show_leftovers(machine, azure)
+        if offering is not None and await fallback.remember_refusal(machine, azure, offering, failure.error):
+            if workflow.now() >= deadline:
+                break
+            continue  # the next offering, at once
         remaining = deadline - workflow.now()
         if remaining <= timedelta(0):
             break

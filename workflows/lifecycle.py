@@ -186,6 +186,7 @@ class MachineLifecycle:
                 if self._reconcile_requested and self._delete_request is None and self._preserve_request is None:
                     self._reconcile_requested = False
                     machine.log.info("reconcile in Failed: starting a fresh creation")
+                    machine.state.ignore_refusals_once = True
                     machine.set_phase(Phase.PENDING)
 
     async def _watch(self, machine: Machine, azure: AzureCalls) -> None:

@@ -164,6 +164,12 @@ def render_details(state: LifecycleState, now: datetime) -> str:
         f"- **Last error:** {status.last_error or 'none'}",
         f"- **Next retry:** {_when(status.next_retry_at, now)}",
     ]
+    if status.offering is not None:
+        lines.append(f"- **Offering:** {status.offering.describe()}")
+    skipped = status.offering_attempts[-1].skipped if status.offering_attempts else []
+    if skipped:
+        lines.append(f"- **Skipped by attempt {status.offering_attempts[-1].attempt}:**")
+        lines += [f"  - {s.describe(now)}" for s in skipped]
     if status.inventory.data_disks:
         lines.append("- **Data disks:** " + ", ".join(d.describe() for d in status.inventory.data_disks))
     if status.stalled:

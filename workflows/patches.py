@@ -33,6 +33,17 @@ INDEPENDENT_CLEANUP = "independent-cleanup-steps"
 # the NotOwned reason (it used to stay Running, with the reason only in the last operation).
 FOREIGN_VM_IS_UNKNOWN = "foreign-vm-is-unknown"
 
+# Creation falls back across offerings (models/offerings.py): each attempt asks the shared memory (the
+# `Offerings` workflow) which offerings to skip, tries the first of the others, tells the memory when
+# Azure refuses it for capacity and starts the next attempt at once; it waits only when every offering
+# is refused. Older runs keep one size and zone, and the 10-minute capacity backoff.
+CAPACITY_FALLBACK = "capacity-fallback-across-offerings"
+
+# A Spot machine with spot.fallback_to_regular whose Spot VM was evicted (deallocated or gone) tells the
+# shared memory (SpotEvicted), deletes a deallocated VM keeping its data disks, and is re-created at once
+# as the next offering (a regular VM). Checked only for such a machine, so other histories add no marker.
+SPOT_EVICTION_FALLBACK = "spot-eviction-falls-back-to-regular"
+
 # A `preserve` signal deallocates the VM (disks and NIC kept) and stops health checks, starts and
 # re-creation for good; only `delete` ends it. Checked only when a machine is preserved.
 PRESERVE_MACHINE = "preserve-machine"

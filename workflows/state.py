@@ -29,6 +29,9 @@ class LifecycleState(BaseModel):
     preserve_request: PreserveRequest | None = None
     # A `reconcile` signal that has not been acted on yet.
     reconcile_requested: bool = False
+    # An operator's reconcile of a Failed machine: its next attempt tries the first offering, whatever the
+    # shared memory of refused offerings says (workflows/fallback.py).
+    ignore_refusals_once: bool = False
     # History length that triggers continue-as-new (besides the server's suggestion).
     history_limit: int = 0
     # 1 for the first run, +1 on every continue-as-new (shown in current details).

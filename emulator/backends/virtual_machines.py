@@ -25,16 +25,25 @@ from emulator.backends.common import (
 from emulator.backends.disks import DisksBackend
 from emulator.backends.network_interfaces import NetworkInterfacesBackend
 from emulator.backends.outcome import Outcome
+from emulator.backends.vm_allocation import check as check_allocation
+from emulator.backends.vm_allocation import request_for, write_allocates
 from emulator.backends.vm_bootstrap import USER_DATA, store_bootstrap, take_bootstrap, wants, with_user_data
 from emulator.backends.vm_disks import plan_disks, realize
 from emulator.backends.vm_instance_view import instance_view
-from emulator.backends.vm_model import SECRETS, check_immutable, default_os_profile, merge_update, os_type
+from emulator.backends.vm_model import (
+    SECRETS,
+    VM_TYPE,
+    check_immutable,
+    default_os_profile,
+    merge_update,
+    os_type,
+)
 from emulator.backends.vm_nics import attach_nics, attached_nics, nic_delete_option, validate_nic_refs
 from emulator.latency import duration
 from emulator.state import EmulatorState
 from emulator.store import Resource
 
-VM_TYPE = "Microsoft.Compute/virtualMachines"
+__all__ = ["VM_TYPE", "VirtualMachinesBackend"]
 
 
 class VirtualMachinesBackend:
@@ -132,6 +141,10 @@ class VirtualMachinesBackend:
         planned_os, planned_data = plan_disks(self.state, scope, rid, name, storage)
         if existing is None and planned_os is None:
             raise errors.invalid("Required parameter 'osDisk' is missing (null).", target="osDisk")
+        allocation = request_for(rid, scope.subscription, {**request, "location": location})
+        # Quota and SkuNotAvailable refuse here (409, nothing changed); an allocation failure comes back to
+        # end the operation Failed, as Azure reports it.
+        allocation_error = check_allocation(self.state, allocation) if write_allocates(existing, allocation) else None
 
         # Validation passed: from here on the request changes state.
         kind = os_type(props)
@@ -167,8 +180,13 @@ class VirtualMachinesBackend:
         store_bootstrap(vm, bootstrap)
         self.state.store.put(vm)
         on_failure = self._create_failed if op_name.endswith(".put") else self._mark_failed
-        op = start_operation(self.state, vm, op_name, lambda: self._succeeded(vm),
-                             lambda error: on_failure(vm, error))
+
+        async def work() -> None:
+            if allocation_error is not None:
+                raise allocation_error
+            await self._succeeded(vm)
+
+        op = start_operation(self.state, vm, op_name, work, lambda error: on_failure(vm, error))
         return vm, op
 
     async def _succeeded(self, vm: Resource) -> None:

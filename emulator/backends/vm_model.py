@@ -7,6 +7,8 @@ from typing import Any
 
 from emulator import errors
 
+VM_TYPE = "Microsoft.Compute/virtualMachines"
+
 # Never echoed by Azure.
 SECRETS = ("adminPassword", "customData")
 # Computed by Azure; a PATCH or PUT never sets them.

@@ -1,7 +1,8 @@
 """VM power operations (powerOff, deallocate, start) and Spot eviction.
 
-A start that fails (AllocationFailed, injected as an operation-stage fault) leaves the VM as Azure
-does: provisioning Failed with the error in its instance view, power state unchanged (deallocated).
+A start of a VM without an allocation (deallocated) allocates again, so capacity and quota apply to it. A
+start that fails (AllocationFailed from capacity, or an injected operation-stage fault) leaves the VM as
+Azure does: provisioning Failed with the error in its instance view, power state unchanged (deallocated).
 """
 
 from __future__ import annotations
@@ -13,6 +14,9 @@ from emulator.arm_ids import Scope
 from emulator.backends.common import ensure_idle, get_existing, start_operation
 from emulator.backends.outcome import Outcome
 from emulator.backends.virtual_machines import VM_TYPE, VirtualMachinesBackend
+from emulator.backends.vm_allocation import check as check_allocation
+from emulator.backends.vm_allocation import holds_allocation, request_for
+from emulator.capacity import SPOT_PRIORITIES
 from emulator.state import EmulatorState
 
 # verb -> (transitional power state, final power state)
@@ -21,7 +25,6 @@ _POWER_VERBS = {
     "deallocate": ("deallocating", "deallocated"),
     "start": ("starting", "running"),
 }
-SPOT_PRIORITIES = ("spot", "low")  # "Low" is the older name of Spot
 
 
 class VmPowerBackend:
@@ -32,6 +35,9 @@ class VmPowerBackend:
     def power(self, scope: Scope, name: str, verb: str) -> Outcome:
         vm = get_existing(self.state, scope, VM_TYPE, name)
         ensure_idle(self.state, vm.id)
+        allocation_error = None
+        if verb == "start" and not holds_allocation(vm):
+            allocation_error = check_allocation(self.state, request_for(vm.id, vm.subscription, vm.body))
         transitional, final = _POWER_VERBS[verb]
         power_before = vm.extra.get("power")
         provisioning_before = vm.properties.get("provisioningState")
@@ -40,6 +46,8 @@ class VmPowerBackend:
         self.state.store.changed(vm)
 
         async def work() -> None:
+            if allocation_error is not None:
+                raise allocation_error
             vm.extra["power"] = final
             vm.properties["provisioningState"] = "Succeeded"
             vm.extra.pop("error", None)

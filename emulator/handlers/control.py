@@ -13,6 +13,7 @@ from emulator.arm_ids import Scope
 from emulator.backends.registry import Backends
 from emulator.backends.virtual_machines import VM_TYPE
 from emulator.backends.vm_bootstrap import bootstrap_digests
+from emulator.capacity import priority_of
 from emulator.errors import ArmError
 from emulator.handlers.routing import read_json
 from emulator.seed import seed
@@ -62,6 +63,9 @@ def describe(resource: Resource, backends: Backends) -> dict[str, Any]:
         out["uniqueId"] = props.get("uniqueId")
     if resource.type == VM_TYPE:
         out["powerState"] = resource.extra.get("power")
+        out["vmSize"] = (props.get("hardwareProfile") or {}).get("vmSize")
+        out["zones"] = resource.body.get("zones") or []
+        out["priority"] = priority_of(props)
         out.update(bootstrap_digests(resource))
     if resource.type.lower() == "microsoft.network/networkinterfaces":
         held = backends.nics.reservation(resource)
@@ -105,8 +109,10 @@ async def resources(request: web.Request) -> web.Response:
 
 
 async def requests(request: web.Request) -> web.Response:
-    counts = request.app[BACKENDS].state.request_counts
-    return _json({"total": sum(counts.values()), "by_operation": dict(counts)})
+    state = request.app[BACKENDS].state
+    counts = state.request_counts
+    return _json({"total": sum(counts.values()), "by_operation": dict(counts),
+                  "failed_by_operation": dict(state.failed_counts)})
 
 
 async def get_settings(request: web.Request) -> web.Response:

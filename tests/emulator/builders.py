@@ -34,15 +34,18 @@ def empty_disk(size_gb: int = 8) -> cm.Disk:
 
 def vm_body(name: str, nic_id: str, *, data_disks: int = 1, delete_option: str = "Delete",
             tags: dict[str, str] | None = None, attach: list[cm.DataDisk] | None = None,
-            eviction_policy: str | None = None) -> cm.VirtualMachine:
-    """A Linux VM on `nic_id`; `attach` adds existing disks; `eviction_policy` makes it a Spot VM."""
+            eviction_policy: str | None = None, vm_size: str = "Standard_D2s_v5",
+            zones: list[str] | None = None) -> cm.VirtualMachine:
+    """A Linux VM on `nic_id`; `attach` adds existing disks; `eviction_policy` makes it a Spot VM; `zones`
+    pins it to a zone (regional without)."""
     spot = {"priority": "Spot", "eviction_policy": eviction_policy,
             "billing_profile": cm.BillingProfile(max_price=-1)} if eviction_policy else {}
     return cm.VirtualMachine(
         **spot,
         location=LOCATION,
+        zones=zones,
         tags=tags or {"azmc-machine": name},
-        hardware_profile=cm.HardwareProfile(vm_size="Standard_D2s_v5"),
+        hardware_profile=cm.HardwareProfile(vm_size=vm_size),
         storage_profile=cm.StorageProfile(
             image_reference=cm.ImageReference(publisher="Canonical", offer="ubuntu-24_04-lts",
                                               sku="server", version="latest"),

@@ -45,12 +45,15 @@ def test_settings_change_live_and_reset_restores_everything(emulator: EmulatorHa
     with pytest.raises(urllib.error.HTTPError):
         emulator.settings(latency_profile="glacial")
     emulator.add_fault("virtualMachines.put")
+    emulator.make_unavailable(zone="1")
+    emulator.set_quota(4, family="cores")
     clients = sdk_clients(emulator)
     clients.network.virtual_networks.get(RG, "azmc-vnet")
     clients.close()
     emulator.reset()
     assert emulator.settings() == {"time_scale": 0.0, "throttling": False, "index_lag_s": 0.0,
                                    "latency_profile": "instant", "page_size": 1000}
-    assert emulator.faults() == [] and emulator.requests() == {"total": 0, "by_operation": {}}
+    assert emulator.faults() == [] and emulator.capacity() == [] and emulator.quotas() == []
+    assert emulator.requests() == {"total": 0, "by_operation": {}, "failed_by_operation": {}}
     assert len(emulator.resources()) == 3
     assert emulator.healthy()

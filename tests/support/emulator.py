@@ -57,7 +57,8 @@ class EmulatorHandle:
         return self._call("GET", f"/_emulator/resources{query}")
 
     def requests(self) -> dict[str, Any]:
-        """`{"total": int, "by_operation": {"virtualMachines.put": int, ...}}`."""
+        """`{"total": int, "by_operation": {"virtualMachines.put": int, ...}, "failed_by_operation": {...}}`
+        (failed: 4xx/5xx answers plus operations that ended Failed)."""
         return self._call("GET", "/_emulator/requests")
 
     def settings(self, **changes: Any) -> dict[str, Any]:
@@ -69,6 +70,34 @@ class EmulatorHandle:
     def evict(self, vm_id: str) -> dict[str, Any]:
         """Evict a running Spot VM by its eviction policy: `{"id", "evictionPolicy"}`."""
         return self._call("POST", "/_emulator/evict", {"id": vm_id})
+
+    def make_unavailable(self, vm_size: str | None = None, zone: str | None = None, priority: str | None = None,
+                         code: str | None = None, location: str | None = None) -> str:
+        """Capacity gone for what matches (None = any; zone "" = regional VMs); its entry id."""
+        entry = {"vm_size": vm_size, "zone": zone, "priority": priority, "code": code, "location": location,
+                 "available": False}
+        return self._call("POST", "/_emulator/capacity", entry)["id"]
+
+    def capacity(self) -> list[dict[str, Any]]:
+        """The capacity entries, each with `hits` (allocations it refused)."""
+        return self._call("GET", "/_emulator/capacity")
+
+    def restore_capacity(self, entry_id: str | None = None) -> None:
+        """Capacity back: one entry, or all of them."""
+        self._call("DELETE", f"/_emulator/capacity/{entry_id}" if entry_id else "/_emulator/capacity")
+
+    def set_quota(self, limit_cores: int, family: str | None = None, vm_size: str | None = None,
+                  location: str | None = None, code: str = "OperationNotAllowed") -> str:
+        """A vCPU limit for a family (or `cores`, `lowPriorityCores`) or a size's family; its entry id."""
+        entry = {"limit_cores": limit_cores, "family": family, "vm_size": vm_size, "location": location,
+                 "code": code}
+        return self._call("POST", "/_emulator/quota", entry)["id"]
+
+    def quotas(self) -> list[dict[str, Any]]:
+        return self._call("GET", "/_emulator/quota")
+
+    def clear_quota(self, entry_id: str | None = None) -> None:
+        self._call("DELETE", f"/_emulator/quota/{entry_id}" if entry_id else "/_emulator/quota")
 
     def reset(self) -> None:
         self._call("POST", "/_emulator/reset")

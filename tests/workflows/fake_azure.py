@@ -12,6 +12,7 @@ from typing import Any
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
+from activities import offerings_memory
 from models.activity_io import ActivityName, DeleteResourceInput, DeleteVmInput, EnsureVmInput, MachineRef
 from models.errors import ErrorType
 from models.inventory import Inventory, VmState
@@ -116,4 +117,5 @@ class FakeAzure:
             if self.vm is not None:
                 self.vm = VmState(provisioning_state="Succeeded", power_state="stopped")
 
-        return [read_inventory, find_vm, ensure_nic, ensure_vm, delete_vm, delete_nic, delete_disk, power_off]
+        return [read_inventory, find_vm, ensure_nic, ensure_vm, delete_vm, delete_nic, delete_disk, power_off,
+                *offerings_memory.ACTIVITIES]  # the real shared memory: a workflow, no Azure

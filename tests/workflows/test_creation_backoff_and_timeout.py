@@ -7,8 +7,11 @@ import logging
 from datetime import timedelta
 
 import pytest
+from temporalio import activity
 from temporalio.client import WorkflowExecutionStatus
+from temporalio.exceptions import ApplicationError
 
+from activities import offerings_memory
 from models.activity_io import ActivityName
 from models.errors import ErrorType
 from models.status import Phase
@@ -16,26 +19,30 @@ from tests.workflows.fake_azure import FakeAzure
 from tests.workflows.helpers import in_phase, lifecycle_worker, spec_dict, start_machine, time_skipping_env, wait_for
 
 
-async def test_capacity_failures_back_off_ten_minutes_then_run(caplog: pytest.LogCaptureFixture) -> None:
+async def test_capacity_failure_of_the_only_offering_waits_until_its_refusal_ends(
+        caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.INFO, logger="temporalio.workflow")
     azure = FakeAzure()
     azure.fail(ActivityName.ENSURE_VM, ErrorType.CAPACITY_EXHAUSTED, times=1, message="AllocationFailed")
     async with time_skipping_env() as env, lifecycle_worker(env.client, azure.activities()) as tq:
-        handle = await start_machine(env.client, tq, spec_dict())
+        handle = await start_machine(env.client, tq, spec_dict(timeouts={"creation": "2h"}))
         backing_off = await wait_for(env, handle, in_phase(Phase.CRASH_LOOP_BACK_OFF))
-        running = await wait_for(env, handle, in_phase(Phase.RUNNING), step=timedelta(seconds=30))
+        running = await wait_for(env, handle, in_phase(Phase.RUNNING), step=timedelta(minutes=1))
         assert running.attempts == 2
         assert backing_off.next_retry_at is not None
         await handle.signal("delete", {"reason": "test"})
         final = await handle.result()
     assert final.phase == Phase.DELETED
     assert azure.empty
-    # The second attempt started 10 minutes (the capacity backoff) after the first one failed.
+    # The one offering was refused (AllocationFailed: 1 h, models/refusals.py): the second attempt started
+    # when that refusal ended (within the creation timeout, here 2 h).
     when = {op.description: op.updated_at for op in running.recent_operations}
     gap = when["attempt 2: reading what exists"] - when["attempt 1 failed; compensating"]
-    assert timedelta(minutes=10) <= gap < timedelta(minutes=10, seconds=5), gap
+    assert timedelta(hours=1) <= gap < timedelta(hours=1, minutes=2), gap
     # Every workflow log line names the machine.
-    lines = [r.getMessage() for r in caplog.records if r.name == "temporalio.workflow"]
+    # (The shared memory of refused offerings logs too, naming its subscription and location.)
+    lines = [line for r in caplog.records if r.name == "temporalio.workflow"
+             if not (line := r.getMessage()).startswith("[offerings ")]
     assert len(lines) > 10
     assert all("[machine azmc-demo/vm1]" in line for line in lines), lines
 
@@ -82,3 +89,20 @@ async def test_reconcile_cuts_a_capacity_backoff_short() -> None:
     started = next(op.updated_at for op in running.recent_operations if op.description.startswith("attempt 2"))
     assert backing_off.next_retry_at is not None
     assert started < backing_off.next_retry_at - timedelta(minutes=9), (started, backing_off.next_retry_at)
+
+
+async def test_a_memory_that_does_not_answer_never_stops_a_machine() -> None:
+    """The shared memory of refused offerings saves attempts; when it cannot be asked, creation goes on."""
+    azure = FakeAzure()
+
+    @activity.defn(name=ActivityName.ASK_OFFERINGS.value)
+    async def ask_offerings(question: object) -> None:
+        raise ApplicationError("memory unreachable", type=ErrorType.TRANSIENT, non_retryable=True)
+
+    activities = [a for a in azure.activities() if a is not offerings_memory.ask_offerings] + [ask_offerings]
+    async with time_skipping_env() as env, lifecycle_worker(env.client, activities) as tq:
+        handle = await start_machine(env.client, tq, spec_dict())
+        running = await wait_for(env, handle, in_phase(Phase.RUNNING))
+        assert running.attempts == 1 and running.offering is not None
+        await handle.signal("delete")
+        assert (await handle.result()).phase == Phase.DELETED

@@ -4,6 +4,7 @@ preserve_timeout."""
 
 from datetime import timedelta
 
+from cli.offerings import forget_refusals
 from models.naming import workflow_id
 from models.pool import PoolStatus
 from models.status import MachineStatus, Phase
@@ -58,6 +59,9 @@ async def test_failed_machines_are_preserved_uncounted_and_deleted_last(stack: S
     kept = await wait_pool(env, handle, lambda s: sum(1 for m in s.machines if m.preserved) == 2,
                            step=timedelta(seconds=20))
     emulator.clear_faults()
+    # Capacity is back: the shared memory of refused offerings is told to forget (else machines skip
+    # the refused size for its hour).
+    await forget_refusals(env.client, emulator.subscription_id, template["location"])
     running = await wait_pool(env, handle, lambda s: s.available == 3 and len(s.machines) == 5)
     preserved = sorted(m.name for m in running.machines if m.preserved)
     assert preserved == sorted(m.name for m in kept.machines if m.preserved)

@@ -96,20 +96,21 @@ async def test_vm_of_an_older_azmc_gets_detach_before_it_is_deleted(stack: Stack
 
 
 async def test_compensation_deletes_only_the_data_disk_its_attempt_created(stack: Stack) -> None:
-    spec = spec_dict(subnet_id=stack.emulator.subnet_id,
+    # Two zones: zone 1 refuses once, zone 2 is tried at once after the compensation.
+    spec = spec_dict(subnet_id=stack.emulator.subnet_id, zones=["1", "2"],
                      data_disks=[{"name": "data", "lun": 0, "size_gb": 8}, {"name": "logs", "lun": 1, "size_gb": 8}])
     async with operator(stack) as azure:  # data from before: a disk of this machine that exists already
         await put_disk(azure, DATA_DISK, {"azmc-machine": "vm1", "azmc-pool": "workers"})
     before = unique_id(stack)
-    stack.emulator.add_fault("virtualMachines.put", name="vm1", status=409, code="AllocationFailed",
+    stack.emulator.add_fault("virtualMachines.put", name="vm1", status=409, code="ZonalAllocationFailed",
                              stage="operation", times=1)
     handle = await start_machine(stack.env.client, stack.task_queue, spec)
-    backing_off = await wait_for(stack.env, handle, lambda s: s.phase == Phase.CRASH_LOOP_BACK_OFF and "next attempt"
-                                 in (s.last_operation.description if s.last_operation else ""))
-    # The failed attempt created vm1-logs-1-data-disk empty: compensated. The existing disk: kept.
-    assert disk(stack, "vm1-logs-1-data-disk") is None
-    assert unique_id(stack) == before and disk(stack)["diskState"] == "Unattached"
-    assert DATA_DISK in backing_off.inventory.disk_names
+    compensated = await wait_for(stack.env, handle, lambda s: any("next offering at once" in op.description
+                                                                  for op in s.recent_operations))
+    # The failed attempt created vm1-logs-1-data-disk empty: compensated (before the next attempt). The
+    # existing disk: kept.
+    assert any(op.description == "delete disk vm1-logs-1-data-disk: done" for op in compensated.recent_operations)
+    assert not any("delete disk vm1-data-0-data-disk" in op.description for op in compensated.recent_operations)
     running = await wait_for(stack.env, handle, in_phase(Phase.RUNNING), step=timedelta(seconds=30))
     assert running.attempts == 2
     assert unique_id(stack) == before and disk(stack)["diskState"] == "Attached"

@@ -1,0 +1,76 @@
+"""Ask and tell the shared memory of refused offerings (the `Offerings` workflow) for a machine's workflow.
+
+A workflow cannot update another workflow itself, so these two activities do it with the worker's Temporal
+client, with update-with-start: the first machine of a subscription+location starts the memory, and
+machines racing to start it all reach the one workflow (WorkflowIDConflictPolicy.USE_EXISTING).
+"""
+
+from temporalio import activity
+from temporalio.client import Client, WithStartWorkflowOperation
+from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
+from temporalio.service import RPCError, RPCStatusCode
+
+from models.activity_io import ActivityName
+from models.offering_claims import Claim, ClaimRequest
+from models.offerings import Availability, Refusal, availability
+from models.offerings_memory import OfferingsMemory, OfferingsQuestion, RefusalReport, offerings_workflow_id
+from workflows.api import (
+    OFFERINGS_AVAILABLE_QUERY,
+    OFFERINGS_CLAIM_UPDATE,
+    OFFERINGS_REFUSED_UPDATE,
+    OFFERINGS_WORKFLOW_TYPE,
+)
+
+
+def _memory(subscription: str, location: str, task_queue: str) -> WithStartWorkflowOperation:
+    return WithStartWorkflowOperation(
+        OFFERINGS_WORKFLOW_TYPE,
+        OfferingsMemory(subscription=subscription, location=location),
+        id=offerings_workflow_id(subscription, location),
+        task_queue=task_queue,
+        id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+        # A memory someone terminated may start again, empty.
+        id_reuse_policy=WorkflowIDReusePolicy.ALLOW_DUPLICATE,
+        static_summary=f"Offerings Azure refused in {location}",
+    )
+
+
+async def ask(client: Client, question: OfferingsQuestion) -> Availability:
+    """Which offerings are not refused at `question.at` (a read: no claim); all when nothing was refused."""
+    handle = client.get_workflow_handle(offerings_workflow_id(question.subscription, question.location))
+    try:
+        return await handle.query(OFFERINGS_AVAILABLE_QUERY, question, result_type=Availability)
+    except RPCError as error:
+        if error.status == RPCStatusCode.NOT_FOUND:
+            return availability(question.offerings, [], question.at)
+        raise
+
+
+async def claim(client: Client, request: ClaimRequest, task_queue: str) -> Claim:
+    """The offering the machine tries now (models/offering_claims.py), starting the memory if needed."""
+    return await client.execute_update_with_start_workflow(
+        OFFERINGS_CLAIM_UPDATE, request, result_type=Claim,
+        start_workflow_operation=_memory(request.subscription, request.location, task_queue))
+
+
+async def tell(client: Client, report: RefusalReport, task_queue: str) -> Refusal | None:
+    """An attempt's outcome (starting the memory if needed); the refusal remembered, or None."""
+    offering = report.offering
+    return await client.execute_update_with_start_workflow(
+        OFFERINGS_REFUSED_UPDATE, report, result_type=Refusal | None,
+        start_workflow_operation=_memory(offering.subscription, offering.location, task_queue))
+
+
+@activity.defn(name=ActivityName.ASK_OFFERINGS.value)
+async def ask_offerings(request: ClaimRequest) -> Claim:
+    """The shared memory's answer: the offering to try now, which to skip and until when."""
+    return await claim(activity.client(), request, activity.info().task_queue)
+
+
+@activity.defn(name=ActivityName.REPORT_REFUSAL.value)
+async def report_refusal(report: RefusalReport) -> Refusal | None:
+    """Tell the shared memory how an attempt ended (refused, worked, or failed otherwise)."""
+    return await tell(activity.client(), report, activity.info().task_queue)
+
+
+ACTIVITIES = [ask_offerings, report_refusal]

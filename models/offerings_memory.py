@@ -1,0 +1,52 @@
+"""What machines ask and tell the shared memory of refused offerings (the `Offerings` workflow), and its state."""
+
+from datetime import datetime
+
+from pydantic import BaseModel, ConfigDict
+
+from models.offering_claims import Probe, Proven
+from models.offerings import Offering, Refusal
+
+OFFERINGS_ID_PREFIX = "offerings"
+
+
+def offerings_workflow_id(subscription: str, location: str) -> str:
+    """`offerings/<subscription>/<location>`: one memory per place Azure's capacity is counted."""
+    return f"{OFFERINGS_ID_PREFIX}/{subscription}/{location}"
+
+
+class OfferingsQuestion(BaseModel):
+    """"Which of these offerings may I try at `at`?" `at` is the asking machine's workflow time, so the
+    answer does not depend on when the memory last ran a task (a query sees the state of its last task)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    subscription: str
+    location: str
+    offerings: list[Offering]
+    at: datetime
+
+
+class RefusalReport(BaseModel):
+    """How an attempt at `offering` ended. Refused (`code`, a capacity code): the memory turns it into a
+    Refusal (models/refusals.py); `worked`: the offering is proven; either way the machine's probe ends."""
+
+    model_config = ConfigDict(frozen=True)
+
+    offering: Offering
+    code: str = ""
+    message: str = ""
+    machine: str = ""  # resource_group/name
+    worked: bool = False
+
+
+class OfferingsMemory(BaseModel):
+    """The `Offerings` workflow's input and state, carried through continue-as-new (expired entries dropped)."""
+
+    subscription: str
+    location: str
+    refusals: list[Refusal] = []
+    probes: list[Probe] = []  # models/offering_claims.py
+    proven: list[Proven] = []
+    runs: int = 1
+    history_limit: int = 0  # 0: continue as new when the server suggests it (tests set a small one)

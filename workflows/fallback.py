@@ -1,0 +1,222 @@
+"""Capacity fallback in creation: pick the offering to try, and remember what Azure refused.
+
+Each attempt asks the shared memory (the `Offerings` workflow, through ask_offerings) which of the
+machine's offerings (models/offerings.py: priority, then size, then zone) may be tried now, and tries the
+first. A capacity refusal is told to the memory (report_refusal), and the next attempt starts at once with
+the next offering. Only when every offering is marked does the machine wait: until the earliest refusal
+ends, or a `reconcile`, which tries the first offering at once whatever the memory says.
+"""
+
+import copy
+from collections.abc import Callable
+from datetime import datetime, timedelta
+
+from temporalio import workflow
+from temporalio.exceptions import ActivityError, ApplicationError
+
+with workflow.unsafe.imports_passed_through():
+    from models.activity_io import ActivityName
+    from models.durations import humanize
+    from models.errors import ErrorType
+    from models.inventory import Inventory
+    from models.offering_claims import PROBE_POLL, Claim, ClaimRequest
+    from models.offerings import Availability, Offering, Refusal, SkippedOffering, narrowed, offerings_of
+    from models.offerings_memory import RefusalReport
+    from models.refusals import SPOT_EVICTED
+    from models.spec import Priority
+    from models.status import OfferingAttempt, OperationState, Phase, Stage
+
+from workflows import patches, policies, recovery
+from workflows.azure_calls import AzureCalls, error_text, error_type
+from workflows.machine import Machine
+
+OFFERING_ATTEMPTS_SHOWN = 10
+
+
+def azure_code(err: BaseException) -> tuple[str, str]:
+    """Azure's error code and message behind an activity failure (activities/errors.py puts the code in
+    the ApplicationError's details); ("", "") when there is none."""
+    cause = err.cause if isinstance(err, ActivityError) else err
+    if not isinstance(cause, ApplicationError):
+        return "", ""
+    details = cause.details[0] if cause.details else None
+    code = str(details.get("code") or "") if isinstance(details, dict) else ""
+    return code, cause.message
+
+
+def for_offering(azure: AzureCalls, offering: Offering) -> AzureCalls:
+    """The machine's AzureCalls asking for exactly this offering; calls in flight are still tracked as one."""
+    calls = copy.copy(azure)  # shallow: shares the list of detached calls with `azure`
+    calls.spec = narrowed(azure.spec, offering)
+    return calls
+
+
+def _machine_id(machine: Machine) -> str:
+    return f"{machine.state.spec.resource_group}/{machine.state.spec.name}"
+
+
+async def _claim(machine: Machine, azure: AzureCalls, offerings: list[Offering]) -> Claim:
+    """The memory's claim; when it cannot answer (Temporal busy), the first offering: the memory saves
+    attempts, it never stops a machine."""
+    spec = azure.spec
+    request = ClaimRequest(subscription=spec.subscription, location=spec.location, offerings=offerings,
+                           machine=_machine_id(machine))
+    try:
+        return await azure._call(  # AzureCalls runs every activity (detached on delete)
+            ActivityName.ASK_OFFERINGS, request, result_type=Claim,
+            start_to_close_timeout=policies.READ_TIMEOUT, retry_policy=policies.READ_RETRY,
+            summary=f"Ask which of {len(offerings)} offerings to try (refused recently, or tried by another)")
+    except ActivityError as err:
+        machine.log.warning(f"the memory of refused offerings did not answer ({error_text(err)}): trying in order")
+        return Claim(offering=offerings[0], availability=Availability(available=offerings))
+
+
+async def _tell(azure: AzureCalls, report: RefusalReport) -> Refusal | None:
+    return await azure._call(
+        ActivityName.REPORT_REFUSAL, report, result_type=Refusal | None,
+        start_to_close_timeout=policies.READ_TIMEOUT, retry_policy=policies.READ_RETRY,
+        summary=f"Remember: {report.offering.describe()} "
+                + ("worked" if report.worked else f"refused ({report.code})" if report.code else "failed"))
+
+
+def _listed(skipped: list[SkippedOffering], now: datetime) -> str:
+    return "; ".join(s.describe(now) for s in skipped)
+
+
+async def _woken_before(delay: timedelta, pending: Callable[[], bool], take: Callable[[], None]) -> bool:
+    """Wait `delay`; True when a `reconcile` (pending/take: creation.Wake) cut it short."""
+    try:
+        await workflow.wait_condition(pending, timeout=delay,
+                                      timeout_summary="every offering refused: wait for the first to be free")
+    except TimeoutError:
+        return False
+    take()
+    return True
+
+
+async def choose_offering(machine: Machine, azure: AzureCalls, pending: Callable[[], bool],
+                          take: Callable[[], None], deadline: datetime
+                          ) -> tuple[Offering, list[SkippedOffering]] | None:
+    """The offering the next attempt tries, and those it skips; None when the creation timeout passed
+    while every offering was refused (the machine then fails as after any creation timeout).
+
+    While every offering is refused the machine waits (CrashLoopBackOff) until the first refusal ends, or
+    a `reconcile` (pending/take: creation.Wake), which tries the first offering at once whatever the
+    memory says; so does the first attempt after a reconcile of a Failed machine.
+    """
+    offerings = offerings_of(azure.spec)
+    if machine.state.ignore_refusals_once:
+        machine.state.ignore_refusals_once = False
+        return offerings[0], []
+    while True:
+        claim = await _claim(machine, azure, offerings)
+        answer = claim.availability
+        if claim.offering is not None:
+            return claim.offering, answer.skipped
+        now = workflow.now()
+        if claim.probed_by_others:
+            # Another machine is trying the offerings left (nobody knows yet whether they have room): its
+            # outcome decides, so this machine asks again shortly instead of risking a refusal of its own.
+            machine.set_phase(Phase.PENDING if not machine.state.status.attempts else Phase.CRASH_LOOP_BACK_OFF)
+            names = ", ".join(o.describe() for o in claim.probed_by_others)
+            machine.operation(Stage.CREATE, OperationState.PROCESSING,
+                              f"waiting for another machine's attempt at {names}", retry_in=PROBE_POLL)
+            if await _woken_before(PROBE_POLL, pending, take) or workflow.now() >= deadline:
+                return (offerings[0], answer.skipped) if workflow.now() < deadline else None
+            continue
+        delay = max(min(answer.earliest or now, deadline) - now, timedelta(0))
+        machine.set_phase(Phase.CRASH_LOOP_BACK_OFF)
+        machine.operation(Stage.CREATE, OperationState.FAILED,
+                          f"every offering was refused recently; trying again in {humanize(delay)} "
+                          f"(or at once on reconcile): {_listed(answer.skipped, now)}", retry_in=delay)
+        if delay <= timedelta(0):
+            return None
+        if await _woken_before(delay, pending, take):
+            machine.log.info("reconcile: trying the first offering now, whatever the memory says")
+            return offerings[0], answer.skipped
+        if workflow.now() >= deadline:
+            return None
+
+
+def begin_attempt(machine: Machine, offering: Offering, skipped: list[SkippedOffering]) -> None:
+    status = machine.state.status
+    status.offering = offering
+    entry = OfferingAttempt(attempt=status.attempts, offering=offering, skipped=skipped)
+    status.offering_attempts = [*status.offering_attempts, entry][-OFFERING_ATTEMPTS_SHOWN:]
+    skipping = f", skipping {_listed(skipped, workflow.now())}" if skipped else ""
+    machine.operation(Stage.CREATE, OperationState.PROCESSING,
+                      f"attempt {status.attempts}: trying {offering.describe()}{skipping}")
+
+
+async def attempt_worked(machine: Machine, azure: AzureCalls, offering: Offering) -> None:
+    """The VM runs: the offering is proven, so machines waiting for this attempt may all use it now."""
+    try:
+        await _tell(azure, RefusalReport(offering=offering, worked=True, machine=_machine_id(machine)))
+    except ActivityError as err:  # the probe then ends by itself (PROBE_FOR)
+        machine.log.warning(f"could not tell the memory that {offering.describe()} worked: {error_text(err)}")
+
+
+async def remember_refusal(machine: Machine, azure: AzureCalls, offering: Offering, error: BaseException) -> bool:
+    """After a failed attempt: a capacity refusal is told to the shared memory. True when the next attempt
+    may start at once with another offering."""
+    if error_type(error) != ErrorType.CAPACITY_EXHAUSTED:
+        try:  # not Azure's refusal: the offering stays untried, and this machine's probe of it ends
+            await _tell(azure, RefusalReport(offering=offering, machine=_machine_id(machine)))
+        except ActivityError as err:
+            machine.log.warning(f"could not tell the memory that the attempt ended: {error_text(err)}")
+        return False
+    code, message = azure_code(error)
+    code = code or "AllocationFailed"  # a capacity error without Azure's code: the commonest one
+    status = machine.state.status
+    if status.offering_attempts:
+        status.offering_attempts[-1] = status.offering_attempts[-1].model_copy(update={"refused": code})
+    spec = machine.state.spec
+    report = RefusalReport(offering=offering, code=code, message=message,
+                           machine=f"{spec.resource_group}/{spec.name}")
+    try:
+        refusal = await _tell(azure, report)
+    except ActivityError as err:
+        # Not remembered: trying the next offering now would ask for this one again. Back off instead.
+        machine.log.warning(f"could not tell the memory of refused offerings: {error_text(err)}")
+        return False
+    if refusal is None:
+        return False
+    machine.operation(Stage.CREATE, OperationState.FAILED,
+                      f"attempt {status.attempts}: Azure refused {offering.describe()} ({code}); "
+                      f"{refusal.scope()} is skipped until {refusal.until:%H:%M:%S} UTC; next offering at once",
+                      error=error_text(error))
+    return True
+
+
+def _spot_may_fall_back(machine: Machine) -> bool:
+    spec, offering = machine.state.spec, machine.state.status.offering
+    return (spec.spot is not None and spec.spot.fallback_to_regular and offering is not None
+            and offering.priority == Priority.SPOT)
+
+
+async def evicted_spot_goes_regular(machine: Machine, azure: AzureCalls, inventory: Inventory) -> bool:
+    """A health check found the Spot VM of a machine with fallback_to_regular deallocated or gone: taken
+    for an eviction (Azure took the capacity back). The Spot offering is told to the memory, a deallocated
+    VM is deleted keeping its data disks, and True says: re-create now (the next offering: regular).
+    Without the flag nothing changes: the VM is started again (or re-created) as Spot."""
+    if not _spot_may_fall_back(machine) or not (inventory.vm_stopped or not inventory.has_vm):
+        return False
+    if not workflow.patched(patches.SPOT_EVICTION_FALLBACK):
+        return False
+    offering = machine.state.status.offering
+    assert offering is not None
+    spec = machine.state.spec
+    found = f"VM {inventory.node_name} is {inventory.vm_state.power_state}" if inventory.has_vm else "VM gone"
+    try:
+        await _tell(azure, RefusalReport(offering=offering, code=SPOT_EVICTED, message=f"Spot eviction: {found}",
+                                         machine=f"{spec.resource_group}/{spec.name}"))
+    except ActivityError as err:  # not remembered: the re-creation would ask for Spot again; start it instead
+        machine.log.warning(f"could not tell the memory of refused offerings: {error_text(err)}")
+        return False
+    machine.operation(Stage.HEALTH_CHECK, OperationState.FAILED,
+                      f"Spot VM evicted ({found}): re-creating it as the next offering (fallback_to_regular), "
+                      "keeping the data disks")
+    if inventory.has_vm:
+        await recovery.make_data_disks_survive(machine, azure, inventory, Stage.HEALTH_CHECK)
+        await azure.delete_vm(True)
+    return True

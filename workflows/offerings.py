@@ -1,0 +1,149 @@
+"""Offerings: the installation's shared, durable memory of the offerings Azure refused, one per subscription+location.
+
+Machines tell it through the `refused` update (update-with-start: the first refusal starts it, and many
+machines racing to start it all land in the one workflow, USE_EXISTING); they ask it with the `available`
+query, which writes nothing to its history (a question before anything was refused finds no workflow:
+everything is available). Entries expire (models/refusals.py says when): a question is answered at the
+asker's time, and expired entries are dropped at the next report and when the run continues as new. No
+timer waits for an expiry: that would write history for nothing (and the time-skipping test server breaks
+on an update racing a timer's cancellation). Its current details list the entries with their end times,
+so the UI shows what is skipped, why and until when.
+"""
+
+from datetime import datetime
+
+from temporalio import workflow
+from temporalio.exceptions import ApplicationError
+
+with workflow.unsafe.imports_passed_through():
+    from models.errors import ErrorType
+    from models.offering_claims import Claim, ClaimRequest, claim_offering, outcome
+    from models.offerings import Availability, Refusal, availability
+    from models.offerings_memory import OfferingsMemory, OfferingsQuestion, RefusalReport
+    from models.refusals import refusal_of
+
+from workflows.api import (
+    OFFERINGS_AVAILABLE_QUERY,
+    OFFERINGS_CLAIM_UPDATE,
+    OFFERINGS_ENTRIES_QUERY,
+    OFFERINGS_FORGET_UPDATE,
+    OFFERINGS_REFUSED_UPDATE,
+    OFFERINGS_WORKFLOW_TYPE,
+)
+from workflows.continuation import history_is_long
+
+
+@workflow.defn(name=OFFERINGS_WORKFLOW_TYPE)
+class Offerings:
+    @workflow.init
+    def __init__(self, memory: OfferingsMemory) -> None:
+        # Updates may run before `run` starts: the state exists from the first moment.
+        self._memory = memory
+        self._changed = False
+
+    @workflow.run
+    async def run(self, memory: OfferingsMemory) -> None:
+        self._prune()
+        self._show()
+        while True:
+            await workflow.wait_condition(lambda: self._changed or self._history_is_long())
+            self._changed = False
+            self._prune()
+            self._show()
+            if self._history_is_long():
+                await workflow.wait_condition(workflow.all_handlers_finished)
+                self._prune()
+                self._memory.runs += 1
+                workflow.continue_as_new(self._memory)
+
+    @workflow.update(name=OFFERINGS_CLAIM_UPDATE)
+    def claim(self, request: ClaimRequest) -> Claim:
+        """The offering `request.machine` tries now: not refused, and proven or not being probed by another."""
+        memory = self._memory
+        answer, memory.probes = claim_offering(request.offerings, request.machine, memory.refusals,
+                                               memory.probes, memory.proven, workflow.now())
+        self._changed = True
+        return answer
+
+    @workflow.update(name=OFFERINGS_REFUSED_UPDATE)
+    def refused(self, report: RefusalReport) -> Refusal | None:
+        """An attempt ended: its probe ends; `worked` proves the offering; a capacity refusal is remembered
+        and returned (how wide, until when); None otherwise."""
+        memory, now = self._memory, workflow.now()
+        memory.probes, memory.proven = outcome(report.offering, report.machine, report.worked, memory.probes,
+                                               memory.proven, now)
+        self._changed = True
+        refusal = None if report.worked else refusal_of(report.offering, report.code, report.message, now,
+                                                         report.machine)
+        if refusal is None:
+            return None
+        kept = [r for r in self._memory.refusals if r.key != refusal.key]
+        self._memory.refusals = [*kept, refusal]
+        self._changed = True
+        workflow.logger.info(f"[offerings {self._place}] {refusal.scope()} refused ({refusal.code}) "
+                             f"until {refusal.until:%H:%M:%S} UTC, reported by {refusal.machine or '?'}")
+        return refusal
+
+    @refused.validator
+    def _validate_refused(self, report: RefusalReport) -> None:
+        self._check_place(report.offering.subscription, report.offering.location)
+
+    @claim.validator
+    def _validate_claim(self, request: ClaimRequest) -> None:
+        self._check_place(request.subscription, request.location)
+
+    def _check_place(self, subscription: str, location: str) -> None:
+        if (subscription, location) != (self._memory.subscription, self._memory.location):
+            raise ApplicationError(f"offerings of {subscription}/{location} sent to the memory of {self._place}",
+                                   type=ErrorType.INVALID_SPEC, non_retryable=True)
+
+    @workflow.update(name=OFFERINGS_FORGET_UPDATE)
+    def forget(self) -> int:
+        """An operator knows capacity is back: every refusal (and probe) is dropped; how many refusals."""
+        forgotten = len(self._memory.refusals)
+        self._memory.refusals, self._memory.probes = [], []
+        self._changed = True
+        workflow.logger.info(f"[offerings {self._place}] {forgotten} refusals forgotten on request")
+        return forgotten
+
+    @workflow.query(name=OFFERINGS_AVAILABLE_QUERY)
+    def available(self, question: OfferingsQuestion) -> Availability:
+        return availability(question.offerings, self._memory.refusals, question.at)
+
+    @workflow.query(name=OFFERINGS_ENTRIES_QUERY)
+    def entries(self) -> list[Refusal]:
+        """The refusals not yet expired at the last workflow task (a reader filters by its own clock too)."""
+        now = workflow.now()
+        return [r for r in self._memory.refusals if r.until > now]
+
+    # ---- helpers ----------------------------------------------------------------------------
+
+    @property
+    def _place(self) -> str:
+        return f"{self._memory.subscription}/{self._memory.location}"
+
+    def _history_is_long(self) -> bool:
+        return history_is_long(self._memory.history_limit)
+
+    def _prune(self) -> None:
+        now, memory = workflow.now(), self._memory
+        memory.refusals = [r for r in memory.refusals if r.until > now]
+        memory.probes = [p for p in memory.probes if p.until > now]
+        memory.proven = [p for p in memory.proven if p.until > now]
+
+    def _show(self) -> None:
+        workflow.set_current_details(render_memory(self._memory, workflow.now()))
+
+
+def render_memory(memory: OfferingsMemory, now: datetime) -> str:
+    """Markdown for the Temporal UI's current details: every refusal still in force."""
+    lines = [f"## Offerings refused in {memory.location} (subscription {memory.subscription})", ""]
+    current = sorted((r for r in memory.refusals if r.until > now), key=lambda r: r.until)
+    if not current:
+        return "\n".join([*lines, "Nothing refused: every offering may be tried."])
+    lines += ["| offering | code | refused | retry after | reported by |", "|---|---|---|---|---|"]
+    lines += [f"| {r.scope()} | {r.code} | {r.refused_at:%H:%M:%S} UTC | {r.until:%H:%M:%S} UTC | "
+              f"{r.machine or '-'} |" for r in current]
+    if memory.runs > 1:
+        lines += ["", f"Run {memory.runs} (continued as new)"]
+    return "\n".join(lines)
