@@ -5,6 +5,9 @@ Temporal client. Telling uses update-with-start: the first refusal in a subscrip
 memory, and machines racing to start it all reach the one workflow (WorkflowIDConflictPolicy.USE_EXISTING).
 """
 
+from collections.abc import Callable
+from typing import Any
+
 from temporalio import activity
 from temporalio.client import Client, WithStartWorkflowOperation
 from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
@@ -16,9 +19,15 @@ from models.offerings_memory import OfferingsMemory, OfferingsQuestion, RefusalR
 from workflows.api import OFFERINGS_AVAILABLE_QUERY, OFFERINGS_REFUSED_UPDATE, OFFERINGS_WORKFLOW_TYPE
 
 
-async def ask(client: Client, question: OfferingsQuestion) -> Availability:
+def _memory_id(subscription: str, location: str, private_to: str) -> str:
+    """The memory's workflow id; `private_to` (a machine's workflow id) gives that machine a memory of its own."""
+    shared = offerings_workflow_id(subscription, location)
+    return f"{shared}/{private_to}" if private_to else shared
+
+
+async def ask(client: Client, question: OfferingsQuestion, private_to: str = "") -> Availability:
     """Which of the offerings are available at `question.at`; all of them when nothing was ever refused here."""
-    handle = client.get_workflow_handle(offerings_workflow_id(question.subscription, question.location))
+    handle = client.get_workflow_handle(_memory_id(question.subscription, question.location, private_to))
     try:
         return await handle.query(OFFERINGS_AVAILABLE_QUERY, question, result_type=Availability)
     except RPCError as error:
@@ -27,13 +36,13 @@ async def ask(client: Client, question: OfferingsQuestion) -> Availability:
         raise
 
 
-async def tell(client: Client, report: RefusalReport, task_queue: str) -> Refusal | None:
+async def tell(client: Client, report: RefusalReport, task_queue: str, private_to: str = "") -> Refusal | None:
     """Record the refusal (starting the memory if needed); the entry as remembered, None if not capacity."""
     offering = report.offering
     start = WithStartWorkflowOperation(
         OFFERINGS_WORKFLOW_TYPE,
         OfferingsMemory(subscription=offering.subscription, location=offering.location),
-        id=offerings_workflow_id(offering.subscription, offering.location),
+        id=_memory_id(offering.subscription, offering.location, private_to),
         task_queue=task_queue,
         id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
         # A memory someone terminated may start again, empty.
@@ -44,16 +53,24 @@ async def tell(client: Client, report: RefusalReport, task_queue: str) -> Refusa
         OFFERINGS_REFUSED_UPDATE, report, start_workflow_operation=start, result_type=Refusal | None)
 
 
-@activity.defn(name=ActivityName.ASK_OFFERINGS.value)
-async def ask_offerings(question: OfferingsQuestion) -> Availability:
-    """The shared memory's answer: which offerings to try, which to skip and until when."""
-    return await ask(activity.client(), question)
+def activities(shared: bool = True) -> list[Callable[..., Any]]:
+    """The two activities. `shared=False` (AZMC_SHARED_OFFERINGS=false, the capacity bench's baseline) gives
+    each machine a memory of its own: it learns only from its own refusals, as without a shared memory."""
+
+    def private_to() -> str:
+        return "" if shared else activity.info().workflow_id
+
+    @activity.defn(name=ActivityName.ASK_OFFERINGS.value)
+    async def ask_offerings(question: OfferingsQuestion) -> Availability:
+        """The shared memory's answer: which offerings to try, which to skip and until when."""
+        return await ask(activity.client(), question, private_to())
+
+    @activity.defn(name=ActivityName.REPORT_REFUSAL.value)
+    async def report_refusal(report: RefusalReport) -> Refusal | None:
+        """Tell the shared memory that Azure refused an offering (starting the memory if needed)."""
+        return await tell(activity.client(), report, activity.info().task_queue, private_to())
+
+    return [ask_offerings, report_refusal]
 
 
-@activity.defn(name=ActivityName.REPORT_REFUSAL.value)
-async def report_refusal(report: RefusalReport) -> Refusal | None:
-    """Tell the shared memory that Azure refused an offering (starting the memory if needed)."""
-    return await tell(activity.client(), report, activity.info().task_queue)
-
-
-ACTIVITIES = [ask_offerings, report_refusal]
+ACTIVITIES = activities()
