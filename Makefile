@@ -43,6 +43,7 @@ bench: $(STAMP)
 	$(BIN)/python -m bench.arm_requests
 	$(BIN)/python -m bench.watch_cost
 	$(BIN)/python -m bench.lifecycle
+	$(BIN)/python -m bench.capacity_fallback
 	$(BIN)/python -m bench.report
 
 clean:
