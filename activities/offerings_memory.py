@@ -1,8 +1,8 @@
 """Ask and tell the shared memory of refused offerings (the `Offerings` workflow) for a machine's workflow.
 
-A workflow cannot query or update another workflow itself, so these two activities do it with the worker's
-Temporal client. Telling uses update-with-start: the first refusal in a subscription+location starts the
-memory, and machines racing to start it all reach the one workflow (WorkflowIDConflictPolicy.USE_EXISTING).
+A workflow cannot update another workflow itself, so these two activities do it with the worker's Temporal
+client, with update-with-start: the first machine of a subscription+location starts the memory, and
+machines racing to start it all reach the one workflow (WorkflowIDConflictPolicy.USE_EXISTING).
 """
 
 from collections.abc import Callable
@@ -14,19 +14,38 @@ from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
 from temporalio.service import RPCError, RPCStatusCode
 
 from models.activity_io import ActivityName
+from models.offering_claims import Claim, ClaimRequest
 from models.offerings import Availability, Refusal, availability
 from models.offerings_memory import OfferingsMemory, OfferingsQuestion, RefusalReport, offerings_workflow_id
-from workflows.api import OFFERINGS_AVAILABLE_QUERY, OFFERINGS_REFUSED_UPDATE, OFFERINGS_WORKFLOW_TYPE
+from workflows.api import (
+    OFFERINGS_AVAILABLE_QUERY,
+    OFFERINGS_CLAIM_UPDATE,
+    OFFERINGS_REFUSED_UPDATE,
+    OFFERINGS_WORKFLOW_TYPE,
+)
 
 
-def _memory_id(subscription: str, location: str, private_to: str) -> str:
+def _memory_id(subscription: str, location: str, private_to: str = "") -> str:
     """The memory's workflow id; `private_to` (a machine's workflow id) gives that machine a memory of its own."""
     shared = offerings_workflow_id(subscription, location)
     return f"{shared}/{private_to}" if private_to else shared
 
 
+def _memory(subscription: str, location: str, task_queue: str, private_to: str = "") -> WithStartWorkflowOperation:
+    return WithStartWorkflowOperation(
+        OFFERINGS_WORKFLOW_TYPE,
+        OfferingsMemory(subscription=subscription, location=location),
+        id=_memory_id(subscription, location, private_to),
+        task_queue=task_queue,
+        id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+        # A memory someone terminated may start again, empty.
+        id_reuse_policy=WorkflowIDReusePolicy.ALLOW_DUPLICATE,
+        static_summary=f"Offerings Azure refused in {location}",
+    )
+
+
 async def ask(client: Client, question: OfferingsQuestion, private_to: str = "") -> Availability:
-    """Which of the offerings are available at `question.at`; all of them when nothing was ever refused here."""
+    """Which offerings are not refused at `question.at` (a read: no claim); all when nothing was refused."""
     handle = client.get_workflow_handle(_memory_id(question.subscription, question.location, private_to))
     try:
         return await handle.query(OFFERINGS_AVAILABLE_QUERY, question, result_type=Availability)
@@ -36,21 +55,19 @@ async def ask(client: Client, question: OfferingsQuestion, private_to: str = "")
         raise
 
 
-async def tell(client: Client, report: RefusalReport, task_queue: str, private_to: str = "") -> Refusal | None:
-    """Record the refusal (starting the memory if needed); the entry as remembered, None if not capacity."""
-    offering = report.offering
-    start = WithStartWorkflowOperation(
-        OFFERINGS_WORKFLOW_TYPE,
-        OfferingsMemory(subscription=offering.subscription, location=offering.location),
-        id=_memory_id(offering.subscription, offering.location, private_to),
-        task_queue=task_queue,
-        id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
-        # A memory someone terminated may start again, empty.
-        id_reuse_policy=WorkflowIDReusePolicy.ALLOW_DUPLICATE,
-        static_summary=f"Offerings Azure refused in {offering.location}",
-    )
+async def claim(client: Client, request: ClaimRequest, task_queue: str, private_to: str = "") -> Claim:
+    """The offering the machine tries now (models/offering_claims.py), starting the memory if needed."""
     return await client.execute_update_with_start_workflow(
-        OFFERINGS_REFUSED_UPDATE, report, start_workflow_operation=start, result_type=Refusal | None)
+        OFFERINGS_CLAIM_UPDATE, request, result_type=Claim,
+        start_workflow_operation=_memory(request.subscription, request.location, task_queue, private_to))
+
+
+async def tell(client: Client, report: RefusalReport, task_queue: str, private_to: str = "") -> Refusal | None:
+    """An attempt's outcome (starting the memory if needed); the refusal remembered, or None."""
+    offering = report.offering
+    return await client.execute_update_with_start_workflow(
+        OFFERINGS_REFUSED_UPDATE, report, result_type=Refusal | None,
+        start_workflow_operation=_memory(offering.subscription, offering.location, task_queue, private_to))
 
 
 def activities(shared: bool = True) -> list[Callable[..., Any]]:
@@ -61,13 +78,13 @@ def activities(shared: bool = True) -> list[Callable[..., Any]]:
         return "" if shared else activity.info().workflow_id
 
     @activity.defn(name=ActivityName.ASK_OFFERINGS.value)
-    async def ask_offerings(question: OfferingsQuestion) -> Availability:
-        """The shared memory's answer: which offerings to try, which to skip and until when."""
-        return await ask(activity.client(), question, private_to())
+    async def ask_offerings(request: ClaimRequest) -> Claim:
+        """The shared memory's answer: the offering to try now, which to skip and until when."""
+        return await claim(activity.client(), request, activity.info().task_queue, private_to())
 
     @activity.defn(name=ActivityName.REPORT_REFUSAL.value)
     async def report_refusal(report: RefusalReport) -> Refusal | None:
-        """Tell the shared memory that Azure refused an offering (starting the memory if needed)."""
+        """Tell the shared memory how an attempt ended (refused, worked, or failed otherwise)."""
         return await tell(activity.client(), report, activity.info().task_queue, private_to())
 
     return [ask_offerings, report_refusal]

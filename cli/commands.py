@@ -308,6 +308,35 @@ app.command("codec-server")(codec_server)
 
 
 @app.command()
+def offerings(
+    location: Annotated[str, typer.Option("--location", "-l", help="the Azure location, e.g. westeurope")],
+    subscription: Annotated[str | None, typer.Option(help="default: the worker's [env AZMC_AZURE_SUBSCRIPTION_ID]")]
+    = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print the refusals as JSON")] = False,
+    temporal_address: TemporalAddress = None,
+    namespace: Namespace = None,
+) -> None:
+    """What Azure refused recently in a location (size, zone, priority) and until when machines skip it."""
+    settings = _client_settings(temporal_address, namespace)
+
+    async def main() -> None:
+        from datetime import UTC, datetime
+
+        from cli.offerings import current_refusals, refusals_table
+
+        now = datetime.now(UTC)
+        found = await current_refusals(await connect(settings), subscription or settings.subscription(), location, now)
+        if as_json:
+            print(json.dumps([r.model_dump(mode="json") for r in found], indent=2))
+        elif not found:
+            console.print(f"nothing refused in {location}: every offering may be tried")
+        else:
+            console.print(refusals_table(found, now))
+
+    run_friendly(main)
+
+
+@app.command()
 def schema() -> None:
     """Print the JSON Schema of MachineSpec (the input of `azmc apply` and of the workflow)."""
     print(json.dumps(spec_json_schema(), indent=2))

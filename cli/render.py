@@ -116,6 +116,12 @@ def describe_view(status: MachineStatus, wf_id: str) -> Panel:
         when = step.next_retry_at.isoformat(timespec="seconds") if step.next_retry_at else "-"
         facts.add_row("Waiting to retry", Text(f"{step.stage}: {step.description} (failure {step.failures}, next "
                                                f"{when}): {step.error}", style="yellow"))
+    if status.offering is not None:
+        facts.add_row("Offering", Text(status.offering.describe()))
+    now = datetime.now(UTC)
+    for tried in status.offering_attempts[-1:]:  # what the latest attempt skipped, and why
+        for skipped in tried.skipped:
+            facts.add_row(f"Skipped (attempt {tried.attempt})", Text(skipped.describe(now), style="yellow"))
     facts.add_row("Inventory", Text(inventory_lines(status.inventory)))
     history = Table("when", "stage", "state", "description", box=None, header_style="bold")
     for op in status.recent_operations:

@@ -31,8 +31,8 @@ class ActivityName(StrEnum):
     SURVEY_FLEET = "survey_fleet"  # None -> models.sweep.FleetSurvey (one graph query, one visibility listing)
     CHECK_ORPHAN = "check_orphan"  # OrphanCheckInput -> OrphanVerdict (ARM GETs + workflow describe)
     # The shared memory of refused offerings (the `Offerings` workflow), asked and told by a machine's creation:
-    ASK_OFFERINGS = "ask_offerings"  # models.offerings_memory.OfferingsQuestion -> models.offerings.Availability
-    REPORT_REFUSAL = "report_refusal"  # models.offerings_memory.RefusalReport -> models.offerings.Refusal | None
+    ASK_OFFERINGS = "ask_offerings"  # models.offering_claims.ClaimRequest -> Claim (the offering to try now)
+    REPORT_REFUSAL = "report_refusal"  # models.offerings_memory.RefusalReport (an outcome) -> Refusal | None
 
 
 class _Io(BaseModel):

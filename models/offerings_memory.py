@@ -4,6 +4,7 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict
 
+from models.offering_claims import Probe, Proven
 from models.offerings import Offering, Refusal
 
 OFFERINGS_ID_PREFIX = "offerings"
@@ -27,14 +28,16 @@ class OfferingsQuestion(BaseModel):
 
 
 class RefusalReport(BaseModel):
-    """"Azure refused this offering with `code`": the memory turns it into a Refusal (models/refusals.py)."""
+    """How an attempt at `offering` ended. Refused (`code`, a capacity code): the memory turns it into a
+    Refusal (models/refusals.py); `worked`: the offering is proven; either way the machine's probe ends."""
 
     model_config = ConfigDict(frozen=True)
 
     offering: Offering
-    code: str
+    code: str = ""
     message: str = ""
     machine: str = ""  # resource_group/name
+    worked: bool = False
 
 
 class OfferingsMemory(BaseModel):
@@ -43,5 +46,7 @@ class OfferingsMemory(BaseModel):
     subscription: str
     location: str
     refusals: list[Refusal] = []
+    probes: list[Probe] = []  # models/offering_claims.py
+    proven: list[Proven] = []
     runs: int = 1
     history_limit: int = 0  # 0: continue as new when the server suggests it (tests set a small one)

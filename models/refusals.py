@@ -13,6 +13,7 @@ Karpenter's Azure provider (pkg/providers/instance, its "unavailable offerings" 
   size at this priority in every zone for 10 min, or 1 h when the limit is 0 (no quota at all for it);
   the regional total or the Spot (low priority) quota marks every size of the priority for 30 min.
 - Any other capacity code (SpareCapacityExhausted, ...): this offering, 3 min.
+- SpotEvicted (azmc's, for an evicted Spot VM of a machine with fallback_to_regular): that offering, 1 h.
 Pure: used by the `Offerings` workflow and activities/errors.py (which codes are capacity errors).
 """
 
@@ -37,6 +38,9 @@ QUOTA_FOR = timedelta(minutes=10)
 NO_QUOTA_FOR = timedelta(hours=1)
 REGIONAL_QUOTA_FOR = timedelta(minutes=30)
 OTHER_CAPACITY_FOR = timedelta(minutes=3)
+# azmc's own code, not Azure's: a Spot VM of a machine with fallback_to_regular was evicted (deallocated or
+# gone). Azure took the capacity back: that Spot offering is skipped as long as an allocation failure.
+SPOT_EVICTED = "SpotEvicted"
 _NO_QUOTA = re.compile(r"current limit:\s*0\b")
 
 
@@ -73,6 +77,8 @@ def _quota_rule(message: str) -> RefusalRule:
 
 def refusal_rule(code: str, message: str, priority: Priority) -> RefusalRule | None:
     """How wide and how long a refusal marks offerings; None when it is not a capacity error."""
+    if code == SPOT_EVICTED:
+        return RefusalRule(Scope.OFFERING, ALLOCATION_FAILED_FOR)
     if not is_capacity_error(code, message):
         return None
     lowered = code.lower()

@@ -14,4 +14,5 @@ UPDATE_SPEC = "update_spec"  # a new MachineSpec -> SpecUpdate
 OFFERINGS_WORKFLOW_TYPE = "Offerings"
 OFFERINGS_AVAILABLE_QUERY = "available"  # OfferingsQuestion -> Availability
 OFFERINGS_ENTRIES_QUERY = "entries"  # -> list[Refusal] (the current ones)
-OFFERINGS_REFUSED_UPDATE = "refused"  # RefusalReport -> Refusal | None (None: not a capacity error)
+OFFERINGS_REFUSED_UPDATE = "refused"  # RefusalReport (an attempt's outcome) -> Refusal | None (None: not refused)
+OFFERINGS_CLAIM_UPDATE = "claim"  # ClaimRequest -> Claim: the offering a machine tries now (models/offering_claims.py)

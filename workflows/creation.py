@@ -172,6 +172,8 @@ async def create_machine(machine: Machine, azure: AzureCalls, drain_timeout: tim
             failure = AttemptFailed(err)
         else:
             undo.forget()
+            if offering is not None:
+                await fallback.attempt_worked(machine, azure, offering)
             state.creation_started_at = None
             machine.operation(Stage.CREATE, OperationState.SUCCESSFUL, f"VM {inventory.node_name} is running")
             machine.set_phase(Phase.RUNNING)

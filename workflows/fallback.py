@@ -18,11 +18,15 @@ with workflow.unsafe.imports_passed_through():
     from models.activity_io import ActivityName
     from models.durations import humanize
     from models.errors import ErrorType
+    from models.inventory import Inventory
+    from models.offering_claims import PROBE_POLL, Claim, ClaimRequest
     from models.offerings import Availability, Offering, Refusal, SkippedOffering, narrowed, offerings_of
-    from models.offerings_memory import OfferingsQuestion, RefusalReport
+    from models.offerings_memory import RefusalReport
+    from models.refusals import SPOT_EVICTED
+    from models.spec import Priority
     from models.status import OfferingAttempt, OperationState, Phase, Stage
 
-from workflows import policies
+from workflows import patches, policies, recovery
 from workflows.azure_calls import AzureCalls, error_text, error_type
 from workflows.machine import Machine
 
@@ -47,21 +51,32 @@ def for_offering(azure: AzureCalls, offering: Offering) -> AzureCalls:
     return calls
 
 
-async def _ask(azure: AzureCalls, offerings: list[Offering]) -> Availability:
+def _machine_id(machine: Machine) -> str:
+    return f"{machine.state.spec.resource_group}/{machine.state.spec.name}"
+
+
+async def _claim(machine: Machine, azure: AzureCalls, offerings: list[Offering]) -> Claim:
+    """The memory's claim; when it cannot answer (Temporal busy), the first offering: the memory saves
+    attempts, it never stops a machine."""
     spec = azure.spec
-    question = OfferingsQuestion(subscription=spec.subscription, location=spec.location, offerings=offerings,
-                                 at=workflow.now())
-    return await azure._call(  # AzureCalls runs every activity (detached on delete)
-        ActivityName.ASK_OFFERINGS, question, result_type=Availability,
-        start_to_close_timeout=policies.READ_TIMEOUT, retry_policy=policies.READ_RETRY,
-        summary=f"Ask which of {len(offerings)} offerings Azure refused recently")
+    request = ClaimRequest(subscription=spec.subscription, location=spec.location, offerings=offerings,
+                           machine=_machine_id(machine))
+    try:
+        return await azure._call(  # AzureCalls runs every activity (detached on delete)
+            ActivityName.ASK_OFFERINGS, request, result_type=Claim,
+            start_to_close_timeout=policies.READ_TIMEOUT, retry_policy=policies.READ_RETRY,
+            summary=f"Ask which of {len(offerings)} offerings to try (refused recently, or tried by another)")
+    except ActivityError as err:
+        machine.log.warning(f"the memory of refused offerings did not answer ({error_text(err)}): trying in order")
+        return Claim(offering=offerings[0], availability=Availability(available=offerings))
 
 
 async def _tell(azure: AzureCalls, report: RefusalReport) -> Refusal | None:
     return await azure._call(
         ActivityName.REPORT_REFUSAL, report, result_type=Refusal | None,
         start_to_close_timeout=policies.READ_TIMEOUT, retry_policy=policies.READ_RETRY,
-        summary=f"Remember: {report.offering.describe()} refused ({report.code})")
+        summary=f"Remember: {report.offering.describe()} "
+                + ("worked" if report.worked else f"refused ({report.code})" if report.code else "failed"))
 
 
 def _listed(skipped: list[SkippedOffering], now: datetime) -> str:
@@ -94,10 +109,21 @@ async def choose_offering(machine: Machine, azure: AzureCalls, pending: Callable
         machine.state.ignore_refusals_once = False
         return offerings[0], []
     while True:
-        answer = await _ask(azure, offerings)
-        if answer.available:
-            return answer.available[0], answer.skipped
+        claim = await _claim(machine, azure, offerings)
+        answer = claim.availability
+        if claim.offering is not None:
+            return claim.offering, answer.skipped
         now = workflow.now()
+        if claim.probed_by_others:
+            # Another machine is trying the offerings left (nobody knows yet whether they have room): its
+            # outcome decides, so this machine asks again shortly instead of risking a refusal of its own.
+            machine.set_phase(Phase.PENDING if not machine.state.status.attempts else Phase.CRASH_LOOP_BACK_OFF)
+            names = ", ".join(o.describe() for o in claim.probed_by_others)
+            machine.operation(Stage.CREATE, OperationState.PROCESSING,
+                              f"waiting for another machine's attempt at {names}", retry_in=PROBE_POLL)
+            if await _woken_before(PROBE_POLL, pending, take) or workflow.now() >= deadline:
+                return (offerings[0], answer.skipped) if workflow.now() < deadline else None
+            continue
         delay = max(min(answer.earliest or now, deadline) - now, timedelta(0))
         machine.set_phase(Phase.CRASH_LOOP_BACK_OFF)
         machine.operation(Stage.CREATE, OperationState.FAILED,
@@ -122,10 +148,22 @@ def begin_attempt(machine: Machine, offering: Offering, skipped: list[SkippedOff
                       f"attempt {status.attempts}: trying {offering.describe()}{skipping}")
 
 
+async def attempt_worked(machine: Machine, azure: AzureCalls, offering: Offering) -> None:
+    """The VM runs: the offering is proven, so machines waiting for this attempt may all use it now."""
+    try:
+        await _tell(azure, RefusalReport(offering=offering, worked=True, machine=_machine_id(machine)))
+    except ActivityError as err:  # the probe then ends by itself (PROBE_FOR)
+        machine.log.warning(f"could not tell the memory that {offering.describe()} worked: {error_text(err)}")
+
+
 async def remember_refusal(machine: Machine, azure: AzureCalls, offering: Offering, error: BaseException) -> bool:
     """After a failed attempt: a capacity refusal is told to the shared memory. True when the next attempt
     may start at once with another offering."""
     if error_type(error) != ErrorType.CAPACITY_EXHAUSTED:
+        try:  # not Azure's refusal: the offering stays untried, and this machine's probe of it ends
+            await _tell(azure, RefusalReport(offering=offering, machine=_machine_id(machine)))
+        except ActivityError as err:
+            machine.log.warning(f"could not tell the memory that the attempt ended: {error_text(err)}")
         return False
     code, message = azure_code(error)
     code = code or "AllocationFailed"  # a capacity error without Azure's code: the commonest one
@@ -135,11 +173,50 @@ async def remember_refusal(machine: Machine, azure: AzureCalls, offering: Offeri
     spec = machine.state.spec
     report = RefusalReport(offering=offering, code=code, message=message,
                            machine=f"{spec.resource_group}/{spec.name}")
-    refusal = await _tell(azure, report)
+    try:
+        refusal = await _tell(azure, report)
+    except ActivityError as err:
+        # Not remembered: trying the next offering now would ask for this one again. Back off instead.
+        machine.log.warning(f"could not tell the memory of refused offerings: {error_text(err)}")
+        return False
     if refusal is None:
         return False
     machine.operation(Stage.CREATE, OperationState.FAILED,
                       f"attempt {status.attempts}: Azure refused {offering.describe()} ({code}); "
                       f"{refusal.scope()} is skipped until {refusal.until:%H:%M:%S} UTC; next offering at once",
                       error=error_text(error))
+    return True
+
+
+def _spot_may_fall_back(machine: Machine) -> bool:
+    spec, offering = machine.state.spec, machine.state.status.offering
+    return (spec.spot is not None and spec.spot.fallback_to_regular and offering is not None
+            and offering.priority == Priority.SPOT)
+
+
+async def evicted_spot_goes_regular(machine: Machine, azure: AzureCalls, inventory: Inventory) -> bool:
+    """A health check found the Spot VM of a machine with fallback_to_regular deallocated or gone: taken
+    for an eviction (Azure took the capacity back). The Spot offering is told to the memory, a deallocated
+    VM is deleted keeping its data disks, and True says: re-create now (the next offering: regular).
+    Without the flag nothing changes: the VM is started again (or re-created) as Spot."""
+    if not _spot_may_fall_back(machine) or not (inventory.vm_stopped or not inventory.has_vm):
+        return False
+    if not workflow.patched(patches.SPOT_EVICTION_FALLBACK):
+        return False
+    offering = machine.state.status.offering
+    assert offering is not None
+    spec = machine.state.spec
+    found = f"VM {inventory.node_name} is {inventory.vm_state.power_state}" if inventory.has_vm else "VM gone"
+    try:
+        await _tell(azure, RefusalReport(offering=offering, code=SPOT_EVICTED, message=f"Spot eviction: {found}",
+                                         machine=f"{spec.resource_group}/{spec.name}"))
+    except ActivityError as err:  # not remembered: the re-creation would ask for Spot again; start it instead
+        machine.log.warning(f"could not tell the memory of refused offerings: {error_text(err)}")
+        return False
+    machine.operation(Stage.HEALTH_CHECK, OperationState.FAILED,
+                      f"Spot VM evicted ({found}): re-creating it as the next offering (fallback_to_regular), "
+                      "keeping the data disks")
+    if inventory.has_vm:
+        await recovery.make_data_disks_survive(machine, azure, inventory, Stage.HEALTH_CHECK)
+        await azure.delete_vm(True)
     return True

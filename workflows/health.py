@@ -13,7 +13,7 @@ with workflow.unsafe.imports_passed_through():
     from models.errors import ErrorType
     from models.status import OperationState, Phase, Stage
 
-from workflows import patches
+from workflows import fallback, patches
 from workflows.azure_calls import AzureCalls, error_text, error_type
 from workflows.machine import Machine
 from workflows.power_on import start_step, start_stopped_vm
@@ -53,6 +53,9 @@ async def check_health(machine: Machine, azure: AzureCalls) -> bool:
                           "next check", error=error_text(err), retry_in=next_check_in(machine))
         return False
     machine.vm_observed(inventory)
+    if await fallback.evicted_spot_goes_regular(machine, azure, inventory):
+        state.unknown_since = None
+        return True
     if inventory.vm_stopped and workflow.patched(patches.START_STOPPED_VM):
         state.unknown_since = None  # a stopped VM is never re-created: no health_timeout runs
         await start_stopped_vm(machine, azure, inventory)

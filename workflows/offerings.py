@@ -17,12 +17,14 @@ from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
     from models.errors import ErrorType
+    from models.offering_claims import Claim, ClaimRequest, claim_offering, outcome
     from models.offerings import Availability, Refusal, availability
     from models.offerings_memory import OfferingsMemory, OfferingsQuestion, RefusalReport
     from models.refusals import refusal_of
 
 from workflows.api import (
     OFFERINGS_AVAILABLE_QUERY,
+    OFFERINGS_CLAIM_UPDATE,
     OFFERINGS_ENTRIES_QUERY,
     OFFERINGS_REFUSED_UPDATE,
     OFFERINGS_WORKFLOW_TYPE,
@@ -53,10 +55,25 @@ class Offerings:
                 self._memory.runs += 1
                 workflow.continue_as_new(self._memory)
 
+    @workflow.update(name=OFFERINGS_CLAIM_UPDATE)
+    def claim(self, request: ClaimRequest) -> Claim:
+        """The offering `request.machine` tries now: not refused, and proven or not being probed by another."""
+        memory = self._memory
+        answer, memory.probes = claim_offering(request.offerings, request.machine, memory.refusals,
+                                               memory.probes, memory.proven, workflow.now())
+        self._changed = True
+        return answer
+
     @workflow.update(name=OFFERINGS_REFUSED_UPDATE)
     def refused(self, report: RefusalReport) -> Refusal | None:
-        """Remember Azure's refusal; the entry (how wide, until when), or None when it is not a capacity error."""
-        refusal = refusal_of(report.offering, report.code, report.message, workflow.now(), report.machine)
+        """An attempt ended: its probe ends; `worked` proves the offering; a capacity refusal is remembered
+        and returned (how wide, until when); None otherwise."""
+        memory, now = self._memory, workflow.now()
+        memory.probes, memory.proven = outcome(report.offering, report.machine, report.worked, memory.probes,
+                                               memory.proven, now)
+        self._changed = True
+        refusal = None if report.worked else refusal_of(report.offering, report.code, report.message, now,
+                                                         report.machine)
         if refusal is None:
             return None
         kept = [r for r in self._memory.refusals if r.key != refusal.key]
@@ -68,11 +85,16 @@ class Offerings:
 
     @refused.validator
     def _validate_refused(self, report: RefusalReport) -> None:
-        offering = report.offering
-        if (offering.subscription, offering.location) != (self._memory.subscription, self._memory.location):
-            raise ApplicationError(
-                f"offering of {offering.subscription}/{offering.location} sent to the memory of {self._place}",
-                type=ErrorType.INVALID_SPEC, non_retryable=True)
+        self._check_place(report.offering.subscription, report.offering.location)
+
+    @claim.validator
+    def _validate_claim(self, request: ClaimRequest) -> None:
+        self._check_place(request.subscription, request.location)
+
+    def _check_place(self, subscription: str, location: str) -> None:
+        if (subscription, location) != (self._memory.subscription, self._memory.location):
+            raise ApplicationError(f"offerings of {subscription}/{location} sent to the memory of {self._place}",
+                                   type=ErrorType.INVALID_SPEC, non_retryable=True)
 
     @workflow.query(name=OFFERINGS_AVAILABLE_QUERY)
     def available(self, question: OfferingsQuestion) -> Availability:
@@ -94,8 +116,10 @@ class Offerings:
         return history_is_long(self._memory.history_limit)
 
     def _prune(self) -> None:
-        now = workflow.now()
-        self._memory.refusals = [r for r in self._memory.refusals if r.until > now]
+        now, memory = workflow.now(), self._memory
+        memory.refusals = [r for r in memory.refusals if r.until > now]
+        memory.probes = [p for p in memory.probes if p.until > now]
+        memory.proven = [p for p in memory.proven if p.until > now]
 
     def _show(self) -> None:
         workflow.set_current_details(render_memory(self._memory, workflow.now()))

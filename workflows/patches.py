@@ -38,3 +38,8 @@ FOREIGN_VM_IS_UNKNOWN = "foreign-vm-is-unknown"
 # Azure refuses it for capacity and starts the next attempt at once; it waits only when every offering
 # is refused. Older runs keep one size and zone, and the 10-minute capacity backoff.
 CAPACITY_FALLBACK = "capacity-fallback-across-offerings"
+
+# A Spot machine with spot.fallback_to_regular whose Spot VM was evicted (deallocated or gone) tells the
+# shared memory (SpotEvicted), deletes a deallocated VM keeping its data disks, and is re-created at once
+# as the next offering (a regular VM). Checked only for such a machine, so other histories add no marker.
+SPOT_EVICTION_FALLBACK = "spot-eviction-falls-back-to-regular"

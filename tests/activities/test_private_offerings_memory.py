@@ -3,14 +3,14 @@ memory of its own, so one machine's refusal is not seen by another; shared (the 
 
 import dataclasses
 import uuid
-from datetime import UTC, datetime
 
 from temporalio.testing import ActivityEnvironment
 from temporalio.worker import Worker
 
 from activities import offerings_memory
-from models.offerings import Availability, Offering
-from models.offerings_memory import OfferingsQuestion, RefusalReport
+from models.offering_claims import Claim, ClaimRequest
+from models.offerings import Offering
+from models.offerings_memory import RefusalReport
 from tests.workflows.helpers import time_skipping_env
 from workflows import ALL_WORKFLOWS
 
@@ -28,21 +28,24 @@ async def test_a_private_memory_is_seen_only_by_its_machine_and_a_shared_one_by_
                                                     task_queue=task_queue)
             return activity_env
 
-        async def available(shared: bool, machine: str) -> list[str]:
+        async def claimed(shared: bool, machine: str) -> str:
+            """The zone the memory gives the machine to try now."""
             ask, _ = offerings_memory.activities(shared)
-            question = OfferingsQuestion(subscription=SUBSCRIPTION, location=LOCATION, offerings=ZONES,
-                                         at=datetime.now(UTC))
-            answer: Availability = await as_machine(machine).run(ask, question)
-            return [o.zone for o in answer.available]
+            request = ClaimRequest(subscription=SUBSCRIPTION, location=LOCATION, offerings=ZONES,
+                                   machine=f"rg/{machine}")
+            claim: Claim = await as_machine(machine).run(ask, request)
+            assert claim.offering is not None
+            return claim.offering.zone
 
         async def refused(shared: bool, machine: str) -> None:
             _, tell = offerings_memory.activities(shared)
             report = RefusalReport(offering=ZONES[0], code="ZonalAllocationFailed", machine=f"rg/{machine}")
             assert await as_machine(machine).run(tell, report) is not None
 
+        assert await claimed(shared=False, machine="vm1") == "1"
         await refused(shared=False, machine="vm1")
-        assert await available(shared=False, machine="vm1") == ["2", "3"]
-        assert await available(shared=False, machine="vm2") == ["1", "2", "3"]
-        assert await available(shared=True, machine="vm2") == ["1", "2", "3"]
+        assert await claimed(shared=False, machine="vm1") == "2"
+        assert await claimed(shared=False, machine="vm2") == "1"  # vm1's refusal is vm1's alone
+        assert await claimed(shared=True, machine="vm2") == "1"
         await refused(shared=True, machine="vm2")
-        assert await available(shared=True, machine="vm3") == ["2", "3"]
+        assert await claimed(shared=True, machine="vm3") == "2"  # shared: vm2's refusal spares vm3 the attempt

@@ -1,7 +1,8 @@
 """Capacity fallback with the real driver and the emulator: the next offering at once, the shared memory, Spot.
 
-Azure's refusals come from the emulator (a VM PUT failing as Azure fails it, with Azure's code); the
-memory is the real `Offerings` workflow on the same time-skipping server.
+Azure's refusals come from the emulator's capacity entries (a VM PUT fails as Azure fails it, with
+Azure's code: ZonalAllocationFailed for a zone, SkuNotAvailable for Spot); the memory is the real
+`Offerings` workflow on the same time-skipping server.
 """
 
 from datetime import timedelta
@@ -10,13 +11,11 @@ from typing import Any
 from temporalio.client import WorkflowHandle
 
 from models.status import MachineStatus, Phase
-from tests.workflows.data_disks import RG, operator
-from tests.workflows.helpers import in_phase, spec_dict, start_machine, status_of, wait_for
+from tests.workflows.data_disks import RG, operator, unique_id, vm
+from tests.workflows.helpers import in_phase, record_history, spec_dict, start_machine, status_of, wait_for
 from tests.workflows.stack import Stack
 
 RUNNING_KINDS = ["disks", "disks", "networkInterfaces", "virtualMachines"]  # OS disk + one data disk
-ZONAL = {"status": 409, "code": "ZonalAllocationFailed", "stage": "operation",
-         "message": "Allocation failed. We do not have sufficient capacity for the requested VM size in this zone."}
 
 
 def zonal_spec(stack: Stack, name: str = "vm1", **overrides: Any) -> dict[str, Any]:
@@ -26,6 +25,10 @@ def zonal_spec(stack: Stack, name: str = "vm1", **overrides: Any) -> dict[str, A
 
 def vm_puts(stack: Stack) -> int:
     return stack.emulator.requests()["by_operation"].get("virtualMachines.put", 0)
+
+
+def failed_vm_puts(stack: Stack) -> int:
+    return stack.emulator.requests().get("failed_by_operation", {}).get("virtualMachines.put", 0)
 
 
 async def vm_of(stack: Stack, name: str) -> Any:
@@ -53,7 +56,7 @@ async def delete_all(stack: Stack, *handles: WorkflowHandle) -> None:
 
 
 async def test_zone_out_of_capacity_runs_in_the_next_zone_at_once(stack: Stack) -> None:
-    stack.emulator.add_fault("virtualMachines.put", name="vm1", times=1, **ZONAL)
+    stack.emulator.make_unavailable(zone="1")
     began = await stack.env.get_current_time()
     handle = await start(stack, zonal_spec(stack))
     status = await running(stack, handle)
@@ -71,10 +74,11 @@ async def test_zone_out_of_capacity_runs_in_the_next_zone_at_once(stack: Stack) 
     assert sorted(r["type"].split("/")[-1] for r in stack.machine_resources()) == RUNNING_KINDS
     assert any("next offering at once" in op.description for op in status.recent_operations)
     await delete_all(stack, handle)
+    await record_history(handle, "capacity_zone_refused_next_zone_at_once")
 
 
 async def test_the_memory_keeps_later_machines_off_a_refused_offering(stack: Stack) -> None:
-    stack.emulator.add_fault("virtualMachines.put", times=1, **ZONAL)  # zone 1 refuses once, whoever asks
+    stack.emulator.make_unavailable(zone="1")  # zone 1 has no room, for anyone
     first = await start(stack, zonal_spec(stack, "vm1"))
     await running(stack, first)
     assert vm_puts(stack) == 2  # zone 1 refused, zone 2 created
@@ -85,11 +89,12 @@ async def test_the_memory_keeps_later_machines_off_a_refused_offering(stack: Sta
         assert [(s.offering.zone, s.code) for s in status.offering_attempts[-1].skipped] == [
             ("1", "ZonalAllocationFailed")]
     assert vm_puts(stack) == 2 + 3  # not one of them asked Azure for zone 1
+    assert failed_vm_puts(stack) == 1
     await delete_all(stack, first, *later)
 
 
 async def test_every_offering_refused_waits_for_the_first_refusal_to_end_or_a_reconcile(stack: Stack) -> None:
-    stack.emulator.add_fault("virtualMachines.put", times=2, **ZONAL)  # both zones refuse once
+    out = [stack.emulator.make_unavailable(zone=zone) for zone in ("1", "2")]
     began = await stack.env.get_current_time()
     first = await start(stack, zonal_spec(stack, "vm1", timeouts={"creation": "2h"}))
     waiting = await wait_for(stack.env, first, lambda s: s.phase == Phase.CRASH_LOOP_BACK_OFF
@@ -105,7 +110,9 @@ async def test_every_offering_refused_waits_for_the_first_refusal_to_end_or_a_re
     second = await start(stack, zonal_spec(stack, "vm2"))
     await wait_for(stack.env, second, in_phase(Phase.CRASH_LOOP_BACK_OFF))
     assert vm_puts(stack) == 2
-    # Capacity is back (the faults are spent) and an operator knows it: reconcile retries at once.
+    # Capacity is back and an operator knows it: reconcile retries at once.
+    for entry in out:
+        stack.emulator.restore_capacity(entry)
     await second.signal("reconcile")
     back = await running(stack, second)
     assert back.offering is not None and back.offering.zone == "1" and vm_puts(stack) == 3
@@ -126,10 +133,7 @@ def spot_spec(stack: Stack, name: str, fallback: bool) -> dict[str, Any]:
 
 
 async def test_spot_capacity_error_becomes_regular_only_with_the_flag(stack: Stack) -> None:
-    no_spot = {"status": 409, "code": "SkuNotAvailable", "stage": "request",
-               "message": "The requested VM size Standard_D2s_v3 is currently not available in location "
-                          "westeurope for Spot. Please try another size or deploy to a different location."}
-    stack.emulator.add_fault("virtualMachines.put", name="spot1", times=1, **no_spot)
+    stack.emulator.make_unavailable(priority="Spot")
     allowed = await start(stack, spot_spec(stack, "spot1", fallback=True))
     status = await running(stack, allowed)
     assert status.offering is not None and status.offering.describe() == "Standard_D2s_v3 regional"
@@ -143,3 +147,33 @@ async def test_spot_capacity_error_becomes_regular_only_with_the_flag(stack: Sta
     assert [s.offering.describe() for s in waiting.offering_attempts] == []
     assert not any(r["name"] == "spot2" for r in stack.emulator.resources("virtualMachines"))
     await delete_all(stack, allowed, careful)
+
+
+async def test_an_evicted_spot_vm_comes_back_regular_with_the_flag_keeping_its_data(stack: Stack) -> None:
+    """Without the flag an evicted Spot VM is started again as Spot (test_stopped_vm_is_started.py)."""
+    spec = spec_dict(subnet_id=stack.emulator.subnet_id, priority="Spot",
+                     spot={"eviction_policy": "Deallocate", "fallback_to_regular": True})
+    handle = await start(stack, spec)
+    spot = await running(stack, handle)
+    assert spot.offering is not None and spot.offering.describe() == "Standard_D2s_v3 regional (Spot)"
+    data = unique_id(stack)
+    assert stack.emulator.evict(vm(stack)["id"])["evictionPolicy"] == "Deallocate"
+    await handle.signal("reconcile")  # what the fleet sweep sends when it sees the VM deallocated
+    regular = await wait_for(stack.env, handle, lambda s: s.phase == Phase.RUNNING and s.offering is not None
+                             and s.offering.describe() == "Standard_D2s_v3 regional")
+    assert (await vm_of(stack, "vm1")).priority in (None, "Regular")
+    assert unique_id(stack) == data  # the data disk was kept and attached to the regular VM
+    assert any("Spot VM evicted" in op.description for op in regular.recent_operations)
+    await delete_all(stack, handle)
+    await record_history(handle, "spot_evicted_recreated_regular")
+
+
+async def test_machines_started_together_spend_one_refusal_on_a_dry_zone(stack: Stack) -> None:
+    """They claim offerings from the memory: one probes zone 1, one zone 2, the others wait for the outcome."""
+    stack.emulator.make_unavailable(zone="1")
+    handles = [await start(stack, zonal_spec(stack, f"vm{n}")) for n in range(1, 6)]
+    for handle in handles:
+        status = await running(stack, handle)
+        assert status.offering is not None and status.offering.zone == "2"
+    assert failed_vm_puts(stack) == 1 and vm_puts(stack) == 6
+    await delete_all(stack, *handles)

@@ -7,8 +7,11 @@ import logging
 from datetime import timedelta
 
 import pytest
+from temporalio import activity
 from temporalio.client import WorkflowExecutionStatus
+from temporalio.exceptions import ApplicationError
 
+from activities import offerings_memory
 from models.activity_io import ActivityName
 from models.errors import ErrorType
 from models.status import Phase
@@ -86,3 +89,20 @@ async def test_reconcile_cuts_a_capacity_backoff_short() -> None:
     started = next(op.updated_at for op in running.recent_operations if op.description.startswith("attempt 2"))
     assert backing_off.next_retry_at is not None
     assert started < backing_off.next_retry_at - timedelta(minutes=9), (started, backing_off.next_retry_at)
+
+
+async def test_a_memory_that_does_not_answer_never_stops_a_machine() -> None:
+    """The shared memory of refused offerings saves attempts; when it cannot be asked, creation goes on."""
+    azure = FakeAzure()
+
+    @activity.defn(name=ActivityName.ASK_OFFERINGS.value)
+    async def ask_offerings(question: object) -> None:
+        raise ApplicationError("memory unreachable", type=ErrorType.TRANSIENT, non_retryable=True)
+
+    activities = [a for a in azure.activities() if a is not offerings_memory.ask_offerings] + [ask_offerings]
+    async with time_skipping_env() as env, lifecycle_worker(env.client, activities) as tq:
+        handle = await start_machine(env.client, tq, spec_dict())
+        running = await wait_for(env, handle, in_phase(Phase.RUNNING))
+        assert running.attempts == 1 and running.offering is not None
+        await handle.signal("delete")
+        assert (await handle.result()).phase == Phase.DELETED

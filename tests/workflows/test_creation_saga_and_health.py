@@ -60,11 +60,13 @@ async def test_seed_scenario_allocation_failure_and_reserved_nic(stack: Stack) -
 
 @pytest.mark.parametrize(("status", "code"), [(400, "NicInUse"), (500, "InternalServerError")])
 async def test_nic_delete_failing_n_times_is_retried(stack: Stack, status: int, code: str) -> None:
-    stack.emulator.add_fault("virtualMachines.put", name="vm1", status=409, code="AllocationFailed",
+    stack.emulator.add_fault("virtualMachines.put", name="vm1", status=409, code="ZonalAllocationFailed",
                              stage="operation", times=1)
     stack.emulator.add_fault("networkInterfaces.delete", name="vm1-nic", status=status, code=code,
                              message="injected", times=6)
-    handle = await start_machine(stack.env.client, stack.task_queue, spec_dict(subnet_id=stack.emulator.subnet_id))
+    # Zone 1 refuses: the compensation (with its NIC delete retries) runs before zone 2 is tried.
+    spec = spec_dict(subnet_id=stack.emulator.subnet_id, zones=["1", "2"])
+    handle = await start_machine(stack.env.client, stack.task_queue, spec)
     running = await wait_for(stack.env, handle, in_phase(Phase.RUNNING, Phase.FAILED), step=timedelta(seconds=20))
     assert running.phase == Phase.RUNNING and running.attempts == 2
     assert stack.kinds() == RUNNING_KINDS

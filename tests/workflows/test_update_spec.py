@@ -112,13 +112,14 @@ async def test_changes_that_need_a_new_vm_are_refused_with_what_to_do(stack: Sta
 async def test_tags_changed_during_creation_reach_azure_once_it_runs(stack: Stack) -> None:
     stack.emulator.add_fault("virtualMachines.put", name="vm1", status=409, code="AllocationFailed",
                              stage="operation", times=1)
-    spec = spec_dict(subnet_id=stack.emulator.subnet_id, tags={"team": "platform"})
+    # The one offering is refused for 1 h (the shared memory): a creation timeout that outlasts that wait.
+    spec = spec_dict(subnet_id=stack.emulator.subnet_id, tags={"team": "platform"}, timeouts={"creation": "2h"})
     handle = await start_machine(stack.env.client, stack.task_queue, spec)
     await wait_for(stack.env, handle, in_phase(Phase.CRASH_LOOP_BACK_OFF))
     answer = await update(handle, {**spec, "tags": {"team": "web"}})
     assert answer.changed == ["tags.team"] and answer.tagged == []
     assert "tags reach Azure once it runs" in answer.message
-    await wait_for(stack.env, handle, in_phase(Phase.RUNNING), step=timedelta(seconds=30))
+    await wait_for(stack.env, handle, in_phase(Phase.RUNNING), step=timedelta(minutes=1))
     await wait_for(stack.env, handle, lambda s: s.last_operation is not None
                    and s.last_operation.description.startswith("tagged"))
     assert {tags["team"] for tags in tags_by_name(stack).values()} == {"web"}

@@ -1,0 +1,80 @@
+"""Claims: one machine at a time tries an offering nobody has proven, so a dry zone costs one failed VM PUT.
+
+Machines that start together would all try the first offering before any refusal is known. So a machine
+claims its offering from the memory: an offering that worked recently (proven) is free for all; an
+unproven one is claimed (a probe) by the first machine that asks, and the others take the next offering,
+or wait a moment for the probe's outcome when every available offering is being probed. The outcome (it
+worked, Azure refused it, or the attempt failed otherwise) ends the probe; a probe of a machine that
+vanished ends by itself. Pure: the `Offerings` workflow holds the state.
+"""
+
+from datetime import datetime, timedelta
+
+from pydantic import BaseModel, ConfigDict
+
+from models.offerings import Availability, Offering, Refusal, availability
+
+PROBE_FOR = timedelta(minutes=10)  # a VM create takes minutes; longer, and its machine is gone
+PROVEN_FOR = timedelta(minutes=10)  # capacity that just worked is worth trying by everyone at once
+PROBE_POLL = timedelta(seconds=5)  # how often a machine waiting for others' probes asks again
+
+
+def same(a: Offering, b: Offering) -> bool:
+    return (a.vm_size.lower(), a.zone, a.priority) == (b.vm_size.lower(), b.zone, b.priority)
+
+
+class Probe(BaseModel):
+    offering: Offering
+    machine: str
+    until: datetime
+
+
+class Proven(BaseModel):
+    offering: Offering
+    until: datetime
+
+
+class ClaimRequest(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    subscription: str
+    location: str
+    offerings: list[Offering]
+    machine: str  # resource_group/name
+
+
+class Claim(BaseModel):
+    """The offering to try now (None: none), what is skipped, and what others are probing."""
+
+    offering: Offering | None = None
+    availability: Availability = Availability()
+    probed_by_others: list[Offering] = []
+
+
+def claim_offering(offerings: list[Offering], machine: str, refusals: list[Refusal], probes: list[Probe],
+                   proven: list[Proven], now: datetime) -> tuple[Claim, list[Probe]]:
+    """The first offering not refused that is proven, unprobed or probed by `machine` itself; the probes
+    after the claim (a claimed unproven offering becomes `machine`'s probe)."""
+    answer = availability(offerings, refusals, now)
+    probes = [p for p in probes if p.until > now]
+    others: list[Offering] = []
+    for offering in answer.available:
+        if any(same(p.offering, offering) for p in proven if p.until > now):
+            return Claim(offering=offering, availability=answer), probes
+        holder = next((p for p in probes if same(p.offering, offering)), None)
+        if holder is None or holder.machine == machine:
+            kept = [p for p in probes if not same(p.offering, offering)]
+            return (Claim(offering=offering, availability=answer),
+                    [*kept, Probe(offering=offering, machine=machine, until=now + PROBE_FOR)])
+        others.append(offering)
+    return Claim(availability=answer, probed_by_others=others), probes
+
+
+def outcome(offering: Offering, machine: str, worked: bool, probes: list[Probe], proven: list[Proven],
+            now: datetime) -> tuple[list[Probe], list[Proven]]:
+    """An attempt ended: its probe ends; an offering that worked is proven for PROVEN_FOR."""
+    probes = [p for p in probes if p.until > now and not (same(p.offering, offering) and p.machine == machine)]
+    proven = [p for p in proven if p.until > now and not same(p.offering, offering)]
+    if worked:
+        proven.append(Proven(offering=offering, until=now + PROVEN_FOR))
+    return probes, proven

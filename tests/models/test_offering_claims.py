@@ -1,0 +1,43 @@
+"""Claims: an offering nobody has proven is tried by one machine at a time; proven ones by everyone."""
+
+from datetime import UTC, datetime, timedelta
+
+from models.offering_claims import PROBE_FOR, PROVEN_FOR, claim_offering, outcome
+from models.offerings import Offering, Refusal
+
+NOW = datetime(2026, 1, 1, 12, tzinfo=UTC)
+Z1, Z2 = Offering(vm_size="D4", zone="1"), Offering(vm_size="D4", zone="2")
+
+
+def test_machines_starting_together_probe_different_offerings_then_wait() -> None:
+    first, probes = claim_offering([Z1, Z2], "rg/a", [], [], [], NOW)
+    second, probes = claim_offering([Z1, Z2], "rg/b", [], probes, [], NOW)
+    third, probes = claim_offering([Z1, Z2], "rg/c", [], probes, [], NOW)
+    assert (first.offering, second.offering, third.offering) == (Z1, Z2, None)
+    assert third.probed_by_others == [Z1, Z2]  # it waits for their outcome instead of risking a refusal
+    again, _ = claim_offering([Z1, Z2], "rg/a", [], probes, [], NOW)
+    assert again.offering == Z1  # a machine's own probe is its to retry
+    assert all(p.until == NOW + PROBE_FOR for p in probes)
+
+
+def test_an_offering_that_worked_is_for_everyone_and_a_refused_one_for_nobody() -> None:
+    _, probes = claim_offering([Z1, Z2], "rg/a", [], [], [], NOW)
+    _, probes = claim_offering([Z1, Z2], "rg/b", [], probes, [], NOW)
+    probes, proven = outcome(Z2, "rg/b", True, probes, [], NOW)
+    refused = [Refusal(vm_size="D4", zone="1", priority="*", code="ZonalAllocationFailed", refused_at=NOW,
+                       until=NOW + timedelta(hours=1))]
+    probes, proven = outcome(Z1, "rg/a", False, probes, proven, NOW)
+    assert probes == []
+    for machine in ("rg/c", "rg/d"):
+        answer, probes = claim_offering([Z1, Z2], machine, refused, probes, proven, NOW)
+        assert answer.offering == Z2 and [s.offering for s in answer.availability.skipped] == [Z1]
+    assert probes == []  # proven: no probe needed
+    later, _ = claim_offering([Z2], "rg/e", [], [], proven, NOW + PROVEN_FOR + timedelta(seconds=1))
+    assert later.offering == Z2  # no longer proven, but nobody probes it: claimed
+
+
+def test_a_probe_of_a_vanished_machine_ends_by_itself() -> None:
+    _, probes = claim_offering([Z1], "rg/a", [], [], [], NOW)
+    blocked, _ = claim_offering([Z1], "rg/b", [], probes, [], NOW + PROBE_FOR - timedelta(seconds=1))
+    free, _ = claim_offering([Z1], "rg/b", [], probes, [], NOW + PROBE_FOR)
+    assert blocked.offering is None and free.offering == Z1
