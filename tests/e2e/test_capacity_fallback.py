@@ -1,6 +1,6 @@
 """Issue 11 end to end on `azmc dev`: 10 machines applied at once (`azmc apply -f ... --wait`) while zone 1
 has no capacity all end Running in the other zones, with nothing of a refused attempt left behind; and the
-failed VM PUTs in zone 1 are counted by the emulator (the issue's goal: at most one)."""
+shared memory's claims keep the failed VM PUTs in zone 1 (the emulator's count) to at most one."""
 
 import subprocess
 import sys
@@ -66,9 +66,5 @@ def test_every_machine_runs_in_another_zone_with_nothing_of_a_refusal_left(zone_
     assert zone_1_out.failed.get("virtualMachines.put", 0) == zone_1_out.refused_in_zone_1
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "the shared memory is asked, not claimed: machines applied at once all try zone 1 before the first "
-    "refusal reaches the memory (9 of 10 measured); at most one needs single-flight trials of an offering "
-    "nobody has had yet (capacity-fallback)"))
 def test_at_most_one_vm_put_fails_in_the_zone_without_capacity(zone_1_out: Outcome) -> None:
     assert zone_1_out.refused_in_zone_1 <= 1, f"{zone_1_out.refused_in_zone_1} VM PUTs failed in zone 1"
