@@ -44,6 +44,7 @@ bench: $(STAMP)
 	$(BIN)/python -m bench.watch_cost
 	$(BIN)/python -m bench.lifecycle
 	$(BIN)/python -m bench.pool_rollout
+	$(BIN)/python -m bench.capacity_fallback
 	$(BIN)/python -m bench.report
 
 clean:

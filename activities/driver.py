@@ -58,7 +58,8 @@ class AzureDriver:
     def reset_request_counts(self) -> None:
         self._clients.counter.reset()
 
-    def activities(self) -> list[Callable[..., Any]]:
+    def activities(self, shared_offerings: bool = True) -> list[Callable[..., Any]]:
+        """`shared_offerings=False`: each machine keeps its own memory of refused offerings (AZMC_SHARED_OFFERINGS)."""
         return [
             self.read_inventory,
             self.find_vm,
@@ -76,7 +77,7 @@ class AzureDriver:
             self.survey_fleet,
             self.check_orphan,
             # No Azure call: the shared memory of refused offerings (a workflow), asked and told by creation.
-            *offerings_memory.ACTIVITIES,
+            *offerings_memory.activities(shared_offerings),
         ]
 
     @activity.defn(name=ActivityName.READ_INVENTORY.value)

@@ -5,6 +5,9 @@ client, with update-with-start: the first machine of a subscription+location sta
 machines racing to start it all reach the one workflow (WorkflowIDConflictPolicy.USE_EXISTING).
 """
 
+from collections.abc import Callable
+from typing import Any
+
 from temporalio import activity
 from temporalio.client import Client, WithStartWorkflowOperation
 from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
@@ -22,11 +25,17 @@ from workflows.api import (
 )
 
 
-def _memory(subscription: str, location: str, task_queue: str) -> WithStartWorkflowOperation:
+def _memory_id(subscription: str, location: str, private_to: str = "") -> str:
+    """The memory's workflow id; `private_to` (a machine's workflow id) gives that machine a memory of its own."""
+    shared = offerings_workflow_id(subscription, location)
+    return f"{shared}/{private_to}" if private_to else shared
+
+
+def _memory(subscription: str, location: str, task_queue: str, private_to: str = "") -> WithStartWorkflowOperation:
     return WithStartWorkflowOperation(
         OFFERINGS_WORKFLOW_TYPE,
         OfferingsMemory(subscription=subscription, location=location),
-        id=offerings_workflow_id(subscription, location),
+        id=_memory_id(subscription, location, private_to),
         task_queue=task_queue,
         id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
         # A memory someone terminated may start again, empty.
@@ -35,9 +44,9 @@ def _memory(subscription: str, location: str, task_queue: str) -> WithStartWorkf
     )
 
 
-async def ask(client: Client, question: OfferingsQuestion) -> Availability:
+async def ask(client: Client, question: OfferingsQuestion, private_to: str = "") -> Availability:
     """Which offerings are not refused at `question.at` (a read: no claim); all when nothing was refused."""
-    handle = client.get_workflow_handle(offerings_workflow_id(question.subscription, question.location))
+    handle = client.get_workflow_handle(_memory_id(question.subscription, question.location, private_to))
     try:
         return await handle.query(OFFERINGS_AVAILABLE_QUERY, question, result_type=Availability)
     except RPCError as error:
@@ -46,31 +55,39 @@ async def ask(client: Client, question: OfferingsQuestion) -> Availability:
         raise
 
 
-async def claim(client: Client, request: ClaimRequest, task_queue: str) -> Claim:
+async def claim(client: Client, request: ClaimRequest, task_queue: str, private_to: str = "") -> Claim:
     """The offering the machine tries now (models/offering_claims.py), starting the memory if needed."""
     return await client.execute_update_with_start_workflow(
         OFFERINGS_CLAIM_UPDATE, request, result_type=Claim,
-        start_workflow_operation=_memory(request.subscription, request.location, task_queue))
+        start_workflow_operation=_memory(request.subscription, request.location, task_queue, private_to))
 
 
-async def tell(client: Client, report: RefusalReport, task_queue: str) -> Refusal | None:
+async def tell(client: Client, report: RefusalReport, task_queue: str, private_to: str = "") -> Refusal | None:
     """An attempt's outcome (starting the memory if needed); the refusal remembered, or None."""
     offering = report.offering
     return await client.execute_update_with_start_workflow(
         OFFERINGS_REFUSED_UPDATE, report, result_type=Refusal | None,
-        start_workflow_operation=_memory(offering.subscription, offering.location, task_queue))
+        start_workflow_operation=_memory(offering.subscription, offering.location, task_queue, private_to))
 
 
-@activity.defn(name=ActivityName.ASK_OFFERINGS.value)
-async def ask_offerings(request: ClaimRequest) -> Claim:
-    """The shared memory's answer: the offering to try now, which to skip and until when."""
-    return await claim(activity.client(), request, activity.info().task_queue)
+def activities(shared: bool = True) -> list[Callable[..., Any]]:
+    """The two activities. `shared=False` (AZMC_SHARED_OFFERINGS=false, the capacity bench's baseline) gives
+    each machine a memory of its own: it learns only from its own refusals, as without a shared memory."""
+
+    def private_to() -> str:
+        return "" if shared else activity.info().workflow_id
+
+    @activity.defn(name=ActivityName.ASK_OFFERINGS.value)
+    async def ask_offerings(request: ClaimRequest) -> Claim:
+        """The shared memory's answer: the offering to try now, which to skip and until when."""
+        return await claim(activity.client(), request, activity.info().task_queue, private_to())
+
+    @activity.defn(name=ActivityName.REPORT_REFUSAL.value)
+    async def report_refusal(report: RefusalReport) -> Refusal | None:
+        """Tell the shared memory how an attempt ended (refused, worked, or failed otherwise)."""
+        return await tell(activity.client(), report, activity.info().task_queue, private_to())
+
+    return [ask_offerings, report_refusal]
 
 
-@activity.defn(name=ActivityName.REPORT_REFUSAL.value)
-async def report_refusal(report: RefusalReport) -> Refusal | None:
-    """Tell the shared memory how an attempt ended (refused, worked, or failed otherwise)."""
-    return await tell(activity.client(), report, activity.info().task_queue)
-
-
-ACTIVITIES = [ask_offerings, report_refusal]
+ACTIVITIES = activities()

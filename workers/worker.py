@@ -64,7 +64,7 @@ def build_worker(settings: Settings, client: object, driver: AzureDriver) -> Wor
         client,  # type: ignore[arg-type]
         task_queue=settings.task_queue,
         workflows=ALL_WORKFLOWS,
-        activities=driver.activities(),
+        activities=driver.activities(settings.shared_offerings),
         interceptors=[AuditInterceptor(client.data_converter)],  # type: ignore[attr-defined]
          # each activity's Azure requests go into history with its result
         max_concurrent_activities=settings.max_concurrent_activities,

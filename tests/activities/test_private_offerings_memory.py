@@ -1,0 +1,51 @@
+"""AZMC_SHARED_OFFERINGS=false (the capacity bench's baseline): the ask/tell activities give each machine a
+memory of its own, so one machine's refusal is not seen by another; shared (the default) it is."""
+
+import dataclasses
+import uuid
+
+from temporalio.testing import ActivityEnvironment
+from temporalio.worker import Worker
+
+from activities import offerings_memory
+from models.offering_claims import Claim, ClaimRequest
+from models.offerings import Offering
+from models.offerings_memory import RefusalReport
+from tests.workflows.helpers import time_skipping_env
+from workflows import ALL_WORKFLOWS
+
+SUBSCRIPTION, LOCATION = "sub-1", "westeurope"
+ZONES = [Offering(vm_size="Standard_D2s_v5", zone=z, location=LOCATION, subscription=SUBSCRIPTION) for z in "123"]
+
+
+async def test_a_private_memory_is_seen_only_by_its_machine_and_a_shared_one_by_all() -> None:
+    task_queue = f"offerings-{uuid.uuid4()}"
+    async with time_skipping_env() as env, Worker(env.client, task_queue=task_queue, workflows=ALL_WORKFLOWS):
+
+        def as_machine(name: str) -> ActivityEnvironment:
+            activity_env = ActivityEnvironment(env.client)
+            activity_env.info = dataclasses.replace(activity_env.info, workflow_id=f"machine/rg/{name}",
+                                                    task_queue=task_queue)
+            return activity_env
+
+        async def claimed(shared: bool, machine: str) -> str:
+            """The zone the memory gives the machine to try now."""
+            ask, _ = offerings_memory.activities(shared)
+            request = ClaimRequest(subscription=SUBSCRIPTION, location=LOCATION, offerings=ZONES,
+                                   machine=f"rg/{machine}")
+            claim: Claim = await as_machine(machine).run(ask, request)
+            assert claim.offering is not None
+            return claim.offering.zone
+
+        async def refused(shared: bool, machine: str) -> None:
+            _, tell = offerings_memory.activities(shared)
+            report = RefusalReport(offering=ZONES[0], code="ZonalAllocationFailed", machine=f"rg/{machine}")
+            assert await as_machine(machine).run(tell, report) is not None
+
+        assert await claimed(shared=False, machine="vm1") == "1"
+        await refused(shared=False, machine="vm1")
+        assert await claimed(shared=False, machine="vm1") == "2"
+        assert await claimed(shared=False, machine="vm2") == "1"  # vm1's refusal is vm1's alone
+        assert await claimed(shared=True, machine="vm2") == "1"
+        await refused(shared=True, machine="vm2")
+        assert await claimed(shared=True, machine="vm3") == "2"  # shared: vm2's refusal spares vm3 the attempt
