@@ -95,8 +95,8 @@ def test_ui_filters_by_phase_and_shows_decoded_input_and_current_details(dev_sta
                     if "machine%2Fazmc-demo%2Fvm2" in (a.get_attribute("href") or ""))
         link.click()
         # The input is decoded by the codec server: the spec's fields in plain JSON.
-        page = _text_within(browser, '"vm_size": "Standard_D4s_v5"')
-        assert '"resource_group": "azmc-demo"' in page
+        page = _text_within(browser, '"vm_sizes": [')
+        assert '"resource_group": "azmc-demo"' in page and '"Standard_D4s_v5"' in page
         browser.save_screenshot(str(ARTIFACTS / "ui-machine-input.png"))
         next(a for a in browser.find_elements(By.TAG_NAME, "a") if a.text.strip() == "User Metadata").click()
         details = _text_within(browser, "vm2 - Running")
