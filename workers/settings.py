@@ -20,7 +20,9 @@ from models.validation import field_path, problem
 
 TASK_QUEUE = "azmc"
 METRICS_PORT = 9464  # the worker's Prometheus endpoint by default
-DEFAULT_EMULATOR_TOKEN = "azmc-emulator"  # the emulator accepts any non-empty bearer token
+DEFAULT_EMULATOR_TOKEN = "azmc-emulator"
+MAX_CACHED_WORKFLOWS = 1000  # the SDK's default, until bench/scale.py says otherwise
+MAX_CONCURRENT_WORKFLOW_TASKS = 100  # the emulator accepts any non-empty bearer token
 
 
 class SettingsError(ValueError):
@@ -46,6 +48,10 @@ class Settings(BaseSettings):
     metrics_host: str = "127.0.0.1"
     graceful_shutdown_s: float = Field(30.0, ge=0)
     max_concurrent_activities: int = Field(200, ge=1)
+    # Workflows kept in memory between their tasks (sticky cache); one evicted replays its history on its
+    # next task or query. Chosen with bench/scale.py: see README, Performance.
+    max_cached_workflows: int = Field(MAX_CACHED_WORKFLOWS, ge=0)
+    max_concurrent_workflow_tasks: int = Field(MAX_CONCURRENT_WORKFLOW_TASKS, ge=1)
     log_format: str = Field("text", pattern="^(text|json)$")
 
     # Azure: an endpoint means "talk to this ARM-compatible URL" (a loopback one is the emulator); none

@@ -70,6 +70,8 @@ def build_worker(settings: Settings, client: object, driver: AzureDriver) -> Wor
         interceptors=[AuditInterceptor(client.data_converter)],  # type: ignore[attr-defined]
          # each activity's Azure requests go into history with its result
         max_concurrent_activities=settings.max_concurrent_activities,
+        max_cached_workflows=settings.max_cached_workflows,
+        max_concurrent_workflow_tasks=settings.max_concurrent_workflow_tasks,
         graceful_shutdown_timeout=timedelta(seconds=settings.graceful_shutdown_s),
     )
 
