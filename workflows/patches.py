@@ -32,3 +32,8 @@ INDEPENDENT_CLEANUP = "independent-cleanup-steps"
 # A health check that finds another owner's VM under the machine's name makes the machine Unknown with
 # the NotOwned reason (it used to stay Running, with the reason only in the last operation).
 FOREIGN_VM_IS_UNKNOWN = "foreign-vm-is-unknown"
+
+# Reads (find_vm, get_machine_status: one or a few GETs, idempotent, seconds) run as local activities:
+# one marker in the workflow task that needs the answer, instead of an activity task and another
+# workflow task (3 fewer workflow tasks per lifecycle, 5 fewer events per health check).
+LOCAL_READS = "reads-as-local-activities"
