@@ -8,6 +8,7 @@ from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client
 
 _E = EventType
+LOCAL_ACTIVITY_MARKER = "core_local_activity"  # sdk-core's marker name for a local activity's result
 
 
 @dataclass
@@ -19,8 +20,9 @@ class HistoryStats:
     workflow_tasks: int = 0  # completed workflow tasks: one worker round trip each
     workflow_task_timeouts: int = 0
     workflow_task_failures: int = 0
-    activities_before_signal: int = 0
+    activities_before_signal: int = 0  # activities and local activities
     activities_after_signal: int = 0
+    local_activities: int = 0
     timers: int = 0
     upserts: int = 0  # search-attribute upserts
 
@@ -34,20 +36,23 @@ class HistoryStats:
 
 async def history_stats(client: Client, workflow_id: str) -> HistoryStats:
     kinds: Counter[int] = Counter()
-    before = after = 0
+    before = after = local = 0
     signalled = False
     async for event in client.get_workflow_handle(workflow_id).fetch_history_events():
         kinds[event.event_type] += 1
         if event.event_type == _E.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED:
             signalled = True
-        elif event.event_type == _E.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
+        elif event.event_type == _E.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED or (
+                event.event_type == _E.EVENT_TYPE_MARKER_RECORDED
+                and event.marker_recorded_event_attributes.marker_name == LOCAL_ACTIVITY_MARKER):
+            local += event.event_type == _E.EVENT_TYPE_MARKER_RECORDED
             after += signalled
             before += not signalled
     return HistoryStats(
         workflows=1, events=sum(kinds.values()), workflow_tasks=kinds[_E.EVENT_TYPE_WORKFLOW_TASK_COMPLETED],
         workflow_task_timeouts=kinds[_E.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT],
         workflow_task_failures=kinds[_E.EVENT_TYPE_WORKFLOW_TASK_FAILED],
-        activities_before_signal=before, activities_after_signal=after,
+        activities_before_signal=before, activities_after_signal=after, local_activities=local,
         timers=kinds[_E.EVENT_TYPE_TIMER_STARTED], upserts=kinds[_E.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES],
     )
 

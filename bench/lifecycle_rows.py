@@ -64,7 +64,9 @@ def print_summary(m: Measured) -> None:
         print(f"  CPU ms per {kind} lifecycle: {per}; total {m.cpu_ms(kind):.0f}")
     for kind, stats in (("azmc", m.azmc_history), ("bare", m.bare_history)):
         print(f"  {kind} history per lifecycle ({stats.workflows} read): {_per(stats, 'events')} events, "
-              f"{_per(stats, 'workflow_tasks')} workflow tasks, {_per(stats, 'upserts')} upserts, "
+              f"{_per(stats, 'workflow_tasks')} workflow tasks, "
+              f"{_per(stats, 'activities_before_signal') + _per(stats, 'activities_after_signal')} activities "
+              f"({_per(stats, 'local_activities')} local), {_per(stats, 'upserts')} upserts, "
               f"{_per(stats, 'timers')} timers, {stats.workflow_task_timeouts} task timeouts, "
               f"{stats.workflow_task_failures} task failures")
     polls = m.requests.get("operations.get", 0)
@@ -92,7 +94,8 @@ def results_rows(m: Measured) -> list[dict[str, object]]:
         row("CPU per lifecycle, Temporal server", round(m.cpu_ms("azmc", "server")), "ms", None,
             f"bare {m.cpu_ms('bare', 'server'):.0f} ms"),
         row("workflow tasks per lifecycle", _per(a, "workflow_tasks"), "tasks", None,
-            f"bare {_per(b, 'workflow_tasks')}", f"from {a.workflows} histories each"),
+            f"bare {_per(b, 'workflow_tasks')}", f"from {a.workflows} histories each; "
+            f"{_per(a, 'local_activities')} of the machine's activities are local (reads)"),
         row("history events per lifecycle", _per(a, "events"), "events", None, f"bare {_per(b, 'events')}",
             f"{_per(a, 'upserts')} search-attribute upserts (bare {_per(b, 'upserts')}), {_per(a, 'timers')} timers"),
         row("workflow task timeouts + failures", a.workflow_task_timeouts + a.workflow_task_failures, "tasks", "0",

@@ -79,8 +79,8 @@ class AzureCalls:
         return await self._detach_on_cancel(handle)
 
     async def _read(self, name: ActivityName, arg: Any, **options: Any) -> Any:
-        """A read: a local activity (patches.LOCAL_READS), or (histories before it) an activity."""
-        if not workflow.patched(patches.LOCAL_READS):
+        """A read: a local activity (patches.FEWER_COMMANDS), or (histories before it) an activity."""
+        if not workflow.patched(patches.FEWER_COMMANDS):
             return await self._call(name, arg, **options)
         try:
             return await self._detach_on_cancel(workflow.start_local_activity(name, arg, **options))
