@@ -8,7 +8,7 @@ from the flags). Starts N machines (default health_check_interval, 6 h), then me
 - the time for all N to answer a `status` query (100 at a time), and each query's latency;
 - how a Running machine's history grows: the events one health check adds (a probe machine checking
   every 2 s), times the checks a day makes at the default interval and at the old 10-minute one.
-Printed and written to bench/results/scale.json (scale_<N>.json for other sizes); never asserted.
+Printed and written to bench/results/scale.json (scale_<N>[_cache<C>].json for others); never asserted.
 """
 
 import argparse
@@ -141,7 +141,9 @@ def main() -> None:
     table = rows(result, args.cache, args.workflow_tasks)
     for entry in table:
         print(f"  {entry['metric']}: {entry['value']} {entry['unit']} ({entry['note']})")
-    write_results("scale" if args.machines == DEFAULT_MACHINES else f"scale_{args.machines}", table)
+    default = args.machines == DEFAULT_MACHINES and args.cache == MAX_CACHED_WORKFLOWS
+    name = f"scale_{args.machines}" + ("" if args.cache == MAX_CACHED_WORKFLOWS else f"_cache{args.cache}")
+    write_results("scale" if default else name, table)
 
 
 if __name__ == "__main__":
