@@ -76,23 +76,6 @@ class AzureCalls:
         VM PUT still in flight cannot land after deletion has verified that nothing is left.
         """
         handle = workflow.start_activity(name, arg, **options)
-        return await self._detach_on_cancel(handle)
-
-    async def _read(self, name: ActivityName, arg: Any, **options: Any) -> Any:
-        """A read: a local activity (patches.FEWER_COMMANDS), or (histories before it) an activity."""
-        if not workflow.patched(patches.FEWER_COMMANDS):
-            return await self._call(name, arg, **options)
-        try:
-            return await self._detach_on_cancel(workflow.start_local_activity(name, arg, **options))
-        except FailureError as err:
-            if isinstance(err, ActivityError):
-                raise
-            # A local activity's failure arrives bare (its ApplicationError, a TimeoutError): wrapped as
-            # an activity's is, so every caller's `except ActivityError` and error_type() read it alike.
-            raise ActivityError(f"local activity {name} failed", scheduled_event_id=0, started_event_id=0,
-                                identity="", activity_type=str(name), activity_id="", retry_state=None) from err
-
-    async def _detach_on_cancel(self, handle: "asyncio.Future[Any]") -> Any:
         try:
             return await asyncio.shield(handle)
         except asyncio.CancelledError:
@@ -112,7 +95,7 @@ class AzureCalls:
     async def read_inventory(self) -> Inventory:
         """Everything of the machine that exists; the empty inventory when Azure has nothing of it."""
         try:
-            return await self._read(
+            return await self._call(
                 ActivityName.READ_INVENTORY, self.spec, result_type=Inventory,
                 start_to_close_timeout=policies.READ_TIMEOUT, retry_policy=policies.READ_RETRY,
                 summary=f"Read VM, NIC and disks of {self.spec.name}",
@@ -130,7 +113,7 @@ class AzureCalls:
 
     async def find_vm(self) -> Inventory:
         """The VM alone (one GET): creation and health checks decide on the VM, never on a NIC or disk."""
-        return await self._read(
+        return await self._call(
             ActivityName.FIND_VM, self.spec, result_type=Inventory,
             start_to_close_timeout=policies.READ_TIMEOUT, retry_policy=policies.READ_RETRY,
             summary=f"Read VM {self.spec.name}",

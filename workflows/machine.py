@@ -13,7 +13,6 @@ with workflow.unsafe.imports_passed_through():
     from models.inventory import Inventory, VmState
     from models.status import LastOperation, OperationState, Phase, Stage, StalledStep
 
-from workflows import patches
 from workflows.search_attributes import AZMC_MACHINE, AZMC_PHASE, AZMC_POOL, AZMC_RESOURCE_GROUP
 from workflows.state import LifecycleState
 
@@ -52,18 +51,12 @@ class Machine:
         return self.state.status.phase
 
     def announce(self) -> None:
-        """Static search attributes once per run, then the phase: (FEWER_COMMANDS) those the run lacks."""
+        """Static search attributes once per run, then the phase."""
         spec = self.state.spec
         updates = [AZMC_MACHINE.value_set(spec.name), AZMC_RESOURCE_GROUP.value_set(spec.resource_group)]
         if spec.pool:
             updates.append(AZMC_POOL.value_set(spec.pool))
-        if workflow.patched(patches.FEWER_COMMANDS):
-            # Every upsert is a history event and a visibility write: none for a value the starter set.
-            current = workflow.info().typed_search_attributes
-            updates = [update for update in updates if current.get(update.key) != update.value]
-            self._upserted_phase = current.get(AZMC_PHASE)
-        if updates:
-            workflow.upsert_search_attributes(updates)
+        workflow.upsert_search_attributes(updates)
         self.set_phase(self.phase)
 
     def set_phase(self, phase: Phase) -> None:

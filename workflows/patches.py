@@ -32,11 +32,3 @@ INDEPENDENT_CLEANUP = "independent-cleanup-steps"
 # A health check that finds another owner's VM under the machine's name makes the machine Unknown with
 # the NotOwned reason (it used to stay Running, with the reason only in the last operation).
 FOREIGN_VM_IS_UNKNOWN = "foreign-vm-is-unknown"
-
-# Fewer commands per lifecycle (issue 13), under one id because each patch id itself writes a marker and a
-# TemporalChangeVersion upsert: checked once at the start of every run (Machine.announce).
-# - reads (find_vm, get_machine_status: one or a few GETs, idempotent, seconds) run as local activities:
-#   one marker in the workflow task that needs the answer, instead of an activity task and another
-#   workflow task (3 fewer workflow tasks per lifecycle; a health check adds 6 events instead of 11);
-# - search attributes the run already has (set by its starter: `azmc apply`) are not upserted again.
-FEWER_COMMANDS = "fewer-commands-per-lifecycle"
