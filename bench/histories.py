@@ -4,10 +4,11 @@ import asyncio
 from collections import Counter
 from dataclasses import dataclass, fields
 
-from temporalio.api.enums.v1 import EventType
+from temporalio.api.enums.v1 import EventType, TimeoutType
 from temporalio.client import Client
 
 _E = EventType
+SCHEDULE_TO_START = TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_START
 LOCAL_ACTIVITY_MARKER = "core_local_activity"  # sdk-core's marker name for a local activity's result
 
 
@@ -19,6 +20,7 @@ class HistoryStats:
     events: int = 0
     workflow_tasks: int = 0  # completed workflow tasks: one worker round trip each
     workflow_task_timeouts: int = 0
+    sticky_task_timeouts: int = 0  # of those: a sticky queue's schedule-to-start (the task moved on)
     workflow_task_failures: int = 0
     activities_before_signal: int = 0  # activities and local activities
     activities_after_signal: int = 0
@@ -36,11 +38,13 @@ class HistoryStats:
 
 async def history_stats(client: Client, workflow_id: str) -> HistoryStats:
     kinds: Counter[int] = Counter()
-    before = after = local = 0
+    before = after = local = sticky = 0
     signalled = False
     async for event in client.get_workflow_handle(workflow_id).fetch_history_events():
         kinds[event.event_type] += 1
-        if event.event_type == _E.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED:
+        if event.event_type == _E.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT:
+            sticky += event.workflow_task_timed_out_event_attributes.timeout_type == SCHEDULE_TO_START
+        elif event.event_type == _E.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED:
             signalled = True
         elif event.event_type == _E.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED or (
                 event.event_type == _E.EVENT_TYPE_MARKER_RECORDED
@@ -50,7 +54,7 @@ async def history_stats(client: Client, workflow_id: str) -> HistoryStats:
             before += not signalled
     return HistoryStats(
         workflows=1, events=sum(kinds.values()), workflow_tasks=kinds[_E.EVENT_TYPE_WORKFLOW_TASK_COMPLETED],
-        workflow_task_timeouts=kinds[_E.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT],
+        workflow_task_timeouts=kinds[_E.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT], sticky_task_timeouts=sticky,
         workflow_task_failures=kinds[_E.EVENT_TYPE_WORKFLOW_TASK_FAILED],
         activities_before_signal=before, activities_after_signal=after, local_activities=local,
         timers=kinds[_E.EVENT_TYPE_TIMER_STARTED], upserts=kinds[_E.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES],

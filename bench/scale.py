@@ -101,6 +101,7 @@ async def measure(processes: Processes, machines: int) -> dict[str, float]:
         "query_s": query_s, "query_again_s": again_s, "p50_ms": 1000 * statistics.median(latencies),
         "p99_ms": 1000 * latencies[int(0.99 * (len(latencies) - 1))],
         "task_timeouts": histories.workflow_task_timeouts, "task_failures": histories.workflow_task_failures,
+        "sticky_timeouts": histories.sticky_task_timeouts,
         "events_per_machine": histories.per("events"), "events_per_check": per_check,
     }
 
@@ -113,7 +114,8 @@ def rows(r: dict[str, float], cache: int, tasks: int) -> list[dict[str, object]]
         row(f"worker RSS, {n:,} machines Running", round(r["rss_mib"]), "MiB", "< 2048 MiB at 10,000", None,
             f"peak {r['peak_mib']:.0f} MiB; {settings}"),
         row(f"workflow task timeouts + failures, {n:,} machines", r["task_timeouts"] + r["task_failures"], "tasks",
-            "0", None, f"{r['task_timeouts']:.0f} timeouts, {r['task_failures']:.0f} failures, from every history"),
+            "0", None, f"{r['task_timeouts']:.0f} timeouts ({r['sticky_timeouts']:.0f} of them a sticky queue's "
+            f"schedule-to-start), {r['task_failures']:.0f} failures, from every history"),
         row(f"all {n:,} answer `status`", round(r["query_s"], 1), "s", None, None,
             f"100 at a time: p50 {r['p50_ms']:.0f} ms, p99 {r['p99_ms']:.0f} ms; again {r['query_again_s']:.1f} s"),
         row(f"{n:,} machines started -> all Running", round(r["running_s"], 1), "s", None, None,
@@ -141,9 +143,9 @@ def main() -> None:
     table = rows(result, args.cache, args.workflow_tasks)
     for entry in table:
         print(f"  {entry['metric']}: {entry['value']} {entry['unit']} ({entry['note']})")
-    default = args.machines == DEFAULT_MACHINES and args.cache == MAX_CACHED_WORKFLOWS
-    name = f"scale_{args.machines}" + ("" if args.cache == MAX_CACHED_WORKFLOWS else f"_cache{args.cache}")
-    write_results("scale" if default else name, table)
+    name = (f"scale_{args.machines}" + ("" if args.cache == MAX_CACHED_WORKFLOWS else f"_cache{args.cache}")
+            + ("" if args.workflow_tasks == MAX_CONCURRENT_WORKFLOW_TASKS else f"_tasks{args.workflow_tasks}"))
+    write_results("scale" if name == f"scale_{DEFAULT_MACHINES}" else name, table)
 
 
 if __name__ == "__main__":
