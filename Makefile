@@ -50,6 +50,7 @@ bench: $(STAMP)
 	$(BIN)/python -m bench.arm_requests
 	$(BIN)/python -m bench.watch_cost
 	$(BIN)/python -m bench.lifecycle
+	$(BIN)/python -m bench.pool_rollout
 	$(BIN)/python -m bench.scale
 	$(BIN)/python -m bench.report
 

@@ -3,7 +3,7 @@
 import logging
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from azure.core.credentials import AccessToken
@@ -12,10 +12,13 @@ from azure.core.pipeline import PipelineRequest
 from azure.core.pipeline.policies import SansIOHTTPPolicy
 from azure.mgmt.compute.aio import ComputeManagementClient
 from azure.mgmt.network.aio import NetworkManagementClient
+from azure.mgmt.resource.resources.aio import ResourceManagementClient
 from azure.mgmt.resourcegraph.aio import ResourceGraphClient
 
 from activities.audit import AuditPolicy
 from activities.config import AzureConfig
+from activities.lro import RetryAfterPolling
+from activities.memory import MachineMemory
 from activities.request_count import RequestCounter, RequestCountingPolicy
 
 # The SDK's http logging already redacts headers outside its allow-list (Authorization included);
@@ -51,16 +54,27 @@ class AzureClients:
     compute: ComputeManagementClient
     network: NetworkManagementClient
     graph: ResourceGraphClient
+    # ARM's own listing of a resource group (resources.list_by_resource_group): no index lag, unlike the graph.
+    resources: ResourceManagementClient
     credential: AsyncTokenCredential
     counter: RequestCounter
     subscription_id: str
     # Which azmc installation these clients act for (activities/ownership.py); None: read-only use.
     installation_id: str | None
+    # Waited between operation-status polls only when ARM's answer carries no Retry-After.
+    polling_interval_s: float = 2.0
+    # What this worker last learned of each machine (activities/memory.py): spares reads ARM answered already.
+    memory: MachineMemory = field(default_factory=MachineMemory)
+
+    def polling(self, *, final_get: bool = True) -> RetryAfterPolling:
+        """The `polling=` of every begin_* call: Retry-After honoured from the first poll (activities/lro.py)."""
+        return RetryAfterPolling(self.polling_interval_s, final_get=final_get)
 
     async def close(self) -> None:
         await self.compute.close()
         await self.network.close()
         await self.graph.close()
+        await self.resources.close()
         await self.credential.close()
 
 
@@ -102,4 +116,6 @@ def build_clients(config: AzureConfig) -> AzureClients:
     compute = ComputeManagementClient(credential, config.subscription_id, **common)
     network = NetworkManagementClient(credential, config.subscription_id, **common)
     graph = ResourceGraphClient(credential, **common)
-    return AzureClients(compute, network, graph, credential, counter, config.subscription_id, config.installation_id)
+    resources = ResourceManagementClient(credential, config.subscription_id, **common)
+    return AzureClients(compute, network, graph, resources, credential, counter, config.subscription_id,
+                        config.installation_id, config.polling_interval_s)

@@ -8,6 +8,7 @@ from azure.core.polling import AsyncLROPoller
 
 from activities.arm import classified, get_or_none, log, resume_operation, wait_heartbeating
 from activities.clients import AzureClients
+from activities.memory import TRUST_S
 from activities.ownership import Owner, owner_of
 from models.activity_io import DeleteResourceInput, DeleteVmInput
 
@@ -15,7 +16,10 @@ Getter = Callable[[], Awaitable[Any]]
 Starter = Callable[..., Awaitable[AsyncLROPoller[None]]]
 
 
-async def _delete_owned(kind: str, name: str, owner: Owner, get: Getter, begin: Starter) -> None:
+async def _delete_owned(kind: str, name: str, owner: Owner, get: Getter, begin: Starter,
+                        seen: Any = None) -> bool:
+    """True when this call deleted it (or resumed its delete); `seen`: the resource as this worker read or
+    wrote it moments ago (activities/memory.py), whose ownership then needs no GET."""
     machine = owner.machine
     action = f"delete {kind} {name}"
     async with classified(action):
@@ -23,11 +27,11 @@ async def _delete_owned(kind: str, name: str, owner: Owner, get: Getter, begin: 
         resumed, _ = await resume_operation(machine, lambda token: begin(continuation_token=token))
         if resumed:
             log(machine, "%s %s deleted (resumed operation)", kind, name)
-            return
-        existing = await get_or_none(get())
+            return True
+        existing = seen if seen is not None else await get_or_none(get())
         if existing is None:
             log(machine, "%s %s does not exist; nothing to delete", kind, name)
-            return
+            return False
         owner.require(kind, name, existing.tags)
         log(machine, "deleting %s %s", kind, name)
         try:
@@ -35,6 +39,7 @@ async def _delete_owned(kind: str, name: str, owner: Owner, get: Getter, begin: 
         except ResourceNotFoundError:
             pass  # deleted by someone else meanwhile: the goal is reached
     log(machine, "%s %s deleted", kind, name)
+    return True
 
 
 async def delete_vm(clients: AzureClients, inp: DeleteVmInput) -> None:
@@ -43,10 +48,17 @@ async def delete_vm(clients: AzureClients, inp: DeleteVmInput) -> None:
 
     def begin(**kwargs: Any) -> Awaitable[AsyncLROPoller[None]]:
         # The NIC and OS disk go with the VM (deleteOption Delete); data disks are detached and kept.
-        return vms.begin_delete(rg, name, force_deletion=True if inp.force else None, **kwargs)
+        return vms.begin_delete(rg, name, force_deletion=True if inp.force else None, polling=clients.polling(),
+                                **kwargs)
 
     owner = owner_of(clients, rg, name, inp.owner_workflow_id)
-    await _delete_owned("VM", name, owner, lambda: vms.get(rg, name), begin)
+    # Azure takes no If-Match on a VM DELETE: the ownership check is the read (or the conditional
+    # deleteOption PATCH) this worker made at most TRUST_S ago, else a GET now.
+    seen = clients.memory.vm(rg, name, within_s=TRUST_S)
+    if await _delete_owned("VM", name, owner, lambda: vms.get(rg, name), begin, seen):
+        clients.memory.saw_deleted(rg, name)
+    else:
+        clients.memory.saw_vm(rg, name, None)
 
 
 async def delete_nic(clients: AzureClients, inp: DeleteResourceInput) -> None:
@@ -63,5 +75,5 @@ async def _delete_named(kind: str, clients: AzureClients, inp: DeleteResourceInp
     await _delete_owned(
         kind, inp.name, owner_of(clients, rg, inp.machine.name, inp.owner_workflow_id),
         lambda: operations.get(rg, inp.name),
-        lambda **kwargs: operations.begin_delete(rg, inp.name, **kwargs),
+        lambda **kwargs: operations.begin_delete(rg, inp.name, polling=clients.polling(), **kwargs),
     )

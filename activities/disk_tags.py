@@ -36,8 +36,11 @@ async def tag_vm_disks(clients: AzureClients, spec: MachineSpec, inventory: Inve
     if not todo:
         return seen
     log(spec.name, "tagging disks %s", ", ".join(todo))
-    for disk in await all_patched([_patch(clients, spec, name, tags) for name, tags in todo.items()]):
-        if disk.name and disk.unique_id:
+    # Only a data disk's uniqueId is worth the GET after its PATCH (the status shows it); the OS disk's is not.
+    data = {disk.name.lower() for disk in inventory.data_disks}
+    patches = [_patch(clients, spec, name, tags, final_get=name.lower() in data) for name, tags in todo.items()]
+    for disk in await all_patched(patches):
+        if disk is not None and disk.name and disk.unique_id:
             seen[disk.name] = disk.unique_id
     return seen
 
@@ -63,6 +66,7 @@ async def _untagged(clients: AzureClients, spec: MachineSpec, owner: Owner, name
     return todo
 
 
-async def _patch(clients: AzureClients, spec: MachineSpec, name: str, tags: dict[str, str]) -> cm.Disk:
+async def _patch(clients: AzureClients, spec: MachineSpec, name: str, tags: dict[str, str], *,
+                 final_get: bool) -> cm.Disk | None:
     async with classified(f"tag disk {name}"):
-        return await patch_disk_tags(clients, spec.resource_group, name, tags)
+        return await patch_disk_tags(clients, spec.resource_group, name, tags, final_get=final_get)

@@ -57,6 +57,7 @@ class AzureDriver:
             self.delete_disk,
             self.power_off,
             self.start_vm,
+            self.deallocate_vm,
             self.set_data_disk_delete_option,
             self.list_machines,
             self.update_tags,
@@ -105,6 +106,11 @@ class AzureDriver:
     async def start_vm(self, machine: MachineRef) -> Inventory:
         """Start a stopped or deallocated VM (never rebuilt); CapacityExhausted when Azure has no room."""
         return await power.start_vm(self._clients, machine)
+
+    @activity.defn(name=ActivityName.DEALLOCATE_VM.value)
+    async def deallocate_vm(self, machine: MachineRef) -> Inventory:
+        """Release the VM's compute, keeping the VM, its disks and NIC (a preserved machine)."""
+        return await power.deallocate_vm(self._clients, machine)
 
     @activity.defn(name=ActivityName.SET_DATA_DISK_DELETE_OPTION.value)
     async def set_data_disk_delete_option(self, inp: DataDiskDeleteOptionInput) -> Inventory:

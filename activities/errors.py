@@ -21,17 +21,13 @@ from temporalio.exceptions import ApplicationError, ApplicationErrorCategory
 
 from activities.audit import started_by
 from models.errors import NON_RETRYABLE, ErrorType
+from models.refusals import CAPACITY_CODES
 
 NIC_RESERVED_DEFAULT = timedelta(seconds=180)
 THROTTLED_DEFAULT = timedelta(seconds=30)
 
 _CONFLICT_CODES = {"nicinuse", "anotheroperationinprogress", "retryableerror", "conflict",
                    "operationpreempted", "resourcebusy"}
-_CAPACITY_CODES = {
-    "allocationfailed", "zonalallocationfailed", "skunotavailable", "overconstrainedallocationrequest",
-    "overconstrainedzonalallocationrequest", "quotaexceeded", "operationnotallowed",
-    "allocationfailedquotaexceeded", "sparecapacityexhausted",
-}
 _AUTH_CODES = {"authorizationfailed", "authenticationfailed", "invalidauthenticationtoken",
                "invalidauthenticationtokentenant", "expiredauthenticationtoken", "linkedauthorizationfailed"}
 _NOT_FOUND_CODES = {"resourcenotfound", "notfound", "resourcegroupnotfound", "parentresourcenotfound"}
@@ -151,7 +147,7 @@ def classify_code(code: str, message: str, *, status: int | None = None, wait: t
         # Azure's code for "results in exceeding approved quota" (capacity) and also for "disk is still
         # attached to a VM" (a conflict that ends when the VM lets go): only the former waits 10 minutes.
         return error(ErrorType.CONFLICT, text, delay=wait, **kwargs)
-    if lowered in _CAPACITY_CODES:
+    if lowered in CAPACITY_CODES:
         # No delay of ours: the workflow owns the capacity wait (workflows/policies.py CAPACITY_BACKOFF).
         return error(ErrorType.CAPACITY_EXHAUSTED, text, **kwargs)
     if lowered in _CONFLICT_CODES or status == 409:

@@ -1,27 +1,27 @@
 """A machine's inventory: what of it exists in Azure. NotFound only when no VM, no NIC and no disk of it exists.
 
 Request budget: a machine whose VM exists costs ONE request (GET VM with instanceView lists its NICs
-and disks). Only when the VM is absent do we look further: one Resource Graph query by ownership tag
-(finds leftovers under names an older spec used) plus direct GETs of the deterministic NIC and disk
-names, because the graph lags ARM and "absent" must never be concluded from the graph alone.
+and disks). Only when the VM is absent do we look further, with ONE more: ARM's own list of the
+resource group's resources named "<machine>-..." (activities/machine_list.py), every type at once,
+under any name a spec gave them, with their tags; from ARM's state, because "absent" must never be
+concluded from the lagging Resource Graph.
 """
 
-import asyncio
-from typing import Any
 
 from azure.mgmt.compute import models as cm
 from temporalio.exceptions import ApplicationError
 
-from activities.arm import classified, get_or_none, log
+from activities.arm import log
 from activities.clients import AzureClients
 from activities.errors import error
-from activities.graph import DISK_TYPE, NIC_TYPE, machine_query, query_all
-from activities.ownership import Owner, Ownership, owner_of
+from activities.graph import DISK_TYPE, NIC_TYPE, VM_TYPE
+from activities.machine_list import Listed, machine_resources
+from activities.ownership import Ownership, owner_of
 from activities.retag import adopt_legacy_machine
-from activities.vm_reader import disk_ref, get_vm, vm_inventory
+from activities.vm_reader import get_vm, vm_inventory
 from models.errors import ErrorType
 from models.inventory import DataDiskRef, Inventory
-from models.naming import data_disk_name, nic_name
+from models.naming import data_disk_name, nic_name, os_disk_name
 from models.spec import MachineSpec
 
 
@@ -37,32 +37,36 @@ async def _owned_vm(clients: AzureClients, spec: MachineSpec) -> cm.VirtualMachi
 
 
 async def find_vm(clients: AzureClients, spec: MachineSpec) -> Inventory:
-    """The VM and what it names: one GET. Without a VM, the spec's data disks that exist (a GET each,
-    none for a machine without data disks), so a re-created VM attaches them instead of creating
-    them empty. Never the NIC: creation never skips work because a NIC is absent (ensure_nic checks)."""
-    vm = await _owned_vm(clients, spec)
-    if vm is not None:
-        return vm_inventory(vm)
-    kept = await existing_data_disks(clients, spec)
+    """The VM and what it names: one GET. Without a VM, the spec's data disks that exist (one ARM list of
+    the machine's resources, remembered: ensure_nic then needs no GET to learn the NIC is absent), so a
+    re-created VM attaches them instead of creating them empty. Never the NIC: creation never skips
+    work because a NIC is absent (ensure_nic checks).
+
+    A machine this worker has seen nothing of (a new machine's first attempt, or the first check after
+    a worker restart) is listed FIRST: without a VM that one request is the whole answer; with one, the
+    GET follows (one request more, once per machine and worker start)."""
+    rg = spec.resource_group
+    listed = None
+    if not clients.memory.knows(rg, spec.name):
+        listed = await machine_resources(clients, rg, spec.name)
+        if any(res.type == VM_TYPE and res.name.lower() == spec.name.lower() for res in listed):
+            listed = None
+    if listed is None:
+        vm = await _owned_vm(clients, spec)
+        if vm is not None:
+            return vm_inventory(vm)
+    wanted = {data_disk_name(spec.name, d.lun, d.name).lower() for d in spec.data_disks}
+    kept = [disk for disk in (await _leftovers(clients, spec, listed)).data_disks if disk.name.lower() in wanted]
     return Inventory(disk_names=[disk.name for disk in kept], data_disks=kept)
-
-
-async def existing_data_disks(clients: AzureClients, spec: MachineSpec) -> list[DataDiskRef]:
-    """The spec's data disks that exist and are ours, read by name (with their uniqueId)."""
-    wanted = [(data_disk_name(spec.name, d.lun, d.name), d.lun) for d in sorted(spec.data_disks, key=lambda d: d.lun)]
-    if not wanted:
-        return []
-    async with classified(f"read data disks of {spec.name}"):
-        bodies = await asyncio.gather(*(get_or_none(clients.compute.disks.get(spec.resource_group, name))
-                                        for name, _ in wanted))
-    owner = owner_of(clients, spec.resource_group, spec.name)
-    found = [(name, body) for (name, _), body in zip(wanted, bodies, strict=True)]
-    owned = set(_owned_names(owner, "disk", found, []))
-    return [disk_ref(body, lun) for (name, lun), body in zip(wanted, bodies, strict=True) if name in owned]
 
 
 async def read_inventory(clients: AzureClients, spec: MachineSpec) -> Inventory:
     not_ours: list[str] = []
+    if clients.memory.deleted_recently(spec.resource_group, spec.name):
+        # This worker just deleted the VM: ARM's list answers for every type at once, the VM included.
+        listed = await machine_resources(clients, spec.resource_group, spec.name)
+        if not any(res.type == VM_TYPE and res.name.lower() == spec.name.lower() for res in listed):
+            return _found(spec, await _leftovers(clients, spec, listed), [])
     try:
         vm = await _owned_vm(clients, spec)
     except ApplicationError as exc:
@@ -75,7 +79,11 @@ async def read_inventory(clients: AzureClients, spec: MachineSpec) -> Inventory:
         inventory = vm_inventory(vm)
         log(spec.name, "status: %s", inventory.summary())
         return inventory
-    inventory = await _leftovers(clients, spec)
+    return _found(spec, await _leftovers(clients, spec), not_ours)
+
+
+def _found(spec: MachineSpec, inventory: Inventory, not_ours: list[str]) -> Inventory:
+    """What is left without a VM; NotFound when nothing is (and nothing of another owner sits in our names)."""
     inventory = inventory.model_copy(update={"not_ours": not_ours + inventory.not_ours})
     if inventory.is_empty and not inventory.not_ours:
         log(spec.name, "status: nothing exists")
@@ -84,50 +92,41 @@ async def read_inventory(clients: AzureClients, spec: MachineSpec) -> Inventory:
     return inventory
 
 
-async def _leftovers(clients: AzureClients, spec: MachineSpec) -> Inventory:
-    """No VM: the tag query and direct GETs of every deterministic name, concurrently."""
+async def _leftovers(clients: AzureClients, spec: MachineSpec, listed: list[Listed] | None = None) -> Inventory:
+    """No VM: ARM's own list of the machine's resources (one request, no index lag: "nothing left" is
+    Azure's word), each classified by its tags as a GET would be."""
     rg = spec.resource_group
-    nic = nic_name(spec.name)
-    disk_names = spec.all_disk_names()
-    async with classified(f"find leftovers of {spec.name}"):
-        rows, nic_body, *disk_bodies = await asyncio.gather(
-            query_all(clients, machine_query(rg, spec.name), f"query resources of {spec.name}"),
-            get_or_none(clients.network.network_interfaces.get(rg, nic)),
-            *(get_or_none(clients.compute.disks.get(rg, d)) for d in disk_names),
-        )
     owner = owner_of(clients, rg, spec.name)
+    if listed is None:
+        listed = await machine_resources(clients, rg, spec.name)
+    clients.memory.saw_listed(rg, spec.name, listed)
+    os_disk = os_disk_name(spec.name).lower()
+    luns = {data_disk_name(spec.name, d.lun, d.name).lower(): d.lun for d in spec.data_disks}
+    derived = {nic_name(spec.name).lower(), *(d.lower() for d in spec.all_disk_names())}
+    nics: list[str] = []
+    disks: list[str] = []
+    data: list[DataDiskRef] = []
     not_ours: list[str] = []
-    nics = _owned_names(owner, "NIC", [(nic, nic_body)], not_ours)
-    disks = _owned_names(owner, "disk", list(zip(disk_names, disk_bodies, strict=True)), not_ours)
-    luns = {data_disk_name(spec.name, d.lun, d.name): d.lun for d in spec.data_disks}
-    data = [disk_ref(body, luns[name]) for name, body in zip(disk_names, disk_bodies, strict=True)
-            if name in luns and name in disks]
-    # The graph only adds names we cannot derive from the current spec; ours were just read directly.
-    derived = {nic.lower(), *(d.lower() for d in disk_names)}
-    for row in rows:
-        name = str(row.get("name", ""))
-        if name.lower() in derived or not owner.may_use(row.get("tags")):
+    for res in listed:
+        if res.type not in (NIC_TYPE, DISK_TYPE):
             continue
-        kind = str(row.get("type", "")).lower()
-        if kind == NIC_TYPE:
-            nics.append(name)
-        elif kind == DISK_TYPE:
-            disks.append(name)
-            properties = row.get("properties") or {}
-            if not properties.get("osType"):  # a data disk of an older spec: data all the same
-                data.append(DataDiskRef(name=name, id=str(row.get("id", "")),
-                                        unique_id=str(properties.get("uniqueId", ""))))
-    return Inventory(nic_names=nics, disk_names=disks, data_disks=data, not_ours=not_ours)
-
-
-def _owned_names(owner: Owner, kind: str, found: list[tuple[str, Any]], not_ours: list[str]) -> list[str]:
-    names = []
-    for name, body in found:
-        if body is None:
+        kind = "NIC" if res.type == NIC_TYPE else "disk"
+        if not owner.may_use(res.tags):
+            if res.name.lower() in derived:  # under our own name: shown as left alone
+                not_ours.append(f"{kind} {res.name}")
+                log(spec.name, "ignoring %s: %s", res.name, owner.not_owned(kind, res.name, res.tags).message)
             continue
-        if owner.may_use(body.tags):
-            names.append(name)
-        else:
-            not_ours.append(f"{kind} {name}")
-            log(owner.machine, "ignoring %s: %s", name, owner.not_owned(kind, name, body.tags).message)
-    return names
+        if kind == "NIC":
+            nics.append(res.name)
+            continue
+        disks.append(res.name)
+        if res.name.lower() != os_disk:  # a data disk of this spec or of an older one: data all the same
+            data.append(DataDiskRef(name=res.name, lun=luns.get(res.name.lower(), -1), id=res.id))
+    order = {name.lower(): i for i, name in enumerate(spec.all_disk_names())}  # OS disk, then data disks by lun
+
+    def spec_first(name: str) -> tuple[int, str]:
+        return order.get(name.lower(), len(order)), name.lower()
+
+    data.sort(key=lambda disk: spec_first(disk.name))
+    return Inventory(nic_names=sorted(nics, key=spec_first), disk_names=sorted(disks, key=spec_first),
+                     data_disks=data, not_ours=not_ours)

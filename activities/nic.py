@@ -4,6 +4,7 @@ from azure.mgmt.network import models as nm
 
 from activities.arm import classified, get_or_none, log, wait_heartbeating
 from activities.clients import AzureClients
+from activities.graph import NIC_TYPE
 from activities.ownership import Owner, owner_of
 from models.naming import nic_name
 from models.spec import MachineSpec
@@ -41,8 +42,13 @@ def _matches(nic: nm.NetworkInterface, spec: MachineSpec, owner: Owner) -> bool:
 async def ensure_nic(clients: AzureClients, spec: MachineSpec) -> str:
     name = nic_name(spec.name)
     rg = spec.resource_group
-    async with classified(f"get NIC {name}"):
-        existing = await get_or_none(clients.network.network_interfaces.get(rg, name))
+    listed = clients.memory.listed_recently(rg, spec.name)
+    if listed is not None and not any(res.type == NIC_TYPE and res.name.lower() == name.lower() for res in listed):
+        # ARM listed the machine's resources moments ago (find_vm) and no NIC of this name was there.
+        existing = None
+    else:
+        async with classified(f"get NIC {name}"):
+            existing = await get_or_none(clients.network.network_interfaces.get(rg, name))
     owner = owner_of(clients, rg, spec.name)
     if existing is not None:
         owner.require("NIC", name, existing.tags)
@@ -52,7 +58,10 @@ async def ensure_nic(clients: AzureClients, spec: MachineSpec) -> str:
         log(spec.name, "NIC %s exists but differs from the spec; updating it", name)
     async with classified(f"create NIC {name}"):
         body = build_nic(spec, owner.tags(spec))
-        poller = await clients.network.network_interfaces.begin_create_or_update(rg, name, body)
+        # The id is all the caller needs: the PUT's own answer has it (no final GET).
+        poller = await clients.network.network_interfaces.begin_create_or_update(
+            rg, name, body, polling=clients.polling(final_get=False))
         nic = await wait_heartbeating(poller)
+    clients.memory.saw_listed(rg, spec.name, None)  # the listing no longer says what exists
     log(spec.name, "NIC %s ready", name)
     return str(nic.id)

@@ -1,11 +1,13 @@
-"""power_off (the drain step before deletion) and start_vm (a stopped or deallocated VM is started, never
-rebuilt). A missing VM needs no power-off; a running one needs no start."""
+"""power_off (the drain step before deletion), start_vm (a stopped or deallocated VM is started, never
+rebuilt) and deallocate_vm (a preserved machine: compute released, disks and NIC kept). A missing VM needs
+no power-off or deallocation; a running one needs no start."""
 
 from azure.mgmt.compute import models as cm
 
 from activities.arm import classified, log, resume_operation, wait_heartbeating
 from activities.clients import AzureClients
 from activities.errors import error
+from activities.memory import TRUST_S
 from activities.ownership import owner_of
 from activities.vm_reader import get_vm, vm_inventory, vm_state
 from models.activity_io import MachineRef
@@ -26,12 +28,18 @@ async def power_off(clients: AzureClients, machine: MachineRef) -> None:
     rg, name = machine.resource_group, machine.name
     vms = clients.compute.virtual_machines
     async with classified(f"power off VM {name}"):
-        resumed, _ = await resume_operation(name, lambda token: vms.begin_power_off(rg, name,
-                                                                                    continuation_token=token))
+        resumed, _ = await resume_operation(name, lambda token: vms.begin_power_off(
+            rg, name, continuation_token=token, polling=clients.polling()))
     if resumed:
         log(name, "VM powered off (resumed operation)")
         return
-    vm = await _owned_vm(clients, machine)
+    # The VM `delete` read seconds ago (activities/memory.py) may stand for the check before the POST, but
+    # only to power it off: "already stopped" is ARM's to say, never a remembered state's.
+    vm = clients.memory.vm(rg, name, within_s=TRUST_S)
+    if vm is not None and vm_state(vm).power_state in _ALREADY_ON:
+        owner_of(clients, rg, name).require("VM", name, vm.tags)
+    else:
+        vm = await _owned_vm(clients, machine)
     if vm is None:
         log(name, "VM does not exist; nothing to power off")
         return
@@ -40,7 +48,8 @@ async def power_off(clients: AzureClients, machine: MachineRef) -> None:
         return
     log(name, "powering off VM (graceful shutdown)")
     async with classified(f"power off VM {name}"):
-        await wait_heartbeating(await vms.begin_power_off(rg, name, skip_shutdown=False))
+        await wait_heartbeating(await vms.begin_power_off(rg, name, skip_shutdown=False,
+                                                                polling=clients.polling()))
     log(name, "VM powered off")
 
 
@@ -55,7 +64,8 @@ async def start_vm(clients: AzureClients, machine: MachineRef) -> Inventory:
     rg, name = machine.resource_group, machine.name
     vms = clients.compute.virtual_machines
     async with classified(f"start VM {name}"):
-        resumed, _ = await resume_operation(name, lambda token: vms.begin_start(rg, name, continuation_token=token))
+        resumed, _ = await resume_operation(name, lambda token: vms.begin_start(rg, name, continuation_token=token,
+                                                                                 polling=clients.polling()))
     vm = await _owned_vm(clients, machine)
     if vm is None:
         raise error(ErrorType.NOT_FOUND, f"start VM {name}: the VM does not exist (any more)")
@@ -65,6 +75,33 @@ async def start_vm(clients: AzureClients, machine: MachineRef) -> Inventory:
         return inventory
     log(name, "starting the %s VM", inventory.vm_state.power_state or "stopped")
     async with classified(f"start VM {name}"):
-        await wait_heartbeating(await vms.begin_start(rg, name))
+        await wait_heartbeating(await vms.begin_start(rg, name, polling=clients.polling()))
     log(name, "VM started")
     return _running(inventory)
+
+
+async def deallocate_vm(clients: AzureClients, machine: MachineRef) -> Inventory:
+    """Deallocate the VM (a `preserve`d machine): Azure releases its compute, keeps the VM, its disks and its
+    NIC. The empty inventory when there is no VM; a VM already deallocated is left as it is."""
+    rg, name = machine.resource_group, machine.name
+    vms = clients.compute.virtual_machines
+    async with classified(f"deallocate VM {name}"):
+        resumed, _ = await resume_operation(name, lambda token: vms.begin_deallocate(rg, name,
+                                                                                     continuation_token=token))
+    vm = await _owned_vm(clients, machine)
+    if vm is None:
+        log(name, "VM does not exist; nothing to deallocate")
+        return Inventory()
+    inventory = vm_inventory(vm)
+    if resumed or inventory.vm_state.power_state == "deallocated":
+        log(name, "VM is deallocated%s", " (resumed operation)" if resumed else "")
+        return _deallocated(inventory)
+    log(name, "deallocating the %s VM (disks and NIC kept)", inventory.vm_state.power_state or "")
+    async with classified(f"deallocate VM {name}"):
+        await wait_heartbeating(await vms.begin_deallocate(rg, name))
+    log(name, "VM deallocated")
+    return _deallocated(inventory)
+
+
+def _deallocated(inventory: Inventory) -> Inventory:
+    return inventory.model_copy(update={"vm_state": VmState(provisioning_state="Succeeded", power_state="deallocated")})

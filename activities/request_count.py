@@ -23,6 +23,8 @@ def operation_name(method: str, url: str) -> str:
     lowered = [s.lower() for s in segments]
     method = method.upper()
     if "providers" not in lowered:
+        if lowered[-1:] == ["resources"]:  # /subscriptions/<id>/resourcegroups/<rg>/resources: ARM's listing
+            return f"resources.{_verb(method, named=False)}"
         # /subscriptions/<id>/resourcegroups/<rg>
         kind = "resourceGroups" if "resourcegroups" in lowered else "subscriptions"
         named = lowered[-1] not in ("resourcegroups", "subscriptions")

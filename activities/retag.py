@@ -37,7 +37,8 @@ def _unique(names: list[str]) -> list[str]:
 
 
 async def _patch_vm(clients: AzureClients, rg: str, name: str, tags: dict[str, str]) -> None:
-    poller = await clients.compute.virtual_machines.begin_update(rg, name, cm.VirtualMachineUpdate(tags=tags))
+    poller = await clients.compute.virtual_machines.begin_update(rg, name, cm.VirtualMachineUpdate(tags=tags),
+                                                                 polling=clients.polling())
     await poller.result()
 
 
@@ -45,8 +46,11 @@ async def _patch_nic(clients: AzureClients, rg: str, name: str, tags: dict[str, 
     await clients.network.network_interfaces.update_tags(rg, name, nm.TagsObject(tags=tags))
 
 
-async def patch_disk_tags(clients: AzureClients, rg: str, name: str, tags: dict[str, str]) -> cm.Disk:
-    poller = await clients.compute.disks.begin_update(rg, name, cm.DiskUpdate(tags=tags))
+async def patch_disk_tags(clients: AzureClients, rg: str, name: str, tags: dict[str, str], *,
+                          final_get: bool = True) -> cm.Disk | None:
+    """The disk's tags, waited for; without `final_get` no GET follows (None: Azure answers 202, no body)."""
+    poller = await clients.compute.disks.begin_update(rg, name, cm.DiskUpdate(tags=tags),
+                                                      polling=clients.polling(final_get=final_get))
     return await poller.result()
 
 

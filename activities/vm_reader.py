@@ -67,5 +67,7 @@ def disk_ref(disk: cm.Disk, lun: int = -1) -> DataDiskRef:
 
 async def get_vm(clients: AzureClients, resource_group: str, name: str) -> cm.VirtualMachine | None:
     async with classified(f"get VM {name}"):
-        return await get_or_none(clients.compute.virtual_machines.get(
+        vm = await get_or_none(clients.compute.virtual_machines.get(
             resource_group, name, expand=InstanceViewTypes.INSTANCE_VIEW))
+    clients.memory.saw_vm(resource_group, name, vm)
+    return vm

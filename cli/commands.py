@@ -19,10 +19,13 @@ from cli import machines
 from cli.codec_server import codec_server
 from cli.dev_stack import StackConfig
 from cli.errors import fail, run_friendly
+from cli.options import Namespace, ResourceGroup, TemporalAddress
+from cli.pool_commands import apply_pool_document, pool_app
 from cli.render import describe_view, machines_table
 from cli.schedule import schedule_app
-from cli.spec_file import SpecError, load_spec
+from cli.spec_file import SpecError, load_document
 from models.schema import spec_json_schema
+from models.spec import MachineSpec
 from workers.connect import connect
 from workers.settings import Settings, SettingsError, load_settings
 
@@ -33,21 +36,17 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.add_typer(schedule_app, name="schedule")
+app.add_typer(pool_app, name="pool")
 # Logs and CI keep whole lines: without a terminal, rich would wrap at 80 columns. No markup or emoji
 # codes in plain strings: names and messages are printed as they are (rich renderables style the rest).
 console = Console(highlight=False, markup=False, emoji=False, width=None if sys.stdout.isatty() else 160)
 
-TemporalAddress = Annotated[
-    str | None, typer.Option("--temporal-address", help="host:port [env AZMC_TEMPORAL_ADDRESS]")
-]
-Namespace = Annotated[str | None, typer.Option("--namespace", "-n", help="[env AZMC_TEMPORAL_NAMESPACE]")]
 SweepInterval = Annotated[str | None, typer.Option(help="how often the fleet sweep runs [env AZMC_SWEEP_INTERVAL, "
                                                        "default 1m]")]
 OrphanGrace = Annotated[str | None, typer.Option(help="how long a resource must be orphaned before the sweep "
                                                      "deletes it [env AZMC_ORPHAN_GRACE, default 30m]")]
 MaxOrphanDeletions = Annotated[int | None, typer.Option(help="safety cap: above it a sweep deletes nothing "
                                                             "[env AZMC_MAX_ORPHAN_DELETIONS, default 20]")]
-ResourceGroup = Annotated[str, typer.Option("--resource-group", "-g", help="needed only when names are ambiguous")]
 MachineName = Annotated[str, typer.Argument(help="NAME, RESOURCE_GROUP/NAME or the workflow id")]
 
 
@@ -159,32 +158,42 @@ def demo(
     state_dir: StateDir = _STACK.state_dir,
     time_scale: Annotated[float, typer.Option(help="emulator speed when the demo starts its own stack")] = 0.05,
     machines_count: Annotated[int, typer.Option("--machines", min=2, max=20)] = 4,
+    pool: Annotated[bool, typer.Option("--pool", help="a pool's rolling update with a failed creation healed")] = False,
     non_interactive: Annotated[
         bool | None, typer.Option("--non-interactive/--interactive", help="plain log lines (default when no TTY)")
     ] = None,
 ) -> None:
-    """Watch machines being created (one fails and recovers), then deleted; exit 0 only with zero leftovers."""
+    """Watch machines being created (one fails and recovers), then deleted; exit 0 only with zero leftovers.
+    `--pool`: a pool's rolling update in which one new machine fails and is replaced."""
     from cli.demo_command import run_demo_command
 
     config = StackConfig(temporal_port, ui_port, emulator_port, metrics_port, state_dir, time_scale,
                          codec_port=codec_port)
     interactive = console.is_terminal if non_interactive is None else not non_interactive
+    if pool:
+        from cli.demo_pool_command import run_pool_demo_command
+
+        run_pool_demo_command(config, interactive, console)
+        return
     run_demo_command(config, machines_count, interactive, console)
 
 
 @app.command()
 def apply(
-    file: Annotated[Path, typer.Option("--file", "-f", help="MachineSpec as JSON or YAML")],
+    file: Annotated[Path, typer.Option("--file", "-f", help="a Machine (default) or MachinePool, JSON or YAML")],
     wait: Annotated[bool, typer.Option(help="wait until the machine is Running")] = False,
     temporal_address: TemporalAddress = None,
     namespace: Namespace = None,
 ) -> None:
-    """Create a machine: validate the spec locally, then start its workflow (or report that it exists)."""
+    """Create a machine (or, `kind: MachinePool`, a pool): validate locally, then start its workflow or update it."""
     try:
-        spec = load_spec(file)
+        spec = load_document(file)
     except SpecError as error:
         fail(str(error))
     settings = _client_settings(temporal_address, namespace)
+    if not isinstance(spec, MachineSpec):
+        apply_pool_document(spec, settings, console)
+        return
 
     async def main() -> None:
         client = await connect(settings)

@@ -13,7 +13,7 @@ from pathlib import Path
 from cli.dev_codec import codec_env
 from cli.processes import Child, StackError, http_ok, require_free_ports, tcp_open, temporal_binary
 from workers.settings import METRICS_PORT
-from workflows.search_attributes import ALL_KEYS
+from workflows.search_attributes import ALL_KEYS, type_name
 
 log = logging.getLogger("azmc.dev")
 
@@ -66,8 +66,8 @@ def temporal_argv(config: StackConfig) -> list[str]:
 
 
 def search_attribute_flags() -> list[str]:
-    """`temporal server start-dev` flags registering the workflow's search attributes (all Keyword)."""
-    return [flag for name in SEARCH_ATTRIBUTES for flag in ("--search-attribute", f"{name}=Keyword")]
+    """`temporal server start-dev` flags registering the workflows' search attributes with their types."""
+    return [flag for key in ALL_KEYS for flag in ("--search-attribute", f"{key.name}={type_name(key)}")]
 
 
 def emulator_argv(config: StackConfig) -> list[str]:

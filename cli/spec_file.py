@@ -1,4 +1,5 @@
-"""Read a MachineSpec from a JSON or YAML file and explain the first problem in one line naming the field."""
+"""Read a spec document (a Machine, the default, or a MachinePool) from a JSON or YAML file; explain a problem
+in one line naming the file and the field."""
 
 import json
 from pathlib import Path
@@ -8,6 +9,7 @@ import yaml
 from pydantic import ValidationError
 
 from models.bootstrap import BOOTSTRAP_FIELDS
+from models.pool import PoolSpec
 from models.spec import MachineSpec
 from models.validation import describe_validation_error
 
@@ -51,12 +53,38 @@ def _read_data_files(path: Path, data: dict[str, Any]) -> None:
             raise SpecError(f"{path}: {field}_file: cannot read {str(target)!r} ({reason})") from None
 
 
-def load_spec(path: Path) -> MachineSpec:
+# `kind:` of a document: a document without one is a Machine (what `azmc apply` always took).
+MACHINE_KIND = "Machine"
+POOL_KIND = "MachinePool"
+KINDS: dict[str, type[MachineSpec] | type[PoolSpec]] = {MACHINE_KIND: MachineSpec, POOL_KIND: PoolSpec}
+
+
+def load_document(path: Path) -> MachineSpec | PoolSpec:
+    """A MachineSpec (`kind: Machine` or no kind) or a PoolSpec (`kind: MachinePool`)."""
     data = _parse(path)
     if not isinstance(data, dict):
-        raise SpecError(f"{path}: expected an object with the MachineSpec fields (see `azmc schema`)")
-    _read_data_files(path, data)
+        raise SpecError(f"{path}: expected an object with the MachineSpec fields, or `kind: {POOL_KIND}` with the "
+                        "pool's (see README, Pools)")
+    kind = data.pop("kind", MACHINE_KIND)
+    model = KINDS.get(kind) if isinstance(kind, str) else None
+    if model is None:
+        shown = json.dumps(kind) if not isinstance(kind, str) else repr(kind)
+        raise SpecError(f"{path}: kind {shown} is not one azmc knows: {MACHINE_KIND} (the default) or {POOL_KIND}")
+    template = data.get("template")
+    if model is PoolSpec and isinstance(template, dict):
+        _read_data_files(path, template)  # the template's custom_data_file, relative to this file too
+    elif model is MachineSpec:
+        _read_data_files(path, data)
     try:
-        return MachineSpec.model_validate(data)
+        return model.model_validate(data)
     except ValidationError as error:
-        raise SpecError(f"{path}: {describe_validation_error(error)}") from None
+        what = "MachinePool" if model is PoolSpec else "MachineSpec"
+        raise SpecError(f"{path}: {describe_validation_error(error, what)}") from None
+
+
+def load_spec(path: Path) -> MachineSpec:
+    """A Machine document only (the demo and tests build machines)."""
+    spec = load_document(path)
+    if not isinstance(spec, MachineSpec):
+        raise SpecError(f"{path}: a {POOL_KIND} document where a {MACHINE_KIND} is expected")
+    return spec

@@ -16,6 +16,7 @@ from emulator.faults import load_file
 from emulator.handlers import (
     control,
     disks,
+    generic_resources,
     network_interfaces,
     operations,
     resource_graph,
@@ -42,6 +43,7 @@ def build_router() -> Router:
         *disks.routes(),
         *virtual_machines.routes(),
         *resource_graph.routes(),
+        *generic_resources.routes(),
     ])
 
 

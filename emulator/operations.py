@@ -22,6 +22,11 @@ from emulator.faults import Fault
 log = logging.getLogger(__name__)
 
 _KEEP_OPERATIONS = 10_000
+# ARM's usual Retry-After on a long-running operation (Compute and Network both say 10 s): a fixed hint,
+# never shrunk towards the operation's end, so clients poll at Azure's pace instead of spinning.
+USUAL_RETRY_AFTER_S = 10.0
+# With no duration at all (time scale 0, latency profile instant) the operation is over at once.
+INSTANT_RETRY_AFTER_S = 0.01
 Work = Callable[[], Awaitable[None]]
 OnFailure = Callable[[ArmError], None]
 
@@ -34,8 +39,9 @@ class Operation:
     subscription: str
     location: str
     locks: list[str]
-    expected_end: float  # monotonic wall time, for polling hints
+    expected_end: float  # monotonic wall time
     start_time: str
+    retry_after_s: float = INSTANT_RETRY_AFTER_S  # wall seconds between polls this operation asks for
     status: str = "InProgress"
     end_time: str | None = None
     error: ArmError | None = None
@@ -96,6 +102,7 @@ class OperationRegistry:
             locks=[arm_ids.key(r) for r in locks],
             expected_end=self._clock.now() + wall,
             start_time=self._clock.utc_iso(),
+            retry_after_s=self._retry_after(azure_seconds),
         )
         for lock in op.locks:
             self._locks[lock] = op.id
@@ -155,12 +162,12 @@ class OperationRegistry:
     def remaining_wall(self, op: Operation) -> float:
         return max(0.0, op.expected_end - self._clock.now())
 
-    def poll_hint_s(self, op: Operation | None) -> float:
-        """Seconds a client should wait before polling again.
+    def _retry_after(self, azure_seconds: float) -> float:
+        """ARM's usual 10 s, or the whole operation when it is shorter (a 2 s NIC PUT is polled once),
+        scaled; fixed for the operation's life."""
+        wall = self._clock.scaled(min(USUAL_RETRY_AFTER_S, azure_seconds))
+        return max(INSTANT_RETRY_AFTER_S, wall)
 
-        ARM usually says 10 s; scaled, and never beyond the expected end, never 0 (the SDK reads 0 as
-        "no hint" and falls back to 30 s).
-        """
-        remaining = self.remaining_wall(op) if op is not None else 0.0
-        cap = 10.0 * self._clock.scale if self._clock.scale > 0 else 1.0
-        return max(0.01, min(cap, remaining))
+    def poll_hint_s(self, op: Operation | None) -> float:
+        """Seconds a client should wait before polling again: the operation's fixed Retry-After."""
+        return op.retry_after_s if op is not None else INSTANT_RETRY_AFTER_S

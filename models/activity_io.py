@@ -23,6 +23,7 @@ class ActivityName(StrEnum):
     DELETE_DISK = "delete_disk"  # DeleteResourceInput -> None
     POWER_OFF = "power_off"  # MachineRef -> None
     START_VM = "start_vm"  # MachineRef -> Inventory (the VM, running); a stopped VM is started, never rebuilt
+    DEALLOCATE_VM = "deallocate_vm"  # MachineRef -> Inventory (the VM, deallocated; empty without a VM): `preserve`
     # DataDiskDeleteOptionInput -> Inventory: VM PATCH of every data disk's deleteOption, before the VM
     # is deleted: Detach for a recovery (VMs of older azmc have Delete), Delete for `delete`
     SET_DATA_DISK_DELETE_OPTION = "set_data_disk_delete_option"
@@ -47,6 +48,9 @@ class EnsureVmInput(_Io):
     # Data disks that exist already: attached (createOption Attach), never created again. The others of
     # the spec are created empty.
     attach: list[DataDiskRef] = []
+    # The caller has just read that no VM of this name exists: create at once with a PUT that only creates
+    # (If-None-Match: *), no GET first. Only a hint: a VM that appeared meanwhile is found by the PUT's 412.
+    vm_absent: bool = False
 
 
 class DeleteVmInput(_Io):

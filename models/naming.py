@@ -1,5 +1,7 @@
 """Deterministic Azure names and tags (MCM-compatible). Pure, so workflows can use them too."""
 
+import hashlib
+
 MACHINE_TAG = "azmc-machine"
 POOL_TAG = "azmc-pool"
 # `<installation id>/<workflow id>`: which azmc installation, and which of its workflows, owns a resource
@@ -49,3 +51,25 @@ def machine_of(wf_id: str) -> tuple[str, str] | None:
 def provider_id(vm_arm_id: str) -> str:
     """The Kubernetes cloud-provider form of a VM id."""
     return f"azure://{vm_arm_id}"
+
+
+POOL_WORKFLOW_ID_PREFIX = "pool/"
+# A pool's machines are `<pool>-<suffix>`: a suffix of this many lower-case letters and digits.
+POOL_MACHINE_SUFFIX = 5
+_SUFFIX_ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyz"
+
+
+def pool_workflow_id(resource_group: str, name: str) -> str:
+    """The one workflow id of a pool: `pool/<resource group>/<name>`."""
+    return f"{POOL_WORKFLOW_ID_PREFIX}{resource_group}/{name}"
+
+
+def pool_machine_name(pool: str, revision: str, counter: int) -> str:
+    """`<pool>-<5 chars>` from the template revision and the pool's counter: the same inputs always give
+    the same name (replay, retries), a new counter a new one (the pool skips the rare hash collision)."""
+    digest = int.from_bytes(hashlib.sha256(f"{revision}/{counter}".encode()).digest()[:8], "big")
+    suffix = ""
+    for _ in range(POOL_MACHINE_SUFFIX):
+        digest, index = divmod(digest, len(_SUFFIX_ALPHABET))
+        suffix += _SUFFIX_ALPHABET[index]
+    return f"{pool}-{suffix}"

@@ -11,3 +11,11 @@ class DeleteRequest(BaseModel):
     reason: str = ""
     # Skip the graceful drain (power-off) and force-delete the VM.
     force: bool = False
+
+
+class PreserveRequest(BaseModel):
+    """Payload of the `preserve` signal: `{"reason": ...}`, `{}` or no payload."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    reason: str = ""

@@ -3,7 +3,7 @@
 import re
 from datetime import timedelta
 from enum import StrEnum
-from typing import Annotated, Self
+from typing import Annotated, Any, Self
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationInfo, field_validator, model_validator
 
@@ -22,12 +22,20 @@ from models.durations import Duration
 from models.naming import MACHINE_TAG, POOL_TAG, data_disk_name, nic_name, os_disk_name
 
 _SUBNET_ID = re.compile(
-    r"/subscriptions/[^/]+/resourceGroups/(?P<rg>[^/]+)/providers/Microsoft\.Network/"
+    r"/subscriptions/(?P<subscription>[^/]+)/resourceGroups/(?P<rg>[^/]+)/providers/Microsoft\.Network/"
     r"virtualNetworks/(?P<vnet>[^/]+)/subnets/(?P<subnet>[^/]+)",
     re.IGNORECASE,
 )
 DISK_SKUS = ("Standard_LRS", "StandardSSD_LRS", "Premium_LRS", "PremiumV2_LRS", "UltraSSD_LRS",
              "StandardSSD_ZRS", "Premium_ZRS")
+
+
+VM_SIZE_PATTERN = r"^[A-Za-z0-9_]+$"
+ZONE_PATTERN = r"^([1-3])?$"  # "" = regional: Azure picks the zone (or the region has none)
+VmSize = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, pattern=VM_SIZE_PATTERN)]
+Zone = Annotated[str, StringConstraints(strip_whitespace=True, pattern=ZONE_PATTERN)]
+# The single-value fields of older specs, histories and carried states: read as a list of one.
+_SINGLE_TO_LIST = (("vm_size", "vm_sizes"), ("zone", "zones"))
 
 
 # Bootstrap data is passed byte for byte: a script's trailing newline matters.
@@ -84,6 +92,8 @@ class SpotSettings(_Strict):
     eviction_policy: str = Field("Delete", pattern="^(Delete|Deallocate)$")
     # -1: pay up to the on-demand price, never evicted for price.
     max_price: float = -1
+    # No Spot capacity (or an eviction): may the machine become a regular, more expensive VM? Never by default.
+    fallback_to_regular: bool = False
 
     @field_validator("max_price")
     @classmethod
@@ -119,14 +129,15 @@ class MachineSpec(_Strict):
     name: str = Field(min_length=MACHINE_NAME.min_length, max_length=MACHINE_NAME.max_length)
     resource_group: str = Field(min_length=RESOURCE_GROUP_NAME.min_length, max_length=RESOURCE_GROUP_NAME.max_length)
     location: str = Field(min_length=1, pattern=r"^[a-z0-9]+$")
-    vm_size: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_]+$")
+    # Acceptable sizes and zones, in the order they are tried (models/offerings.py: offerings_of).
+    vm_sizes: list[VmSize] = Field(min_length=1)
     image: ImageReference
     subnet_id: str
     admin_username: str = Field("azureuser", pattern=r"^[a-z_][a-z0-9_-]{0,31}$")
     ssh_public_key: str = Field(min_length=1)
     os_disk: OsDisk = OsDisk()
     data_disks: list[DataDisk] = []
-    zone: str = Field("", pattern=r"^([1-3])?$")
+    zones: list[Zone] = Field([""], min_length=1)
     tags: dict[str, str] = {}
     pool: str = Field("", max_length=POOL_NAME.max_length)
     priority: Priority = Priority.REGULAR
@@ -136,6 +147,46 @@ class MachineSpec(_Strict):
     # Secrets (models/bootstrap.py): never in repr, logs or messages. Not stripped: they are the bytes the VM gets.
     custom_data: _Verbatim = Field("", repr=False, json_schema_extra={"writeOnly": True})
     user_data: _Verbatim = Field("", repr=False, json_schema_extra={"writeOnly": True})
+
+    @model_validator(mode="before")
+    @classmethod
+    def _single_values_as_lists(cls, data: Any) -> Any:
+        """`vm_size: X` / `zone: Z` (every spec before vm_sizes/zones) is `vm_sizes: [X]` / `zones: [Z]`."""
+        if not isinstance(data, dict):
+            return data
+        data = dict(data)
+        for single, plural in _SINGLE_TO_LIST:
+            if single in data:
+                if plural in data:
+                    raise ValueError(f"give {single} or {plural}, not both ({single} is {plural} with one entry)")
+                data[plural] = [data.pop(single)]
+        return data
+
+    @field_validator("vm_sizes", "zones")
+    @classmethod
+    def _no_duplicates(cls, values: list[str], info: ValidationInfo) -> list[str]:
+        seen: set[str] = set()
+        for value in values:
+            if value.lower() in seen:  # Azure's size names are case-insensitive
+                raise ValueError(f"{value!r} is listed twice: every entry of {info.field_name} must differ")
+            seen.add(value.lower())
+        return values
+
+    @property
+    def vm_size(self) -> str:
+        """The first (preferred) size; the one in use when the spec was narrowed to an offering."""
+        return self.vm_sizes[0]
+
+    @property
+    def zone(self) -> str:
+        """The first (preferred) zone, "" for regional; the one in use when narrowed to an offering."""
+        return self.zones[0]
+
+    @property
+    def subscription(self) -> str:
+        """The subscription of the subnet, which is the VM's: Azure puts a NIC only in its VNet's subscription."""
+        parts = _SUBNET_ID.fullmatch(self.subnet_id)
+        return parts["subscription"] if parts else ""
 
     @field_validator("name")
     @classmethod

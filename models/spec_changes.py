@@ -17,7 +17,7 @@ from models.spec import MachineSpec
 IN_PLACE = ("tags", "pool", "timeouts")
 # Fields that are tags on Azure resources (a change re-tags them).
 TAG_FIELDS = ("tags", "pool")
-_SIZE_NOTE = "vm_size: azmc does not resize a running VM"
+_SIZE_NOTE = "vm_sizes: azmc does not resize a running VM"
 # customData is fixed when the VM is created (Azure refuses a change). Azure could take new userData on a
 # running VM, but a VM reads it at boot, so azmc treats both as what a new VM starts with: never a silent
 # in-place change the machine would not act on.
@@ -63,7 +63,7 @@ def refusal(old: MachineSpec, new: MachineSpec) -> str:
     fields = needs_new_vm(changed_fields(old, new))
     if not fields:
         return ""
-    notes = [_SIZE_NOTE] if "vm_size" in fields else []
+    notes = [_SIZE_NOTE] if "vm_sizes" in fields else []
     notes += [_BOOTSTRAP_NOTE] if {"custom_data", "user_data"} & set(fields) else []
     note = f" ({'; '.join(notes)})" if notes else ""
     return (f"{', '.join(fields)} cannot change on a running machine{note}: that needs a new VM. "

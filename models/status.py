@@ -31,6 +31,7 @@ class Stage(StrEnum):
     INITIATE_DISK_DELETION = "InitiateDiskDeletion"
     VERIFY_DELETION = "VerifyDeletion"
     UPDATE_SPEC = "UpdateSpec"
+    PRESERVE = "Preserve"  # a `preserve` signal: VM deallocated, everything kept, no healing until delete
 
 
 class OperationState(StrEnum):
@@ -71,3 +72,8 @@ class MachineStatus(BaseModel):
     next_retry_at: datetime | None = None
     # Every step waiting to retry, with its error and next retry time (empty when none waits).
     stalled: list[StalledStep] = []
+    # A `preserve` signal kept this machine (for diagnosis): VM deallocated, disks and NIC kept, never
+    # started or re-created again; only `delete` removes it. The reason and when, as the signal said.
+    preserved: bool = False
+    preserved_reason: str = ""
+    preserved_at: datetime | None = None

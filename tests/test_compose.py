@@ -12,7 +12,7 @@ import yaml
 from typer.testing import CliRunner
 
 from cli.commands import app
-from cli.dev_stack import SEARCH_ATTRIBUTES
+from workflows.search_attributes import ALL_KEYS, type_name
 
 ROOT = Path(__file__).parents[1]
 COMPOSE: dict[str, Any] = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
@@ -60,9 +60,9 @@ def test_start_order_waits_for_health_and_search_attributes() -> None:
 
 def test_search_attributes_registered_are_the_workflows() -> None:
     script = " ".join(_command("register-search-attributes"))
-    for name in SEARCH_ATTRIBUTES:
-        assert name in script
-    assert "search-attribute create" in script and "--type Keyword" in script
+    for key in ALL_KEYS:
+        assert f"{key.name}:{type_name(key)}" in script
+    assert "search-attribute create" in script and '--type "$$type"' in script
 
 
 def test_ports() -> None:

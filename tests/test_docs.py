@@ -11,7 +11,7 @@ from temporalio.workflow import _Definition
 
 from models.activity_io import ActivityName
 from models.errors import ErrorType
-from workflows import MachineLifecycle
+from workflows import MachineLifecycle, MachinePool
 from workflows.search_attributes import ALL_KEYS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -116,6 +116,16 @@ def test_public_api_lists_every_signal_query_and_update_and_nothing_else(doc: st
         assert documented == names, (kind, documented, names)
     assert {key.name for key in ALL_KEYS} <= spans(api)
     assert {span for span in spans(doc) if re.fullmatch(r"Azmc[A-Z]\w+", span)} == {key.name for key in ALL_KEYS}
+
+
+def test_pool_api_lists_every_signal_query_and_update_and_nothing_else(doc: str) -> None:
+    definition = _Definition.from_class(MachinePool)
+    assert definition is not None
+    api = section(doc, "Pools")
+    for kind, names in (("signal", set(definition.signals) - {None}), ("query", set(definition.queries)),
+                        ("update", set(definition.updates))):
+        documented = set(re.findall(rf"\| {kind} `([^`]+)`", api)) | set(re.findall(rf"/ {kind} `([^`]+)`", api))
+        assert documented == names, (kind, documented, names)
 
 
 def test_every_activity_is_listed(doc: str) -> None:

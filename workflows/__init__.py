@@ -2,7 +2,8 @@
 
 from workflows.fleet_sweep import FleetSweep
 from workflows.lifecycle import MachineLifecycle
+from workflows.pool import MachinePool
 
-ALL_WORKFLOWS: list[type] = [MachineLifecycle, FleetSweep]
+ALL_WORKFLOWS: list[type] = [MachineLifecycle, FleetSweep, MachinePool]
 
-__all__ = ["ALL_WORKFLOWS", "FleetSweep", "MachineLifecycle"]
+__all__ = ["ALL_WORKFLOWS", "FleetSweep", "MachineLifecycle", "MachinePool"]

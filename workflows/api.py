@@ -4,7 +4,17 @@ Names only (no behaviour): changing one breaks every client and every recorded h
 """
 
 WORKFLOW_TYPE = "MachineLifecycle"
-STATUS_QUERY = "status"  # -> MachineStatus
-DELETE_SIGNAL = "delete"  # {"reason", "force"}, {} or nothing
+STATUS_QUERY = "status"  # -> MachineStatus (a pool: PoolStatus)
+DELETE_SIGNAL = "delete"  # {"reason", "force"}, {} or nothing (a pool: {"reason"})
 RECONCILE_SIGNAL = "reconcile"  # "try now": cut a wait short
 UPDATE_SPEC = "update_spec"  # a new MachineSpec -> SpecUpdate
+PRESERVE_SIGNAL = "preserve"  # {"reason"} or nothing: deallocate the VM, keep everything, stop healing until `delete`
+
+# MachinePool (workflows/pool.py), id pool/<resource_group>/<name>; it reuses STATUS_QUERY and DELETE_SIGNAL.
+POOL_WORKFLOW_TYPE = "MachinePool"
+SCALE_UPDATE = "scale"  # {"replicas": int} -> PoolStatus
+SET_TEMPLATE_UPDATE = "set_template"  # {"template": PoolTemplate} -> PoolStatus (a new revision rolls out)
+PAUSE_UPDATE = "pause"  # pauses a rollout (healing goes on) -> PoolStatus
+RESUME_UPDATE = "resume"  # -> PoolStatus
+# A pool's machine tells its pool its phase (sent by the child MachineLifecycle to its parent).
+MACHINE_PHASE_SIGNAL = "machine_phase"  # {"name", "phase"}

@@ -127,11 +127,14 @@ class AzureCalls:
             summary=f"Create NIC {self.spec.name}-nic in {self.spec.resource_group}",
         )
 
-    async def ensure_vm(self, nic_id: str, attach: list[DataDiskRef] | None = None) -> Inventory:
-        """Create (or adopt) the VM; `attach`: data disks that exist, attached instead of created empty."""
+    async def ensure_vm(self, nic_id: str, attach: list[DataDiskRef] | None = None,
+                        vm_absent: bool = False) -> Inventory:
+        """Create (or adopt) the VM; `attach`: data disks that exist, attached instead of created empty;
+        `vm_absent`: the attempt just read that there is no VM (the activity then creates without a GET)."""
         kept = f", attaching {', '.join(d.name for d in attach)}" if attach else ""
         return await self._call(
-            ActivityName.ENSURE_VM, EnsureVmInput(spec=self.spec, nic_id=nic_id, attach=attach or []),
+            ActivityName.ENSURE_VM,
+            EnsureVmInput(spec=self.spec, nic_id=nic_id, attach=attach or [], vm_absent=vm_absent),
             result_type=Inventory,
             start_to_close_timeout=policies.VM_TIMEOUT, heartbeat_timeout=policies.VM_HEARTBEAT,
             retry_policy=policies.CREATE_RETRY,
@@ -145,6 +148,14 @@ class AzureCalls:
             start_to_close_timeout=policies.VM_TIMEOUT, heartbeat_timeout=policies.VM_HEARTBEAT,
             retry_policy=policies.START_RETRY,
             summary=f"Start the {power_state or 'stopped'} VM {self.spec.name}",
+        )
+
+    async def deallocate_vm(self) -> Inventory:
+        return await self._call(
+            ActivityName.DEALLOCATE_VM, self.ref, result_type=Inventory,
+            start_to_close_timeout=policies.VM_TIMEOUT, heartbeat_timeout=policies.VM_HEARTBEAT,
+            retry_policy=policies.START_RETRY,
+            summary=f"Deallocate VM {self.spec.name} (preserved: disks and NIC kept)",
         )
 
     async def set_data_disk_delete_option(self, option: str) -> Inventory:

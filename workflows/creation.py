@@ -112,7 +112,7 @@ async def _attempt(machine: Machine, azure: AzureCalls, undo: Compensations) -> 
                   lambda: _cleanup_after_vm(machine, azure, created))
     machine.operation(Stage.CREATE, OperationState.PROCESSING, f"attempt {attempt}: ensuring VM {azure.spec.name}"
                       + (f", attaching the existing data disks {recovery.names(attach)}" if attach else ""))
-    inventory = await azure.ensure_vm(nic_id, attach)
+    inventory = await azure.ensure_vm(nic_id, attach, vm_absent=not inventory.has_vm)
     machine.inventory(inventory)
     if not inventory.vm_healthy:
         state = inventory.vm_state

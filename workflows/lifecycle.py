@@ -18,11 +18,12 @@ from temporalio.exceptions import ApplicationError
 with workflow.unsafe.imports_passed_through():
     from pydantic import ValidationError
 
-    from models.requests import DeleteRequest
+    from models.requests import DeleteRequest, PreserveRequest
     from models.spec_changes import SpecUpdate
     from models.status import MachineStatus, OperationState, Phase, Stage
 
-from workflows.api import DELETE_SIGNAL, RECONCILE_SIGNAL, STATUS_QUERY, UPDATE_SPEC
+from workflows import patches
+from workflows.api import DELETE_SIGNAL, PRESERVE_SIGNAL, RECONCILE_SIGNAL, STATUS_QUERY, UPDATE_SPEC
 from workflows.azure_calls import AzureCalls
 from workflows.continuation import ContinueAsNewNeeded, history_is_long
 from workflows.creation import Wake, create_machine
@@ -37,6 +38,7 @@ from workflows.inputs import (
     history_limit_from_memo,
 )
 from workflows.machine import Machine
+from workflows.preservation import preserve_machine, refuse_reconcile
 from workflows.spec_update import apply_pending_tags, apply_update, decode_update, validate
 from workflows.state import LifecycleState
 
@@ -55,6 +57,7 @@ class MachineLifecycle:
         # Signals may arrive before `run` decoded the input, so they are held here, not in the state.
         self._delete_request: DeleteRequest | None = None
         self._reconcile_requested = False
+        self._preserve_request: PreserveRequest | None = None  # acted on, then cleared once deallocated
         # One flow (creation, health check, deletion) changes the machine at a time.
         self._busy = asyncio.Lock()
         self._azure: AzureCalls | None = None
@@ -94,6 +97,18 @@ class MachineLifecycle:
         """Re-check Azure now (Running/Unknown), or start a fresh creation (Failed)."""
         self._reconcile_requested = True
 
+    @workflow.signal(name=PRESERVE_SIGNAL)
+    def preserve(self, *args: Any) -> None:
+        """`{"reason": ...}`, `{}` or nothing: deallocate the VM, keep all, no healing until `delete`."""
+        preserved = self._state is not None and self._state.status.preserved
+        if self._preserve_request is not None or preserved or self._delete_request is not None:
+            return
+        try:
+            self._preserve_request = PreserveRequest.model_validate((args[0] if args else None) or {})
+        except ValidationError as err:
+            self._preserve_request = PreserveRequest(
+                reason=f"preserve signal with an invalid payload ({err.error_count()} errors)")
+
     @workflow.update(name=UPDATE_SPEC)
     async def update_spec(self, *args: Any) -> SpecUpdate:
         """A new spec for this machine: tags, pool and timeouts change in place; anything else is refused."""
@@ -128,6 +143,7 @@ class MachineLifecycle:
             state = decoded
             self._delete_request = self._delete_request or state.delete_request
             self._reconcile_requested = self._reconcile_requested or state.reconcile_requested
+            self._preserve_request = state.preserve_request or self._preserve_request
         else:
             limit, note = history_limit_from_memo()
             notes.append(note)
@@ -150,6 +166,9 @@ class MachineLifecycle:
         while self._delete_request is None:
             if self._should_continue_as_new():
                 await self._continue_as_new(machine)
+            if self._preserve_request is not None or machine.state.status.preserved:
+                await self._keep_preserved(machine, azure)
+                continue
             phase = machine.phase
             if phase in (Phase.PENDING, Phase.CREATING, Phase.CRASH_LOOP_BACK_OFF):
                 try:
@@ -164,7 +183,7 @@ class MachineLifecycle:
             else:  # Failed: everything is cleaned up; wait for an operator.
                 await workflow.wait_condition(
                     lambda: self._requested() or self._should_continue_as_new())
-                if self._reconcile_requested and self._delete_request is None:
+                if self._reconcile_requested and self._delete_request is None and self._preserve_request is None:
                     self._reconcile_requested = False
                     machine.log.info("reconcile in Failed: starting a fresh creation")
                     machine.set_phase(Phase.PENDING)
@@ -175,7 +194,8 @@ class MachineLifecycle:
                 lambda: self._requested() or self._should_continue_as_new(), timeout=next_check_in(machine))
         except TimeoutError:
             pass  # time for the periodic check
-        if self._delete_request is not None or (self._should_continue_as_new() and not self._reconcile_requested):
+        if self._delete_request is not None or self._preserve_request is not None or (
+                self._should_continue_as_new() and not self._reconcile_requested):
             return
         self._reconcile_requested = False
         recreate = await self._until_deleted(check_health(machine, azure))
@@ -185,6 +205,25 @@ class MachineLifecycle:
             machine.set_phase(Phase.PENDING)
         else:
             await self._tag_if_pending(machine, azure)
+
+    async def _keep_preserved(self, machine: Machine, azure: AzureCalls) -> None:
+        """Deallocate once (resumed after a continue-as-new), then only wait: for `delete`, or to continue as new."""
+        if self._preserve_request is not None:
+            if not workflow.patched(patches.PRESERVE_MACHINE):
+                self._preserve_request = None  # unreachable in replay: no history before the patch has the signal
+                return
+            try:
+                await self._until_deleted(preserve_machine(machine, azure, self._preserve_request), preserving=True)
+            except ContinueAsNewNeeded as reason:  # the carried request resumes the deallocation
+                machine.log.info(f"continuing as new mid-preservation: {reason}")
+                await self._continue_as_new(machine)
+            if self._delete_request is None:
+                self._preserve_request = None
+            return
+        await workflow.wait_condition(lambda: self._requested() or self._should_continue_as_new())
+        if self._reconcile_requested and self._delete_request is None:
+            self._reconcile_requested = False
+            refuse_reconcile(machine)
 
     async def _delete_machine(self, machine: Machine) -> MachineStatus:
         request = self._delete_request or DeleteRequest()
@@ -206,6 +245,7 @@ class MachineLifecycle:
                 # A cancellation while already deleting changes nothing: deletion must finish.
                 machine.log.info("cancellation received during deletion; continuing deletion")
         machine.set_phase(Phase.DELETED)
+        await machine.pool_notices.sent()
         await workflow.wait_condition(workflow.all_handlers_finished)
         return machine.state.status
 
@@ -227,17 +267,19 @@ class MachineLifecycle:
         self._reconcile_requested = False
 
     def _requested(self) -> bool:
-        return self._delete_request is not None or self._reconcile_requested
+        return self._delete_request is not None or self._reconcile_requested or self._preserve_request is not None
 
-    async def _until_deleted(self, flow: Awaitable[Any]) -> Any:
-        """Run a flow; a `delete` (or cancellation) stops it at its current await, so deletion starts at once."""
+    async def _until_deleted(self, flow: Awaitable[Any], *, preserving: bool = False) -> Any:
+        """Run a flow; a `delete` (or cancellation) stops it at its current await, so deletion starts at once.
+        A `preserve` stops any flow but preservation itself, so healing stops at once too."""
         async def locked() -> Any:
             async with self._busy:
                 return await flow
 
         task = asyncio.ensure_future(locked())
         try:
-            await workflow.wait_condition(lambda: task.done() or self._delete_request is not None)
+            await workflow.wait_condition(lambda: task.done() or self._delete_request is not None or (
+                not preserving and self._preserve_request is not None))
         except asyncio.CancelledError:
             await self._stop(task)
             raise
@@ -257,10 +299,12 @@ class MachineLifecycle:
         return history_is_long(self._state.history_limit if self._state else 0)
 
     async def _continue_as_new(self, machine: Machine) -> None:
+        await machine.pool_notices.sent()
         await workflow.wait_condition(workflow.all_handlers_finished)
         state = machine.state
         state.delete_request = self._delete_request
         state.reconcile_requested = self._reconcile_requested
+        state.preserve_request = self._preserve_request
         state.runs += 1
         machine.log.info(f"continuing as new (history length {workflow.info().get_current_history_length()})")
         workflow.continue_as_new(state)

@@ -13,6 +13,7 @@ with workflow.unsafe.imports_passed_through():
     from models.inventory import Inventory, VmState
     from models.status import LastOperation, OperationState, Phase, Stage, StalledStep
 
+from workflows.pool_notice import PoolNotices
 from workflows.search_attributes import AZMC_MACHINE, AZMC_PHASE, AZMC_POOL, AZMC_RESOURCE_GROUP
 from workflows.state import LifecycleState
 
@@ -45,6 +46,8 @@ class Machine:
         self.state = state
         self.log = MachineLog(state.spec.resource_group, state.spec.name)
         self._upserted_phase: str | None = None
+        # A pool's machine tells its pool every phase it enters (pool_notice.py); others tell nobody.
+        self.pool_notices = PoolNotices(state.spec.name)
 
     @property
     def phase(self) -> Phase:
@@ -67,7 +70,12 @@ class Machine:
         if self._upserted_phase != phase:
             workflow.upsert_search_attributes([AZMC_PHASE.value_set(phase)])
             self._upserted_phase = phase
+            self.tell_pool()
         self.refresh()
+
+    def tell_pool(self) -> None:
+        """A pool's machine tells its pool its phase and whether it is preserved (nothing for other machines)."""
+        self.pool_notices.phase(self.phase, self.state.status.preserved)
 
     def operation(
         self, stage: Stage, state: OperationState, description: str, error: str = "",
@@ -162,6 +170,9 @@ def render_details(state: LifecycleState, now: datetime) -> str:
         lines.append("- **Waiting to retry:**")
         lines += [f"  - {s.stage}: {s.description} (failure {s.failures}): {s.error or 'no error text'}; "
                   f"next retry {_when(s.next_retry_at, now)}" for s in status.stalled]
+    if status.preserved:
+        lines.append(f"- **Preserved:** {status.preserved_reason} (VM deallocated, everything kept; no healing until "
+                     "`delete`)")
     if state.delete_request is not None:
         reason = state.delete_request.reason or "no reason given"
         lines.append(f"- **Deletion requested:** {reason}" + (" (force)" if state.delete_request.force else ""))

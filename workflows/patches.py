@@ -32,3 +32,11 @@ INDEPENDENT_CLEANUP = "independent-cleanup-steps"
 # A health check that finds another owner's VM under the machine's name makes the machine Unknown with
 # the NotOwned reason (it used to stay Running, with the reason only in the last operation).
 FOREIGN_VM_IS_UNKNOWN = "foreign-vm-is-unknown"
+
+# A `preserve` signal deallocates the VM (disks and NIC kept) and stops health checks, starts and
+# re-creation for good; only `delete` ends it. Checked only when a machine is preserved.
+PRESERVE_MACHINE = "preserve-machine"
+
+# A machine started by a pool (its parent is `pool/...`) signals its pool each phase it enters
+# (pool_notice.py). Only children send, so standalone machines' histories are unchanged.
+TELL_POOL_PHASE = "tell-pool-phase"

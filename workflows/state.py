@@ -7,7 +7,7 @@ from pydantic import BaseModel
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
-    from models.requests import DeleteRequest
+    from models.requests import DeleteRequest, PreserveRequest
     from models.spec import MachineSpec
     from models.status import MachineStatus
 
@@ -25,6 +25,8 @@ class LifecycleState(BaseModel):
     unknown_since: datetime | None = None
     # Set by the `delete` signal or by cancellation; once set, deletion runs to the end.
     delete_request: DeleteRequest | None = None
+    # A `preserve` signal whose deallocation has not finished yet (carried, so it resumes in the next run).
+    preserve_request: PreserveRequest | None = None
     # A `reconcile` signal that has not been acted on yet.
     reconcile_requested: bool = False
     # History length that triggers continue-as-new (besides the server's suggestion).

@@ -26,10 +26,11 @@ def error_response(error: ArmError, headers: dict[str, str] | None = None) -> we
 
 
 def retry_headers(seconds: float) -> dict[str, str]:
-    """`retry-after-ms` always; `Retry-After` only when >= 1 s (the SDK reads `Retry-After: 0` as absent
-    and would fall back to its 30 s default)."""
-    headers = {"retry-after-ms": str(max(1, int(seconds * 1000)))}
-    if seconds >= 1:
+    """`retry-after-ms` always; `Retry-After` (whole seconds, as Azure sends it) only when the hint is a
+    whole number of seconds: the SDK prefers it over the ms header, so a rounded value would make it
+    poll off the hint (and `Retry-After: 0` reads as absent: its 30 s default)."""
+    headers = {"retry-after-ms": str(max(1, round(seconds * 1000)))}
+    if seconds >= 1 and abs(seconds - round(seconds)) < 1e-6:
         headers["Retry-After"] = str(round(seconds))
     return headers
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from aiohttp import web
 
+from emulator.arm_rules.conditions import check_conditions
+from emulator.backends.virtual_machines import VM_TYPE
 from emulator.handlers.responses import json_response, list_response, outcome_response
 from emulator.handlers.routing import COMPUTE, Call, Handler, Route, route
 
@@ -11,11 +13,19 @@ VM = COMPUTE + "/virtualMachines/{name}"
 _SUB_COMPUTE = "/subscriptions/{sub}/providers/Microsoft.Compute"
 
 
+def _conditions_hold(call: Call) -> None:
+    """If-None-Match / If-Match against the VM as it is now (emulator/arm_rules/conditions.py)."""
+    stored = call.backends.state.store.get(call.scope.resource_id(VM_TYPE, call.params["name"]))
+    check_conditions(call.request.headers, stored.body if stored is not None else None)
+
+
 async def put(call: Call) -> web.StreamResponse:
+    _conditions_hold(call)
     return outcome_response(call, call.backends.vms.put(call.scope, call.params["name"], call.body))
 
 
 async def patch(call: Call) -> web.StreamResponse:
+    _conditions_hold(call)
     return outcome_response(call, call.backends.vms.patch(call.scope, call.params["name"], call.body))
 
 

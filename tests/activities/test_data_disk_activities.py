@@ -40,7 +40,8 @@ async def test_vm_gone_find_vm_reads_the_data_disks_and_ensure_vm_attaches_them(
     found = await env.run(driver.find_vm, spec)
     assert not found.has_vm and found.disk_names == [DATA]
     [kept] = found.data_disks
-    assert (kept.name, kept.lun, kept.unique_id) == (DATA, 0, before) and kept.id.endswith(f"/disks/{DATA}")
+    # Read from ARM's list of the machine's resources: by id (no uniqueId there; ensure_vm reads it).
+    assert (kept.name, kept.lun) == (DATA, 0) and kept.id.endswith(f"/disks/{DATA}")
     nic_id = await env.run(driver.ensure_nic, spec)
     puts = ops(emulator).get("disks.patch", 0)
     again = await env.run(driver.ensure_vm, EnsureVmInput(spec=spec, nic_id=nic_id, attach=found.data_disks))

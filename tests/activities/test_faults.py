@@ -11,7 +11,7 @@ from temporalio.exceptions import ApplicationError
 from activities.config import AzureConfig
 from activities.driver import AzureDriver
 from emulator.seed import SEED_RESOURCE_GROUP
-from models.activity_io import DeleteResourceInput, DeleteVmInput, EnsureVmInput, MachineRef
+from models.activity_io import DeleteResourceInput, DeleteVmInput, EnsureVmInput, ListMachinesInput, MachineRef
 from models.errors import ErrorType
 
 RG = SEED_RESOURCE_GROUP
@@ -87,8 +87,15 @@ async def test_nic_operation_failure_is_classified(driver, env, make_spec, emula
     assert error.type == ErrorType.TRANSIENT and not error.non_retryable
 
 
-async def test_graph_failure_is_classified(driver, env, make_spec, emulator) -> None:
+async def test_graph_failure_is_classified(driver, env, emulator) -> None:
     emulator.add_fault(operation="resourceGraph.query", status=503, code="ServiceUnavailable")
+    error = await raised(env.run(driver.list_machines, ListMachinesInput()))
+    assert error.type == ErrorType.TRANSIENT
+
+
+async def test_resource_listing_failure_is_classified(driver, env, make_spec, emulator) -> None:
+    """No VM: what is left is read from ARM's list of the resource group, and its failure is Transient."""
+    emulator.add_fault(operation="resources.list", status=503, code="ServiceUnavailable")
     error = await raised(env.run(driver.read_inventory, make_spec()))
     assert error.type == ErrorType.TRANSIENT
 

@@ -23,6 +23,7 @@ SUB = "https://h/subscriptions/0000/resourceGroups/rg/providers"
         ("GET", "https://h/subscriptions/0000/providers/Microsoft.Compute/locations/westeurope/operations/abc",
          "operations.poll"),
         ("GET", "https://h/subscriptions/0000/resourcegroups/rg", "resourceGroups.get"),
+        ("GET", "https://h/subscriptions/0000/resourceGroups/rg/resources?$filter=tagName eq 'a'", "resources.list"),
     ],
 )
 def test_operation_names(method: str, url: str, name: str) -> None:

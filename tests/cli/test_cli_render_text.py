@@ -61,8 +61,9 @@ def test_progress_line_of_a_wait_spinner_is_text() -> None:
     assert HOSTILE in spinner.renderable.text.plain  # type: ignore[attr-defined]
 
 
-def test_dev_panel_with_a_state_dir_holding_markup() -> None:
-    assert "[/x]state" in _render(stack_panel(StackConfig(state_dir=Path("[/x]state"))))
+def test_dev_panel_with_a_state_dir_holding_markup(tmp_path: Path) -> None:
+    state_dir = tmp_path / "[/x]state"  # the panel makes the dev key file there: never in the checkout
+    assert "[/x]state" in _render(stack_panel(StackConfig(state_dir=state_dir)))
 
 
 def test_demo_tables_print_azure_errors_as_written() -> None:

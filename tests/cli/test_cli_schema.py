@@ -7,6 +7,7 @@ import yaml
 from typer.testing import CliRunner
 
 from cli.commands import app
+from models.pool import PoolSpec
 
 EXAMPLES = Path(__file__).parents[2] / "examples"
 
@@ -16,9 +17,10 @@ def test_schema_is_json_schema_of_machine_spec() -> None:
     assert result.exit_code == 0
     schema = json.loads(result.stdout)
     assert schema["title"] == "MachineSpec"
-    assert {"name", "resource_group", "location", "vm_size", "image", "subnet_id", "ssh_public_key"} <= set(
-        schema["required"]
-    )
+    assert {"name", "resource_group", "location", "image", "subnet_id", "ssh_public_key"} <= set(schema["required"])
+    # One of vm_sizes (the list) or vm_size (older specs: a list of one) is required.
+    assert schema["oneOf"] == [{"required": ["vm_sizes"]}, {"required": ["vm_size"]}]
+    assert {"vm_sizes", "vm_size", "zones", "zone"} <= set(schema["properties"])
     assert schema["additionalProperties"] is False
     assert "DataDisk" in schema["$defs"]
 
@@ -27,5 +29,8 @@ def test_every_example_uses_only_schema_fields() -> None:
     schema = json.loads(CliRunner().invoke(app, ["schema"]).stdout)
     for path in [*EXAMPLES.glob("*.json"), *EXAMPLES.glob("*.yaml")]:
         spec = yaml.safe_load(path.read_text())
+        if spec.get("kind") == "MachinePool":  # a pool's template is a MachineSpec but its name and pool
+            assert set(spec) - {"kind"} <= set(PoolSpec.model_fields), path
+            spec = {**spec["template"], "name": spec["name"], "resource_group": spec["resource_group"]}
         assert set(spec) <= set(schema["properties"]), path
         assert set(schema["required"]) <= set(spec), path

@@ -18,6 +18,8 @@ EXERCISED = {
     "temporal-cli": "test_temporal_cli_lifecycle_as_in_the_readme",
     "azmc-cli": "test_azmc_cli_as_in_the_readme",
     "compose": "tests/test_compose.py::test_readme_compose_commands_name_real_services",
+    "pool-temporal-cli": "tests/e2e/test_readme_pools.py::test_pool_with_the_temporal_cli_as_in_the_readme",
+    "pool-azmc-cli": "tests/cli/test_cli_pool_commands.py::test_pool_commands_as_in_the_readme",
 }
 
 

@@ -61,13 +61,16 @@ def test_round_trips_through_json_with_human_durations() -> None:
         ({"data_disks": [{"lun": 64, "size_gb": 8}]}, "data_disks.0.lun"),
         ({"os_disk": {"sku": "Gold_LRS"}}, "os_disk.sku"),
         ({"tags": {"azmc-machine": "other"}}, "tags"),
-        ({"zone": "4"}, "zone"),
+        ({"zone": "4"}, "zones.0"),
+        ({"zones": ["1", "1"]}, "zones"),
+        ({"zones": []}, "zones"),
         ({"timeouts": {"creation": "0s"}}, "timeouts"),
         ({"timeouts": {"creation": "soon"}}, "timeouts.creation"),
         ({"image": {"publisher": "Canonical"}}, "image"),
         ({"image": {"id": "/x", "publisher": "a", "offer": "b", "sku": "c"}}, "image"),
         ({"colour": "blue"}, "colour"),
-        ({"vm_size": 3}, "vm_size"),
+        ({"vm_size": 3}, "vm_sizes.0"),
+        ({"vm_size": "Standard D2"}, "vm_sizes.0"),
     ],
 )
 def test_errors_name_the_field(overrides: dict, field: str) -> None:

@@ -18,13 +18,13 @@ def test_changed_fields_go_one_level_into_tags_timeouts_and_image() -> None:
 
 def test_only_tags_pool_and_timeouts_change_in_place() -> None:
     changed = changed_fields(spec(), spec(pool="web", vm_size="Standard_D8s_v3", subnet_id=spec().subnet_id + "x"))
-    assert needs_new_vm(changed) == ["vm_size", "subnet_id"]
+    assert needs_new_vm(changed) == ["vm_sizes", "subnet_id"]
     assert tags_changed(changed) and not tags_changed(["timeouts.health"])
 
 
 def test_refusal_names_the_fields_and_what_to_do() -> None:
     reason = refusal(spec(), spec(vm_size="Standard_D8s_v3", zone="1"))
-    assert reason.startswith("vm_size, zone cannot change on a running machine (vm_size: azmc does not resize")
+    assert reason.startswith("vm_sizes, zones cannot change on a running machine (vm_sizes: azmc does not resize")
     assert "azmc delete azmc-demo/vm1 --wait" in reason
     assert refusal(spec(), spec(tags={}, pool="web")) == ""
     assert "has its own workflow" in refusal(spec(), spec(name="vm2"))

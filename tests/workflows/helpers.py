@@ -67,7 +67,7 @@ async def register_search_attributes(client: Client) -> None:
     """The test server knows no custom search attributes until told, like a fresh namespace."""
     await client.operator_service.add_search_attributes(AddSearchAttributesRequest(
         namespace=client.namespace,
-        search_attributes={key.name: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD for key in ALL_KEYS},
+        search_attributes={key.name: IndexedValueType.ValueType(key.indexed_value_type.value) for key in ALL_KEYS},
     ))
 
 

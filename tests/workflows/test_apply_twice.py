@@ -24,8 +24,8 @@ async def test_apply_again_updates_in_place_or_refuses_and_after_delete_starts_a
     assert not retagged.started and retagged.update is not None and retagged.update.changed == ["tags.team"]
     assert retagged.line(spec).startswith("machine azmc-demo/vm1 updated in place; tagged ")
     with pytest.raises(MachineError) as refused:
-        await apply(client, spec.model_copy(update={"vm_size": "Standard_D8s_v3"}), stack.task_queue)
-    assert "vm_size cannot change on a running machine" in str(refused.value)
+        await apply(client, spec.model_copy(update={"vm_sizes": ["Standard_D8s_v3"]}), stack.task_queue)
+    assert "vm_sizes cannot change on a running machine" in str(refused.value)
     assert (await handle.describe()).run_id == run_id  # one workflow all along
 
     await handle.signal("delete")

@@ -75,7 +75,7 @@ async def test_nic_delete_failing_n_times_is_retried(stack: Stack, status: int, 
 
 
 async def test_throttling_bursts_are_ridden_out(stack: Stack) -> None:
-    for operation in ("networkInterfaces.put", "virtualMachines.put", "resourceGraph.query"):
+    for operation in ("networkInterfaces.put", "virtualMachines.put", "resources.list"):
         stack.emulator.add_fault(operation, status=429, code="SubscriptionRequestsThrottled",
                                  message="throttled", times=3)
     handle = await start_machine(stack.env.client, stack.task_queue, spec_dict(subnet_id=stack.emulator.subnet_id))

@@ -84,10 +84,10 @@ async def test_tag_and_pool_changes_are_applied_in_place(stack: Stack) -> None:
 
 
 @pytest.mark.parametrize(("changes", "named"), [
-    ({"vm_size": "Standard_D4s_v3"}, "vm_size cannot change on a running machine (vm_size: azmc does not resize"),
+    ({"vm_size": "Standard_D4s_v3"}, "vm_sizes cannot change on a running machine (vm_sizes: azmc does not resize"),
     ({"image": {"publisher": "Canonical", "offer": "ubuntu-24_04-lts", "sku": "server", "version": "24.04.1"}},
      "image.version cannot change"),
-    ({"data_disks": [{"name": "data", "lun": 0, "size_gb": 16}], "zone": "2"}, "data_disks, zone cannot change"),
+    ({"data_disks": [{"name": "data", "lun": 0, "size_gb": 16}], "zone": "2"}, "data_disks, zones cannot change"),
     ({"admin_username": "ops", "tags": {"team": "web"}}, "admin_username cannot change"),
     ({"name": "vm2"}, "machine azmc-demo/vm2 has its own workflow"),
     ({"os_disk": {"size_gb": -1}}, "os_disk.size_gb"),  # not a valid spec at all

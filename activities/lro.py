@@ -1,0 +1,42 @@
+"""How the driver waits for ARM's long-running operations: at Azure's pace, and without a GET it does not need.
+
+azure-core's ARM poller polls once right after the initial response, whatever its Retry-After says,
+then waits each Retry-After (our `polling_interval` only when ARM gives none). Operation-status polls
+are ARM reads, paid per machine by a churning fleet: `RetryAfterPolling` waits the hint before the
+first poll too, so a VM create that says "Retry-After: 10" is polled at 10 s, 20 s ... and never at 0.
+
+`final_get=False` skips the GET of the resource that the SDK sends after a PUT or PATCH succeeded:
+for writes whose caller needs nothing the final state would add (a NIC's id, a tag PATCH), the
+answer is the initial response's body (the resource as ARM accepted the write; its provisioningState
+is the one it had then), or None for a 202 without a body.
+"""
+
+from typing import Any
+
+from azure.core.polling.base_polling import OperationFailed, _failed, _raise_if_bad_http_status_and_method
+from azure.mgmt.core.polling.async_arm_polling import AsyncARMPolling
+
+
+class RetryAfterPolling(AsyncARMPolling):  # type: ignore[misc]
+    def __init__(self, interval_s: float, *, final_get: bool = True, **kwargs: Any) -> None:
+        super().__init__(interval_s, **kwargs)
+        self._final_get = final_get
+
+    async def _poll(self) -> None:
+        # azure-core's own loop, but with the delay BEFORE every status request (its first one has none).
+        while not self.finished():
+            await self._delay()
+            await self.update_status()
+        if _failed(self.status()):
+            raise OperationFailed("Operation failed or canceled")
+        if not self._final_get:
+            return
+        final_get_url = self._operation.get_final_get_url(self._pipeline_response)
+        if final_get_url:
+            self._pipeline_response = await self.request_status(final_get_url)
+            _raise_if_bad_http_status_and_method(self._pipeline_response.http_response)
+
+    def resource(self) -> Any:
+        if self._final_get or self._initial_response is None:
+            return super().resource()
+        return self._parse_resource(self._initial_response)  # None for a 202 without a body

@@ -1,0 +1,192 @@
+"""How fast a pool rolls, against the bound its strategy sets, and what it costs the pool's own history.
+
+`python -m bench.pool_rollout [--machines 100] [--max-surge 10]`, on one dev server with one `azmc worker`
+(emulator at time scale 0):
+- one wave: a pool scaled from 0 to `max_surge` machines (all created side by side) - how long one batch
+  of new machines takes to be Running;
+- the lower bound of a rolling update with max_unavailable 0: ceil(machines / max_surge) waves one after
+  the other (a wave of old machines may go only once its new ones are available);
+- the rollout itself: `set_template` on a pool of `machines`, until every machine runs the new revision
+  (the old ones deleted), its time and its ratio to the bound;
+- the pool workflow's history events per machine rolled (all its runs: it continues as new on the way).
+Writes bench/results/pool_rollout.json; printed, never asserted: this is not a timed test.
+"""
+
+import argparse
+import asyncio
+import json
+import math
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from temporalio.client import Client
+
+from bench.lifecycle import rss_mib
+from cli.dev_stack import search_attribute_flags
+from cli.pools import apply_pool, request_delete, scale, set_template, status
+from cli.processes import Child, free_port, http_ok, tcp_open, temporal_binary
+from emulator.seed import SEED_LOCATION, SEED_RESOURCE_GROUP, seed_subnet_id
+from models.naming import pool_workflow_id
+from models.pool import PoolSpec, PoolStatus
+from models.status import Phase
+from workers.connect import connect
+from workers.settings import TASK_QUEUE, load_settings
+
+ROOT = Path(__file__).resolve().parents[1]
+MODULE = "pool_rollout"
+POOL = "bench"
+_ENV = {"PYTHONPATH": str(ROOT)}
+
+
+def pool_spec(replicas: int, max_surge: int, version: str) -> PoolSpec:
+    return PoolSpec.model_validate({
+        "name": POOL, "resource_group": SEED_RESOURCE_GROUP, "replicas": replicas,
+        "strategy": {"max_surge": max_surge, "max_unavailable": 0},
+        "template": {"location": SEED_LOCATION, "vm_size": "Standard_D2s_v5", "subnet_id": seed_subnet_id(),
+                     "image": {"publisher": "Canonical", "offer": "ubuntu-24_04-lts", "sku": "server"},
+                     "ssh_public_key": "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBench bench",
+                     "tags": {"version": version}}})
+
+
+def lower_bound_s(machines: int, max_surge: int, wave_s: float) -> float:
+    """A rolling update with max_unavailable 0 replaces at most max_surge machines at a time."""
+    return math.ceil(machines / max_surge) * wave_s
+
+
+def settled(replicas: int, revision: str) -> Callable[[PoolStatus], bool]:
+    def accept(current: PoolStatus) -> bool:
+        return (len(current.machines) == current.available == replicas and current.current_revision == revision
+                and all(m.phase == Phase.RUNNING and m.revision == revision for m in current.machines))
+    return accept
+
+
+async def _until(client: Client, wf_id: str, accept: Callable[[PoolStatus], bool], timeout_s: float = 1800) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not accept(await status(client, wf_id)):
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"pool {wf_id} did not settle within {timeout_s:.0f}s")
+        await asyncio.sleep(0.25)
+
+
+async def pool_events_between(client: Client, wf_id: str, start: datetime, end: datetime) -> tuple[int, int]:
+    """History events of every run of the pool's workflow in [start, end], and how many runs that spans."""
+    events = runs = 0
+    async for execution in client.list_workflows(f"WorkflowId = '{wf_id}'"):
+        counted = 0
+        async for event in client.get_workflow_handle(wf_id, run_id=execution.run_id).fetch_history_events():
+            counted += start <= event.event_time.ToDatetime(tzinfo=UTC) <= end
+        events += counted
+        runs += counted > 0
+    return events, runs
+
+
+def start_processes(logs: Path) -> tuple[list[Child], str]:
+    """A dev server, the emulator (time scale 0) and one `azmc worker`: (children, Temporal address)."""
+    port, emulator_port = free_port(), free_port()
+    address, emulator_url = f"127.0.0.1:{port}", f"http://127.0.0.1:{emulator_port}"
+    server = Child("temporal", [temporal_binary(), "server", "start-dev", "--ip", "127.0.0.1", "--port", str(port),
+                                "--headless", "--log-level", "error", *search_attribute_flags()], logs / "temporal.log")
+    emulator = Child("emulator", [sys.executable, "-m", "emulator", "--port", str(emulator_port), "--time-scale", "0",
+                                  "--seed"], logs / "emulator.log", env=_ENV)
+    server.start()
+    emulator.start()
+    server.wait_ready(lambda: tcp_open(port), 60)
+    emulator.wait_ready(lambda: http_ok(f"{emulator_url}/_emulator/health"), 30)
+    time.sleep(1.0)  # the frontend accepts connections a moment before the namespace is served
+    worker = Child("azmc worker", [sys.executable, "-m", "cli", "worker"], logs / "worker.log",
+                   env={**_ENV, "AZMC_TEMPORAL_ADDRESS": address, "AZMC_AZURE_ENDPOINT": emulator_url,
+                        "AZMC_METRICS_PORT": "0"})
+    worker.start()
+    worker.wait_ready(lambda: "worker started" in (logs / "worker.log").read_text(errors="replace"), 60)
+    return [worker, emulator, server], address
+
+
+async def measure(address: str, machines: int, max_surge: int, worker_pid: int) -> list[dict[str, Any]]:
+    client = await connect(load_settings(temporal_address=address))
+    wf_id = pool_workflow_id(SEED_RESOURCE_GROUP, POOL)
+    first = pool_spec(max_surge, max_surge, "1")
+    await apply_pool(client, first, TASK_QUEUE)  # a first wave and its deletion warm the worker up, unmeasured
+    await _until(client, wf_id, settled(max_surge, first.revision))
+    await scale(client, wf_id, 0)
+    await _until(client, wf_id, settled(0, first.revision))
+    began = time.monotonic()
+    await scale(client, wf_id, max_surge)
+    await _until(client, wf_id, settled(max_surge, first.revision))
+    wave_s = time.monotonic() - began
+    began = time.monotonic()
+    await scale(client, wf_id, machines)
+    await _until(client, wf_id, settled(machines, first.revision))
+    scale_s = time.monotonic() - began
+
+    second = pool_spec(machines, max_surge, "2")
+    started_at, began = datetime.now(UTC), time.monotonic()
+    await set_template(client, wf_id, second)
+    await _until(client, wf_id, settled(machines, second.revision))
+    roll_s, ended_at = time.monotonic() - began, datetime.now(UTC)
+    events, runs = await pool_events_between(client, wf_id, started_at, ended_at)
+    _, peak = rss_mib(worker_pid)
+    await request_delete(client, wf_id, "bench done")
+    await client.get_workflow_handle(wf_id).result()
+
+    bound = lower_bound_s(machines, max_surge, wave_s)
+    waves = math.ceil(machines / max_surge)
+    print(f"pool rollout benchmark: {machines} machines, max_surge {max_surge}, max_unavailable 0, emulator time "
+          "scale 0, one dev server, one azmc worker")
+    print(f"  one wave ({max_surge} machines created side by side): {wave_s:.1f} s")
+    print(f"  scale {max_surge} -> {machines}: {scale_s:.1f} s")
+    print(f"  rolling update of {machines}: {roll_s:.1f} s; lower bound {waves} waves x {wave_s:.1f} s = "
+          f"{bound:.1f} s; ratio {roll_s / bound:.2f}")
+    print(f"  pool history: {events} events over {runs} runs = {events / machines:.1f} events per machine rolled")
+    print(f"  azmc worker peak RSS: {peak:.0f} MiB")
+    setup = f"{machines} machines, max_surge {max_surge}, max_unavailable 0, emulator time scale 0"
+    return [
+        {"metric": "pool rolling update", "value": round(roll_s, 1), "unit": "s", "goal": None, "peer": None,
+         "note": setup},
+        {"metric": "pool rollout / max_surge lower bound", "value": round(roll_s / bound, 2), "unit": "x",
+         "goal": "<= 2", "peer": None,
+         "note": f"bound = ceil({machines}/{max_surge}) waves x {wave_s:.1f} s (one wave of {max_surge} measured)"},
+        {"metric": "pool history events per machine rolled", "value": round(events / machines, 1),
+         "unit": "events", "goal": None, "peer": None,
+         "note": f"{events} events of the MachinePool workflow over {runs} runs (continue-as-new included)"},
+        {"metric": f"pool scale {max_surge} -> {machines}", "value": round(scale_s, 1), "unit": "s", "goal": None,
+         "peer": None, "note": "machines created side by side"},
+    ]
+
+
+def write(rows: list[dict[str, Any]]) -> Path:
+    """bench/results/pool_rollout.json in the shape every bench module shares (bench/results_file.py)."""
+    try:
+        from bench.results_file import write_results  # type: ignore[import-not-found]
+    except ImportError:  # before the shared writer is merged: the same shape, written here
+        from platform import platform
+
+        path = ROOT / "bench" / "results" / f"{MODULE}.json"
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(json.dumps({"module": MODULE, "machine": platform(), "rows": rows,
+                                    "when": datetime.now(UTC).isoformat(timespec="seconds")}, indent=2) + "\n")
+        return path
+    return write_results(MODULE, rows)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench.pool_rollout", description=__doc__.split("\n")[0])
+    parser.add_argument("--machines", type=int, default=100)
+    parser.add_argument("--max-surge", type=int, default=10)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="azmc-bench-pool-") as tmp:
+        children, address = start_processes(Path(tmp))
+        try:
+            rows = asyncio.run(measure(address, args.machines, args.max_surge, children[0].process.pid))
+        finally:
+            for child in children:
+                child.stop()
+    print(f"  wrote {write(rows)}")
+
+
+if __name__ == "__main__":
+    main()

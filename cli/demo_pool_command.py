@@ -1,0 +1,95 @@
+"""`azmc demo --pool`: on the running `azmc dev` stack (or one it starts), a pool's rolling update with a failed
+VM creation healed, shown live; exit 0 only when the failure was healed and nothing is left."""
+
+import asyncio
+import time
+import urllib.parse
+
+from rich.console import Console, Group
+from rich.live import Live
+from rich.table import Table
+from rich.text import Text
+
+from cli.demo_command import _wait_for_ctrl_c, demo_stack
+from cli.demo_pool import PoolDemo, PoolDemoResult, demo_pool_spec
+from cli.dev_codec import dev_keys_file
+from cli.dev_stack import StackConfig
+from cli.emulator_client import EmulatorControl
+from cli.errors import fail
+from cli.pool_render import pool_view
+from cli.processes import StackError, stop_on_sigterm
+from emulator.seed import SEED_SUBSCRIPTION
+from models.pool import PoolStatus
+from workers.connect import connect
+from workers.settings import TASK_QUEUE, SettingsError, load_settings
+
+
+def ui_link(config: StackConfig, pool: str) -> str:
+    query = urllib.parse.quote(f"AzmcPool = '{pool}'")
+    return f"{config.ui_url}/namespaces/default/workflows?query={query}"
+
+
+def summary(result: PoolDemoResult) -> Group:
+    machines = Table(title="per machine (phases as the demo saw them)", header_style="bold")
+    machines.add_column("machine")
+    machines.add_column("phases", overflow="fold")
+    for name, seen in result.phases.items():
+        machines.add_row(Text(name), Text(" > ".join(seen)))
+    requests = Table(title="ARM requests the emulator served", header_style="bold")
+    requests.add_column("operation")
+    requests.add_column("count", justify="right")
+    for operation, count in result.requests.items():
+        requests.add_row(Text(operation), Text(str(count)))
+    healed = (f"healed: {', '.join(result.hit)}: creation failed, compensated, created again, Running"
+              if result.healed else "not healed: no machine whose creation failed ran afterwards")
+    left = len(result.leftovers)
+    verdict = Text(f"emulator: {left} resources left" + ("" if left else " (zero leftovers)"),
+                   style="bold green" if result.ok else "bold red")
+    return Group(machines, Text(healed, style="bold green" if result.healed else "bold red"), requests, verdict)
+
+
+async def _run(config: StackConfig, interactive: bool, console: Console) -> tuple[PoolDemoResult, str]:
+    settings = load_settings(temporal_address=config.temporal_address, temporal_namespace="default",
+                             codec_keys_file=dev_keys_file(config.state_dir))
+    client = await connect(settings)
+    emulator = EmulatorControl(config.emulator_url)
+    spec = demo_pool_spec(SEED_SUBSCRIPTION)
+    console.print(Text(f"applying pool {spec.name} ({spec.replicas} machines), then a rolling update to a new "
+                       "revision whose first new VM creation fails with InternalExecutionError"))
+    started = time.monotonic()
+    live = Live(Text("starting..."), console=console, refresh_per_second=8) if interactive else None
+
+    def on_change(status: PoolStatus, lines: list[str]) -> None:
+        if live is not None:
+            live.update(pool_view(status, f"pool/{status.resource_group}/{status.name}"))
+            return
+        for line in lines:  # Azure's and the pool's text: printed as text, never markup
+            console.print(Text(f"{time.monotonic() - started:6.1f}s {line}"))
+
+    demo = PoolDemo(client, emulator, spec, TASK_QUEUE, on_change)
+    if live is None:
+        return await demo.run(), spec.name
+    with live:
+        return await demo.run(), spec.name
+
+
+def run_pool_demo_command(config: StackConfig, interactive: bool, console: Console) -> None:
+    stop_on_sigterm()
+    result: PoolDemoResult | None = None
+    try:
+        with demo_stack(config, console) as stack_is_ours:
+            result, pool = asyncio.run(_run(config, interactive, console))
+            console.print(summary(result))
+            console.print(Text(f"finished in {result.seconds:.1f}s; see it in the Temporal UI: "
+                               f"{ui_link(config, pool)}"), soft_wrap=True)
+            if stack_is_ours and interactive:
+                console.print("the stack stays up so you can browse the UI; press Ctrl-C to stop it")
+                _wait_for_ctrl_c()
+    except (StackError, SettingsError, TimeoutError) as error:
+        fail(str(error))
+    except KeyboardInterrupt:
+        if result is None:
+            fail("interrupted; the stack this demo started is stopped", code=130)
+        console.print("stack stopped")
+    if result is None or not result.ok:
+        fail("the pool demo did not heal its failed machine, or left resources behind")

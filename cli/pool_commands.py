@@ -1,0 +1,147 @@
+"""`azmc pool get|describe|scale|delete`, and `azmc apply` of a `kind: MachinePool` document.
+
+Each command parses flags and hands over to cli/pools.py (Temporal calls) and cli/pool_render.py (output).
+"""
+
+import asyncio
+import sys
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.text import Text
+from temporalio.client import Client, WorkflowExecutionStatus
+
+from cli import pools
+from cli.errors import fail, run_friendly
+from cli.options import Namespace, ResourceGroup, TemporalAddress
+from cli.pool_render import pool_view, pools_table
+from cli.pools import PoolError
+from models.pool import PoolSpec
+from workers.connect import connect
+from workers.settings import Settings, SettingsError, load_settings
+
+pool_app = typer.Typer(help="MachinePools: N identical machines, rolled out and healed by one workflow.",
+                       no_args_is_help=True)
+PoolName = Annotated[str, typer.Argument(help="NAME, RESOURCE_GROUP/NAME or the workflow id pool/RG/NAME")]
+# As cli/commands.py's: whole lines without a terminal, and names printed as text, never markup.
+console = Console(highlight=False, markup=False, emoji=False, width=None if sys.stdout.isatty() else 160)
+
+
+def _settings(address: str | None, namespace: str | None) -> Settings:
+    try:
+        return load_settings(temporal_address=address, temporal_namespace=namespace)
+    except SettingsError as error:
+        fail(str(error))
+
+
+async def _find(settings: Settings, name: str, resource_group: str) -> tuple[Client, str]:
+    """A client and the pool's workflow id; a name that is not valid is refused before connecting."""
+    pools.pool_ref(name, resource_group)
+    client = await connect(settings)
+    return client, await pools.resolve(client, name, resource_group)
+
+
+def apply_pool_document(spec: PoolSpec, settings: Settings, out: Console) -> None:
+    async def main() -> None:
+        applied = await pools.apply_pool(await connect(settings), spec, settings.task_queue)
+        out.print(Text(applied.line(spec)))
+
+    run_friendly(main)
+
+
+@pool_app.command()
+def get(
+    all_: Annotated[bool, typer.Option("--all", "-a", help="include deleted pools")] = False,
+    temporal_address: TemporalAddress = None,
+    namespace: Namespace = None,
+) -> None:
+    """List pools: desired/ready/updated/available machines, revision, rollout phase."""
+    settings = _settings(temporal_address, namespace)
+
+    async def main() -> None:
+        rows = await pools.list_pools(await connect(settings), include_closed=all_)
+        if not rows:
+            console.print("no pools; create one with `azmc apply -f pool.yaml` (kind: MachinePool)")
+            return
+        console.print(pools_table(rows))
+
+    run_friendly(main)
+
+
+@pool_app.command()
+def describe(
+    name: PoolName,
+    resource_group: ResourceGroup = "",
+    as_json: Annotated[bool, typer.Option("--json", help="print the raw status query answer")] = False,
+    temporal_address: TemporalAddress = None,
+    namespace: Namespace = None,
+) -> None:
+    """Show a pool: counts, revisions, each machine (phase, revision, preserved) and the last operations."""
+    settings = _settings(temporal_address, namespace)
+
+    async def main() -> None:
+        client, wf_id = await _find(settings, name, resource_group)
+        status = await pools.status(client, wf_id)
+        print(status.model_dump_json(indent=2)) if as_json else console.print(pool_view(status, wf_id))
+
+    run_friendly(main)
+
+
+@pool_app.command()
+def scale(
+    name: PoolName,
+    replicas: Annotated[int, typer.Option("--replicas", "-r", help="the number of machines wanted")],
+    resource_group: ResourceGroup = "",
+    temporal_address: TemporalAddress = None,
+    namespace: Namespace = None,
+) -> None:
+    """Set the pool's replicas (a Temporal Update: the pool accepts, or says why not)."""
+    settings = _settings(temporal_address, namespace)
+
+    async def main() -> None:
+        client, wf_id = await _find(settings, name, resource_group)
+        status = await pools.scale(client, wf_id, replicas)
+        console.print(Text(f"pool {wf_id} accepted replicas {status.replicas}: {status.summary or status.phase}"))
+
+    run_friendly(main)
+
+
+@pool_app.command()
+def delete(
+    name: PoolName,
+    resource_group: ResourceGroup = "",
+    reason: Annotated[str, typer.Option(help="why (in the pool's history)")] = "azmc pool delete",
+    wait: Annotated[bool, typer.Option(help="wait until every machine is gone and the pool completed")] = False,
+    temporal_address: TemporalAddress = None,
+    namespace: Namespace = None,
+) -> None:
+    """Delete the pool: every machine deleted (verified against Azure), then the pool's workflow completes."""
+    settings = _settings(temporal_address, namespace)
+
+    async def main() -> None:
+        client, wf_id = await _find(settings, name, resource_group)
+        await pools.request_delete(client, wf_id, reason)
+        console.print(Text(f"deletion requested for {wf_id}"))
+        if wait:
+            await wait_pool_deleted(client, wf_id, console)
+
+    run_friendly(main)
+
+
+async def wait_pool_deleted(client: Client, wf_id: str, out: Console, poll_s: float = 0.5) -> None:
+    """Until the pool's workflow completed, showing how many machines are left."""
+    with out.status("deleting...") as spinner:
+        while True:
+            state = (await client.get_workflow_handle(wf_id).describe()).status
+            if state != WorkflowExecutionStatus.RUNNING:
+                break
+            try:
+                status = await pools.status(client, wf_id)
+                spinner.update(Text(f"{wf_id}: {len(status.machines)} machines left - {status.summary}"))
+            except Exception:  # a worker restarting: keep waiting, the describe above says when it ends
+                pass
+            await asyncio.sleep(poll_s)
+    if state != WorkflowExecutionStatus.COMPLETED:
+        raise PoolError(f"{wf_id} ended {state.name.lower() if state else 'unknown'}; see `azmc pool describe`")
+    out.print(Text(f"{wf_id} deleted: none of its machines is left in Azure"))

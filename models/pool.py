@@ -1,0 +1,156 @@
+"""PoolSpec: N identical machines from one template (a MachineSpec without `name`), rolled out by a strategy.
+
+Validation names the field as MachineSpec's does; a template is checked as the MachineSpec of one of the
+pool's machines would be (derived NIC and disk names included), so a pool never starts machines Azure refuses.
+"""
+
+import hashlib
+import json
+import re
+from collections.abc import Mapping
+from datetime import timedelta
+from typing import Any, Self
+
+from pydantic import Field, ValidationError, ValidationInfo, field_validator, model_validator
+
+from models.arm_names import MACHINE_NAME, RESOURCE_GROUP_NAME, NameRule
+from models.durations import Duration
+from models.naming import POOL_MACHINE_SUFFIX, pool_machine_name
+from models.pool_status import PoolMachine, PoolOperation, PoolStatus, RolloutPhase
+from models.spec import MachineSpec, _Strict
+from models.validation import field_path, problem
+
+__all__ = ["PoolMachine", "PoolOperation", "PoolSpec", "PoolStatus", "PoolTemplate", "RolloutPhase", "Strategy",
+           "template_revision"]
+
+# A pool's name prefixes its machines' names (`<pool>-<5 chars>`), so it follows the machine name rule.
+POOL_SPEC_NAME = NameRule(
+    "pool name", 1, MACHINE_NAME.max_length - 1 - POOL_MACHINE_SUFFIX, re.compile(MACHINE_NAME.pattern.pattern),
+    "lower-case letters, digits and '-', starting and ending with a letter or digit "
+    "(the pool's machines are named <pool>-<5 characters>)")
+# Hundreds of machines, as the issue asks; the bound keeps the pool's status and state far below
+# Temporal's payload limit (models/pool_status.py keeps a machine's entry compact).
+MAX_REPLICAS = 1000
+_SET_BY_POOL = ("name", "pool")
+_TEMPLATE_PLACEHOLDER = "template"
+
+
+class Strategy(_Strict):
+    """Rolling update bounds: at most replicas + max_surge machines, at least replicas - max_unavailable available."""
+
+    max_surge: int = Field(1, ge=0, le=MAX_REPLICAS)
+    max_unavailable: int = Field(0, ge=0, le=MAX_REPLICAS)
+
+    @model_validator(mode="after")
+    def _can_progress(self) -> Self:
+        if self.max_surge + self.max_unavailable == 0:
+            raise ValueError("max_surge and max_unavailable cannot both be 0: a rolling update could neither "
+                             "add a new machine nor remove an old one")
+        return self
+
+
+class PoolTemplate(MachineSpec):
+    """A MachineSpec without `name` and `pool`: the pool names each machine and sets `pool` to its own name."""
+
+    name: str = Field(_TEMPLATE_PLACEHOLDER, exclude=True)
+    pool: str = Field("", exclude=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_name(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            given = [key for key in _SET_BY_POOL if key in data]
+            if given:
+                raise ValueError(f"{' and '.join(given)} must not be set in a template: the pool names its machines "
+                                 "<pool>-<5 characters> and sets their pool")
+        return data
+
+    def machine_spec(self, name: str, pool: str, **changes: Any) -> MachineSpec:
+        """The spec of the pool's machine `name` (ValidationError when Azure's name rules refuse a derived name);
+        `changes`: fields the pool sets per machine (its zones' order)."""
+        return MachineSpec.model_validate({**self.model_dump(mode="json"), **changes, "name": name, "pool": pool})
+
+    def as_input(self) -> dict[str, Any]:
+        """The template as a caller writes it (JSON), secrets included: for set_template and the carried state."""
+        return self.model_dump(mode="json")
+
+
+def template_revision(template: Mapping[str, Any]) -> str:
+    """5 hex characters naming a template as JSON. The pool takes it from the template as it was sent (in its
+    history, so a replay under newer code, whose MachineSpec may dump differently, names the same machines)."""
+    text = json.dumps(template, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:5]
+
+
+class PoolSpec(_Strict):
+    name: str  # POOL_SPEC_NAME (its message says the length)
+    resource_group: str = Field(min_length=RESOURCE_GROUP_NAME.min_length, max_length=RESOURCE_GROUP_NAME.max_length)
+    replicas: int = Field(ge=0, le=MAX_REPLICAS)
+    template: PoolTemplate
+    strategy: Strategy = Strategy()
+    # How many Failed machines may be replaced at once across the pool (MCM's meltdown guard); 0: none.
+    max_replacements: int = Field(1, ge=0, le=MAX_REPLICAS)
+    # How many Failed machines to keep (powered off, not counted in replicas) for diagnosis, and how long.
+    preserve_failed: int = Field(0, ge=0, le=MAX_REPLICAS)
+    preserve_timeout: Duration = timedelta(hours=96)
+    # How long a new machine must stay Running before it counts as available.
+    min_ready: Duration = timedelta(0)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _template_in_pool_group(cls, data: Any) -> Any:
+        """The template's resource group defaults to the pool's (another one is refused below)."""
+        if isinstance(data, dict) and isinstance(data.get("template"), dict) and "resource_group" in data:
+            template = data["template"]
+            if "resource_group" not in template:
+                return {**data, "template": {**template, "resource_group": data["resource_group"]}}
+        return data
+
+    @field_validator("name")
+    @classmethod
+    def _pool_name(cls, value: str) -> str:
+        return POOL_SPEC_NAME.check(value)
+
+    @field_validator("resource_group")
+    @classmethod
+    def _rg_name(cls, value: str) -> str:
+        return RESOURCE_GROUP_NAME.check(value)
+
+    @field_validator("template")
+    @classmethod
+    def _machines_valid(cls, template: PoolTemplate, info: ValidationInfo) -> PoolTemplate:
+        group = info.data.get("resource_group")
+        if group is not None and template.resource_group != group:
+            raise ValueError(f"resource_group {template.resource_group!r} differs from the pool's {group!r}: "
+                             "a pool's machines live in its resource group (leave it out of the template)")
+        if "name" in info.data:  # absent when the name itself was refused
+            # The longest name a machine of this pool gets; the derived NIC and disk names follow from it.
+            sample = pool_machine_name(info.data["name"], "00000", 0)
+            try:
+                template.machine_spec(sample, info.data["name"])
+            except ValidationError as err:
+                raise ValueError("; ".join(f"{field_path(item)}: {problem(item)}" for item in err.errors())) from None
+        return template
+
+    @field_validator("preserve_timeout")
+    @classmethod
+    def _positive(cls, value: timedelta) -> timedelta:
+        if value <= timedelta(0):
+            raise ValueError("must be positive")
+        return value
+
+    @field_validator("min_ready")
+    @classmethod
+    def _not_negative(cls, value: timedelta) -> timedelta:
+        if value < timedelta(0):
+            raise ValueError("must not be negative")
+        return value
+
+    @property
+    def revision(self) -> str:
+        """The revision of this spec's template as `model_dump(mode="json")` sends it (what azmc's CLI starts)."""
+        return template_revision(self.template.as_input())
+
+    def with_changes(self, **changes: Any) -> "PoolSpec":
+        """A validated copy (the model is frozen): for scale and set_template."""
+        return PoolSpec.model_validate({**self.model_dump(mode="json"), **changes})

@@ -1,0 +1,68 @@
+"""PoolStatus, the pool's `status` query: replica counts, revisions, one compact entry per machine."""
+
+from datetime import datetime
+from enum import StrEnum
+
+from pydantic import BaseModel
+
+from models.status import Phase
+
+
+class RolloutPhase(StrEnum):
+    STABLE = "Stable"  # every counted machine runs the target revision, replicas as asked
+    SCALING = "Scaling"  # machines are being added or removed (same revision)
+    ROLLING = "Rolling"  # replacing machines of an older revision
+    PAUSED = "Paused"  # a rollout waits for `resume` (healing goes on)
+    STUCK = "Stuck"  # the new revision did not become Running within its creation timeout
+    DELETING = "Deleting"
+    DELETED = "Deleted"
+
+
+class PoolMachine(BaseModel):
+    """One machine as the pool tracks it. Short fields on purpose: hundreds of these ride in every status."""
+
+    name: str
+    revision: str
+    phase: Phase = Phase.PENDING
+    # When the machine entered `phase` (as the pool heard it): min_ready counts from Running's.
+    since: datetime | None = None
+    # Kept for diagnosis (Failed, powered off): not counted in replicas, deleted last or after preserve_timeout.
+    preserved: bool = False
+    # The pool sent `delete`; it no longer counts.
+    deleting: bool = False
+    # The zone it was started with first (the template's zones, rotated for a balanced spread); "" = regional.
+    zone: str = ""
+    # The pool started it to replace a Failed machine (counts against max_replacements until Running).
+    replacement: bool = False
+
+
+class PoolOperation(BaseModel):
+    kind: str  # scale, create, delete, replace, roll, preserve, pause, resume, stuck, template
+    description: str
+    at: datetime
+
+
+class PoolStatus(BaseModel):
+    name: str
+    resource_group: str
+    phase: RolloutPhase = RolloutPhase.STABLE
+    # Desired, and what the counted machines (neither preserved nor deleting) are.
+    replicas: int = 0
+    current: int = 0
+    ready: int = 0  # Running
+    updated: int = 0  # on the target revision
+    available: int = 0  # Running for at least min_ready
+    # The revision the pool last completed a rollout to, and the one it rolls to (the template's).
+    current_revision: str = ""
+    target_revision: str = ""
+    paused: bool = False
+    # Why the rollout does not progress (stuck, paused), "" when it does.
+    rollout_message: str = ""
+    # Why Failed machines wait for a replacement (the meltdown guard), "" when none waits.
+    replacements_held: str = ""
+    machines: list[PoolMachine] = []
+    # The last operations of the pool, oldest first.
+    recent_operations: list[PoolOperation] = []
+    # A sentence: "rolling 3/5 to rev b7c1e, 1 surge machine creating".
+    summary: str = ""
+    runs: int = 1

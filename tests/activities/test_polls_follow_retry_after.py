@@ -1,0 +1,32 @@
+"""The driver polls long-running operations at the pace ARM asks for: it waits each Retry-After, the
+first one included (azure-core alone polls once at once), so a lifecycle's polls stay few."""
+
+import math
+import time
+from collections.abc import Callable
+from typing import Any
+
+from activities.driver import AzureDriver
+from emulator.latency import duration
+from emulator.operations import USUAL_RETRY_AFTER_S
+from models.spec import MachineSpec
+
+SCALE = 0.02  # Azure's durations and hints at 1/50
+
+
+async def test_a_vm_create_is_polled_once_per_retry_after_and_never_at_once(
+    emulator: Any, driver: AzureDriver, create_machine: Callable[..., Any], make_spec: Callable[..., MachineSpec],
+) -> None:
+    emulator.settings(latency_profile="realistic", time_scale=SCALE)
+    spec = make_spec("paced-vm", data_disks=[])
+    driver.reset_request_counts()
+    started = time.monotonic()
+    await create_machine(spec)
+    took = time.monotonic() - started
+    polls = driver.request_counts().get("operations.poll", 0)
+    nic_polls = 1  # 2 s: the hint is the whole operation
+    vm_polls = math.ceil(duration("realistic", "virtualMachines.put") / USUAL_RETRY_AFTER_S)  # 10 s, 20 s ... 50 s
+    disk_tag_polls = 1  # the OS disk's tag PATCH, 2 s
+    assert polls == nic_polls + vm_polls + disk_tag_polls
+    # Waiting the hint before the first poll does not make the create slower than Azure's own pace.
+    assert took < (2 + vm_polls * USUAL_RETRY_AFTER_S + 2) * SCALE + 1.0

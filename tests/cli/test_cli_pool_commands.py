@@ -1,0 +1,123 @@
+"""`azmc apply -f pool.yaml` and `azmc pool get|describe|scale|delete` on a real Temporal dev server, emulator
+and `azmc worker` process: the README's commands as written, what the pool's validator refuses, and the demo."""
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+from typer.testing import CliRunner, Result
+
+from cli.commands import app
+from models.naming import POOL_TAG
+from tests.e2e.readme import commands
+from tests.e2e.stack import CODEC_KEYS, ROOT, Stack, running_stack, wait_until
+
+EXAMPLE = yaml.safe_load((Path(__file__).parents[2] / "examples" / "pool.yaml").read_text())
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+    with running_stack(tmp_path_factory.mktemp("pool-cli")) as running:
+        yield running
+
+
+def azmc(stack: Stack, *argv: str) -> Result:
+    return CliRunner().invoke(app, [*argv, "--temporal-address", stack.address], env={"AZMC_CODEC_KEYS": CODEC_KEYS})
+
+
+def _apply(stack: Stack, tmp_path: Path, **changes: object) -> Result:
+    path = tmp_path / "pool.yaml"
+    path.write_text(yaml.safe_dump({**EXAMPLE, **changes}))
+    return azmc(stack, "apply", "-f", str(path))
+
+
+def _row(stack: Stack, argv: tuple[str, ...] = ("pool", "get"), name: str = "web") -> str:
+    listed = azmc(stack, *argv)
+    assert listed.exit_code == 0, listed.output
+    return next((line.strip() for line in listed.stdout.splitlines() if line.strip().startswith(f"{name} ")), "")
+
+
+def _pool_vms(stack: Stack) -> list[str]:
+    return [r["name"] for r in stack.emulator.control.resources()
+            if r["type"].endswith("virtualMachines") and (r.get("tags") or {}).get(POOL_TAG) == "web"]
+
+
+def _as_written(stack: Stack, argv: list[str]) -> Result:
+    """A README `azmc` command, its file relative to the repository (where the README's reader stands)."""
+    args = [str(ROOT / arg) if previous == "-f" else arg for previous, arg in zip(["", *argv], argv, strict=False)]
+    return azmc(stack, *args[1:])
+
+
+def _machine_rows(described: str) -> list[str]:
+    return re.findall(r"^\W*web-\w{5} +Running ", described, flags=re.MULTILINE)
+
+
+def test_pool_commands_as_in_the_readme(stack: Stack, tmp_path: Path) -> None:
+    apply, get, describe, scale, delete = commands("pool-azmc-cli")
+    created = _as_written(stack, apply)
+    assert created.exit_code == 0, created.output
+    assert f"pool azmc-demo/web created: {EXAMPLE['replicas']} machines of revision" in created.stdout
+    assert "pool azmc-demo/web unchanged" in _as_written(stack, apply).stdout  # the same file again
+    listing = tuple(get[1:])  # `azmc pool get` as the README writes it
+    wait_until(lambda: " 3/3/3/" in _row(stack, listing) and "Stable" in _row(stack, listing), 60, "3 Running")
+    described = _as_written(stack, describe)
+    assert described.exit_code == 0, described.output
+    assert "desired 3, current 3, ready 3, updated 3" in described.stdout
+    assert len(_machine_rows(described.stdout)) == 3 and len(_pool_vms(stack)) == 3
+
+    refused = azmc(stack, "pool", "scale", "web", "--replicas", "5000")  # the pool's validator says no
+    assert refused.exit_code == 1
+    line = refused.stderr.strip()
+    assert len(line.splitlines()) == 1 and "pool pool/azmc-demo/web refused:" in line and "replicas" in line, line
+    assert "Traceback" not in refused.stderr
+
+    scaled = _as_written(stack, scale)
+    assert scaled.exit_code == 0 and "pool/azmc-demo/web accepted replicas 5" in scaled.stdout, scaled.output
+    wait_until(lambda: " 5/5/5/" in _row(stack, listing), 60, "5 machines Running")
+    assert len(_machine_rows(_as_written(stack, describe).stdout)) == 5
+
+    # The file with another template: a rolling update to a new revision; the same again changes nothing.
+    changed = _apply(stack, tmp_path, replicas=5, template={**EXAMPLE["template"], "tags": {"team": "web"}})
+    assert changed.exit_code == 0 and "changed: template (revision" in changed.stdout, changed.output
+    unchanged = _apply(stack, tmp_path, replicas=5, template={**EXAMPLE["template"], "tags": {"team": "web"}})
+    assert "unchanged" in unchanged.stdout, unchanged.output
+
+    deleted = _as_written(stack, delete)  # mid-rollout: every machine goes, old and new
+    assert deleted.exit_code == 0, deleted.output
+    assert "pool/azmc-demo/web deleted: none of its machines is left in Azure" in deleted.stdout
+    assert _pool_vms(stack) == [] and not [r for r in stack.emulator.control.resources()
+                                           if (r.get("tags") or {}).get(POOL_TAG) == "web"]
+    wait_until(lambda: "no pools" in azmc(stack, "pool", "get").stdout, 30, "the pool to leave the open list")
+    assert "Deleted" in azmc(stack, "pool", "get", "--all").stdout
+
+
+@pytest.mark.parametrize("argv", [["pool", "describe", "web' OR 'a'='a"], ["pool", "delete", "pool/rg/web/x"],
+                                  ["pool", "scale", "web", "-g", "rg' OR 1=1", "--replicas", "1"]])
+def test_invalid_pool_names_are_refused_before_any_connection(argv: list[str]) -> None:
+    result = CliRunner().invoke(app, [*argv, "--temporal-address", "127.0.0.1:9"])
+    lines = result.stderr.strip().splitlines()
+    assert result.exit_code == 1 and len(lines) == 1 and "Temporal" not in lines[0], result.output
+    assert "is not valid" in lines[0] or "is not NAME" in lines[0]
+
+
+async def test_the_pool_demo_heals_its_failed_creation_and_leaves_nothing(stack: Stack) -> None:
+    from temporalio.client import Client
+
+    from cli.demo_pool import PoolDemo, demo_pool_spec
+    from emulator.seed import SEED_SUBSCRIPTION
+    from tests.e2e.stack import STACK_CONVERTER
+    from workers.settings import TASK_QUEUE
+
+    client = await Client.connect(stack.address, data_converter=STACK_CONVERTER)
+    printed: list[str] = []
+    spec = demo_pool_spec(SEED_SUBSCRIPTION, token="t3st")
+    result = await PoolDemo(client, stack.emulator.control, spec, TASK_QUEUE,
+                            lambda _status, lines: printed.extend(lines)).run(timeout_s=90)
+    assert result.ok and result.healed and len(result.hit) == 1, result
+    unlucky = result.phases[result.hit[0]]
+    assert unlucky.index("CrashLoopBackOff") < unlucky.index("Running")  # failed, then created again
+    assert any(line.startswith("pool: roll: rev ") and "rolled out" in line for line in printed)
+    assert any(f"{result.hit[0]}" in line and "CrashLoopBackOff" in line for line in printed)
+    assert len(result.phases) == 6 and result.leftovers == []  # 3 old, 3 new machines; all gone

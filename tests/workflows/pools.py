@@ -1,0 +1,78 @@
+"""Shared pieces of the pool tests: a PoolSpec, starting a pool, waiting on its status, its machines' resources."""
+
+from collections.abc import Callable
+from datetime import timedelta
+from typing import Any
+
+from temporalio.client import Client, WorkflowHandle
+from temporalio.testing import WorkflowEnvironment
+
+from models.naming import POOL_TAG, pool_workflow_id
+from models.pool import PoolStatus
+from models.status import Phase
+from tests.support.emulator import EmulatorHandle
+from tests.workflows.helpers import RESOURCE_GROUP, spec_dict
+from workflows.api import POOL_WORKFLOW_TYPE, STATUS_QUERY
+
+POOL = "web"
+
+
+def template_dict(subnet_id: str, **overrides: Any) -> dict[str, Any]:
+    """A machine template (a MachineSpec without name and pool), without data disks to keep tests lean."""
+    template = spec_dict(subnet_id=subnet_id, data_disks=[], **overrides)
+    del template["name"], template["pool"]
+    return template
+
+
+def pool_dict(subnet_id: str, replicas: int, name: str = POOL, **overrides: Any) -> dict[str, Any]:
+    spec: dict[str, Any] = {"name": name, "resource_group": RESOURCE_GROUP, "replicas": replicas,
+                            "template": template_dict(subnet_id)}
+    spec.update(overrides)
+    return spec
+
+
+async def start_pool(client: Client, task_queue: str, spec: dict[str, Any], **kwargs: Any) -> WorkflowHandle:
+    return await client.start_workflow(POOL_WORKFLOW_TYPE, spec, id=pool_workflow_id(RESOURCE_GROUP, spec["name"]),
+                                       task_queue=task_queue, result_type=PoolStatus, **kwargs)
+
+
+async def pool_status(handle: WorkflowHandle) -> PoolStatus:
+    return await handle.query(STATUS_QUERY, result_type=PoolStatus)
+
+
+async def wait_pool(
+    env: WorkflowEnvironment, handle: WorkflowHandle, accept: Callable[[PoolStatus], bool], *,
+    step: timedelta = timedelta(seconds=2), virtual_limit: timedelta = timedelta(hours=3),
+    seen: list[PoolStatus] | None = None,
+) -> PoolStatus:
+    """Let virtual time pass in small steps until the pool's status satisfies `accept`; every status read
+    is appended to `seen` (a status history to check invariants on)."""
+    waited = timedelta(0)
+    while True:
+        status = await pool_status(handle)
+        if seen is not None:
+            seen.append(status)
+        if accept(status):
+            return status
+        if waited > virtual_limit:
+            raise AssertionError(f"not reached within {virtual_limit} virtual: {status.model_dump_json(indent=1)}")
+        await env.sleep(step)
+        waited += step
+
+
+def settled(replicas: int, revision: str = "") -> Callable[[PoolStatus], bool]:
+    """`replicas` machines, all Running and available (on `revision` when given), nothing else left."""
+    def accept(status: PoolStatus) -> bool:
+        running = [m for m in status.machines if m.phase == Phase.RUNNING and not m.deleting and not m.preserved]
+        return (len(status.machines) == replicas == len(running) == status.available
+                and (not revision or all(m.revision == revision for m in running)))
+    return accept
+
+
+def pool_vms(emulator: EmulatorHandle, pool: str = POOL) -> list[str]:
+    return sorted(r["name"] for r in emulator.resources("virtualMachines")
+                  if (r.get("tags") or {}).get(POOL_TAG) == pool)
+
+
+def pool_resources(emulator: EmulatorHandle, pool: str = POOL) -> list[dict[str, Any]]:
+    return [r for r in emulator.resources() if (r.get("tags") or {}).get(POOL_TAG) == pool]

@@ -1,0 +1,92 @@
+"""The pool is durable: a new worker resumes a rollout mid-way, and a pool that continues as new mid-rollout
+finishes it with its state (exactly `replicas` machines on the new revision, nothing duplicated or lost)."""
+
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from datetime import timedelta
+
+from temporalio.api.enums.v1 import EventType
+from temporalio.client import Client, WorkflowHandle
+from temporalio.worker import Worker
+
+from activities.audit import AuditInterceptor
+from activities.driver import AzureDriver
+from models.pool import PoolStatus
+from tests.support.driver import emulator_driver
+from tests.support.emulator import EmulatorHandle
+from tests.workflows.conftest import INSTALLATION, TOKEN
+from tests.workflows.helpers import record_history, time_skipping_env
+from tests.workflows.pools import pool_dict, pool_resources, pool_vms, settled, start_pool, template_dict, wait_pool
+from tests.workflows.stack import Stack
+from workflows import ALL_WORKFLOWS
+from workflows.api import SET_TEMPLATE_UPDATE
+from workflows.inputs import HISTORY_LIMIT_MEMO
+from workflows.policies import MIN_HISTORY_LIMIT
+from workflows.pool_state import PoolState
+
+
+@asynccontextmanager
+async def _worker(client: Client, driver: AzureDriver, task_queue: str, cache: int = 1000) -> AsyncIterator[None]:
+    async with Worker(client, task_queue=task_queue, workflows=ALL_WORKFLOWS, activities=driver.activities(),
+                      interceptors=[AuditInterceptor(client.data_converter)], max_cached_workflows=cache):
+        yield
+
+
+async def _carried_state(client: Client, first_run: WorkflowHandle) -> PoolState:
+    """The state the first run handed to the next one (the input of its continue-as-new)."""
+    run = client.get_workflow_handle(first_run.id, run_id=first_run.first_execution_run_id)
+    history = await run.fetch_history()
+    last = history.events[-1]
+    assert last.event_type == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW
+    payloads = list(last.workflow_execution_continued_as_new_event_attributes.input.payloads)
+    (state,) = await client.data_converter.decode(payloads, [PoolState])
+    return state
+
+
+async def test_a_new_worker_resumes_a_rollout_mid_way(emulator: EmulatorHandle) -> None:
+    task_queue = f"azmc-pool-{uuid.uuid4()}"
+    async with emulator_driver(emulator, INSTALLATION, TOKEN) as driver, time_skipping_env() as env:
+        # No cache, so no sticky queue: the time-skipping server would route the workflows' next tasks to
+        # the stopped worker's sticky queue (a real server falls back to the task queue after 5 s).
+        async with _worker(env.client, driver, task_queue, cache=0):
+            handle = await start_pool(env.client, task_queue, pool_dict(emulator.subnet_id, 3))
+            first = await wait_pool(env, handle, settled(3))
+            changed: PoolStatus = await handle.execute_update(
+                SET_TEMPLATE_UPDATE, {"template": template_dict(emulator.subnet_id, tags={"v": "2"})},
+                result_type=PoolStatus)
+            mid = await wait_pool(env, handle, lambda s: s.updated >= 1 and s.current - s.updated >= 1,
+                                  step=timedelta(seconds=1))
+        # The worker is gone mid-rollout; a new one (no cached state: it replays the histories) takes over.
+        async with _worker(env.client, driver, task_queue):
+            done = await wait_pool(env, handle, settled(3, changed.target_revision))
+            assert done.current_revision == changed.target_revision != first.target_revision
+            assert len(pool_vms(emulator)) == 3 and mid.phase == "Rolling"
+            await handle.signal("delete")
+            await handle.result()
+            assert pool_resources(emulator) == []
+
+
+async def test_a_pool_continued_as_new_mid_rollout_finishes_it(stack: Stack) -> None:
+    env, emulator = stack.env, stack.emulator
+    handle = await start_pool(env.client, stack.task_queue, pool_dict(emulator.subnet_id, 4),
+                              memo={HISTORY_LIMIT_MEMO: MIN_HISTORY_LIMIT})
+    first = await wait_pool(env, handle, settled(4))
+    changed: PoolStatus = await handle.execute_update(
+        SET_TEMPLATE_UPDATE, {"template": template_dict(emulator.subnet_id, vm_size="Standard_D4s_v3")},
+        result_type=PoolStatus)
+    latest = env.client.get_workflow_handle(handle.id, result_type=PoolStatus)
+    seen: list[PoolStatus] = []
+    done = await wait_pool(env, latest, settled(4, changed.target_revision), seen=seen)
+    assert done.runs > first.runs, "never continued as new"
+    carried = await _carried_state(env.client, handle)
+    assert carried.revision == changed.target_revision
+    assert any(m.revision == first.target_revision and not m.deleting for m in carried.machines), \
+        "did not continue as new mid-rollout"
+    assert all(s.available >= 4 for s in seen)
+    assert len(pool_vms(emulator)) == 4 and done.current_revision == changed.target_revision
+    first_run = env.client.get_workflow_handle(handle.id, run_id=handle.first_execution_run_id)
+    await record_history(first_run, "pool_rollout_first_run_until_continued_as_new")
+    await latest.signal("delete")
+    final: PoolStatus = await latest.result()
+    assert final.machines == [] and pool_resources(emulator) == []

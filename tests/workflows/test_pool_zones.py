@@ -1,0 +1,34 @@
+"""A pool whose template lists zones spreads its machines evenly over them, also as it replaces and scales."""
+
+from collections import Counter
+
+from models.naming import POOL_TAG
+from tests.support.sdk import sdk_clients
+from tests.workflows.helpers import RESOURCE_GROUP
+from tests.workflows.pools import pool_dict, settled, start_pool, template_dict, wait_pool
+from tests.workflows.stack import Stack
+from workflows.api import SCALE_UPDATE
+
+
+def _vm_zones(stack: Stack) -> Counter[str]:
+    """The zones Azure put the pool's VMs in, read with the real SDK."""
+    clients = sdk_clients(stack.emulator)
+    try:
+        vms = clients.compute.virtual_machines.list(RESOURCE_GROUP)
+        return Counter(zone for vm in vms if (vm.tags or {}).get(POOL_TAG) == "web" for zone in vm.zones or [""])
+    finally:
+        clients.close()
+
+
+async def test_machines_spread_evenly_over_the_template_zones(stack: Stack) -> None:
+    env = stack.env
+    template = template_dict(stack.emulator.subnet_id, zones=["1", "2", "3"])
+    handle = await start_pool(env.client, stack.task_queue, pool_dict(stack.emulator.subnet_id, 6, template=template))
+    status = await wait_pool(env, handle, settled(6))
+    assert Counter(m.zone for m in status.machines) == {"1": 2, "2": 2, "3": 2}
+    assert _vm_zones(stack) == {"1": 2, "2": 2, "3": 2}
+    await handle.execute_update(SCALE_UPDATE, {"replicas": 7})
+    status = await wait_pool(env, handle, settled(7))
+    assert sorted(Counter(m.zone for m in status.machines).values()) == [2, 2, 3]
+    await handle.signal("delete")
+    await handle.result()

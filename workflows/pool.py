@@ -1,0 +1,303 @@
+"""MachinePool: N identical machines from one template, each a child MachineLifecycle workflow.
+
+Reads as a story: decode the spec, then keep the pool as specified - plan (pool_plan.py, pure), act
+(pool_children.py: start children, signal delete/preserve), show (pool_view.py), wait for a change -
+until `delete`, then delete every machine (preserved ones last) and complete once all are gone.
+Machines tell the pool their phases (pool_notice.py), so the pool never polls. Handlers only record
+intent and wake the loop; the loop continues as new before the history grows large.
+"""
+
+import asyncio
+from typing import Any
+
+from temporalio import workflow
+from temporalio.exceptions import ApplicationError
+
+with workflow.unsafe.imports_passed_through():
+    from models.durations import humanize
+    from models.pool import PoolStatus, RolloutPhase
+    from models.requests import DeleteRequest
+    from models.spec import MachineSpec
+    from models.status import Phase
+
+from workflows.api import (
+    DELETE_SIGNAL,
+    MACHINE_PHASE_SIGNAL,
+    PAUSE_UPDATE,
+    POOL_WORKFLOW_TYPE,
+    RESUME_UPDATE,
+    SCALE_UPDATE,
+    SET_TEMPLATE_UPDATE,
+    STATUS_QUERY,
+)
+from workflows.continuation import history_is_long
+from workflows.inputs import bounded_history_limit, history_limit_from_memo
+from workflows.pool_book import PoolBook, names_of
+from workflows.pool_children import delete_machines, preserve_machines, start_machine
+from workflows.pool_inputs import check_open, decode_pool_input, delete_request, scale_request, template_spec
+from workflows.pool_plan import Plan, available, counted, plan
+from workflows.pool_state import PoolState
+from workflows.pool_view import PoolView, build_status
+from workflows.pool_zones import machine_spec
+
+
+@workflow.defn(name=POOL_WORKFLOW_TYPE)
+class MachinePool:
+    @workflow.init
+    def __init__(self, inp: Any = None) -> None:
+        # Decoded here, so updates and signals that come with the first task already see the pool.
+        self._state: PoolState | None = None
+        self._input_error: ApplicationError | None = None
+        try:
+            self._state = decode_pool_input(inp)
+        except ApplicationError as err:
+            self._input_error = err
+        self._book = PoolBook(self._state) if self._state else None
+        self._view = PoolView()
+        self._wake = False
+        self._held = ""
+        # Machines this run started wait here for their workflow's end (a terminated one tells nothing).
+        self._watchers: dict[str, asyncio.Future[None]] = {}
+
+    # ---- public surface ---------------------------------------------------------------------
+
+    @workflow.run
+    async def run(self, inp: Any = None) -> PoolStatus:
+        state, book = self._started()
+        try:
+            await self._keep(state, book)
+        except asyncio.CancelledError:  # cancelling the pool means: delete it, properly (as for a machine)
+            state.delete_request = state.delete_request or DeleteRequest(reason="workflow cancelled")
+        return await self._delete_all(state, book)
+
+    @workflow.query(name=STATUS_QUERY)
+    def status(self) -> PoolStatus:
+        if self._state is None:
+            return PoolStatus(name="", resource_group="", rollout_message=str(self._input_error or ""))
+        return build_status(self._state, workflow.now(), self._held)
+
+    @workflow.signal(name=DELETE_SIGNAL)
+    def delete(self, *args: Any) -> None:
+        """`{"reason": ...}`, `{}` or nothing: delete every machine, then complete."""
+        if self._state is not None and self._state.delete_request is None:
+            self._state.delete_request = delete_request(args)
+            self._wake = True
+
+    @workflow.signal(name=MACHINE_PHASE_SIGNAL)
+    def machine_phase(self, notice: Any) -> None:
+        """A machine tells its phase (sent by the machine's own workflow, pool_notice.py)."""
+        if self._book is None or not isinstance(notice, dict):
+            return
+        try:
+            phase = Phase(notice.get("phase"))
+        except ValueError:
+            return
+        preserved = notice.get("preserved") is True
+        if self._book.phase_notice(str(notice.get("name", "")), phase, workflow.now(), preserved):
+            self._wake = True
+
+    @workflow.update(name=SCALE_UPDATE)
+    def scale(self, *args: Any) -> PoolStatus:
+        state, book = self._open()
+        replicas = scale_request(args).replicas
+        book.operation("scale", f"replicas {state.spec.replicas} -> {replicas}")
+        state.spec = state.spec.with_changes(replicas=replicas)
+        return self._changed()
+
+    @scale.validator
+    def _validate_scale(self, *args: Any) -> None:
+        check_open(self._state, self._deleting(), "scale")
+        scale_request(args)
+
+    @workflow.update(name=SET_TEMPLATE_UPDATE)
+    def set_template(self, *args: Any) -> PoolStatus:
+        state, book = self._open()
+        new, revision = template_spec(state, args)
+        old = state.revision
+        state.spec, state.revision = new, revision
+        if revision != old:
+            back = " (back to the last completed revision: rolling back)" if revision == state.current_revision else ""
+            book.operation("template", f"rev {old} -> {revision}{back}")
+            state.progress_at, state.stuck = workflow.now(), False
+        return self._changed()
+
+    @set_template.validator
+    def _validate_set_template(self, *args: Any) -> None:
+        template_spec(check_open(self._state, self._deleting(), "set_template"), args)
+
+    @workflow.update(name=PAUSE_UPDATE)
+    def pause(self, *_ignored: Any) -> PoolStatus:
+        state, book = self._open()
+        if not state.paused:
+            state.paused = True
+            book.operation("pause", "rollout paused (healing goes on)")
+        return self._changed()
+
+    @pause.validator
+    def _validate_pause(self, *_ignored: Any) -> None:
+        check_open(self._state, self._deleting(), "pause")
+
+    @workflow.update(name=RESUME_UPDATE)
+    def resume(self, *_ignored: Any) -> PoolStatus:
+        state, book = self._open()
+        if state.paused or state.stuck:
+            book.operation("resume", "rollout resumed" + (" after it was stuck" if state.stuck else ""))
+        state.paused, state.stuck, state.progress_at = False, False, workflow.now()
+        return self._changed()
+
+    @resume.validator
+    def _validate_resume(self, *_ignored: Any) -> None:
+        check_open(self._state, self._deleting(), "resume")
+
+    # ---- the story --------------------------------------------------------------------------
+
+    def _started(self) -> tuple[PoolState, PoolBook]:
+        if self._input_error is not None or self._state is None or self._book is None:
+            workflow.logger.warning(f"[pool {workflow.info().workflow_id}] rejected input: {self._input_error}")
+            raise self._input_error or ApplicationError("no input")
+        state, book = self._state, self._book
+        if state.runs == 1 and not state.operations:
+            state.history_limit, note = history_limit_from_memo()
+            state.progress_at = workflow.now()
+            book.operation("create", f"pool of {state.spec.replicas} at rev {state.revision}"
+                           + (f" ({note})" if note else ""))
+        state.history_limit, _ = bounded_history_limit(state.history_limit)
+        book.log(f"run {state.runs} started with {len(state.machines)} machines")
+        return state, book
+
+    async def _keep(self, state: PoolState, book: PoolBook) -> None:
+        """Until deletion is requested: plan, act, show, wait for a change or the next moment time matters."""
+        while state.delete_request is None:
+            if history_is_long(state.history_limit):
+                await self._continue_as_new(state, book)
+            self._wake = False
+            decided = self._decide(state, book)
+            if decided.create or decided.delete or decided.preserve:
+                await self._act(state, book, decided)
+                continue  # the new machines and deletions change the next decision
+            self._show()
+            try:
+                await workflow.wait_condition(
+                    lambda: self._wake or history_is_long(state.history_limit), timeout=decided.wake_in)
+            except TimeoutError:
+                pass  # a machine became available, a preservation ended, or a rollout stalled
+
+    def _decide(self, state: PoolState, book: PoolBook) -> Plan:
+        now = workflow.now()
+        decided = plan(state.spec, state.machines, now, revision=state.revision, paused=state.paused,
+                       stuck=state.stuck, progress_at=state.progress_at)
+        if decided.stuck and not state.stuck:
+            waited = humanize(state.spec.template.timeouts.creation)
+            book.operation("stuck", f"no machine of rev {state.revision} became Running within {waited}: "
+                           "rollout stopped, old machines keep serving")
+        state.stuck = decided.stuck
+        target = state.revision
+        if not decided.rolling and state.current_revision != target:
+            alive = [m for m in state.machines if counted(m)]
+            if len(alive) == state.spec.replicas and all(available(m, now, state.spec.min_ready) for m in alive):
+                state.current_revision, state.current_template = target, state.spec.template
+                book.operation("roll", f"rev {target} rolled out")
+        self._held = decided.held
+        return decided
+
+    async def _act(self, state: PoolState, book: PoolBook, decided: Plan) -> None:
+        now, spec = workflow.now(), state.spec
+        for name in decided.preserve:
+            machine = state.machine(name)
+            if machine is not None:
+                machine.preserved, machine.since = True, now
+        for name, _ in decided.delete:
+            machine = state.machine(name)
+            if machine is not None:
+                machine.deleting = True
+        new = [book.new_machine(now, replacement=i < decided.replacements) for i in range(decided.create)]
+        if new:
+            book.operation("replace" if decided.replacements else "scale",
+                           f"creating {names_of([m.name for m in new])} at rev {state.revision}")
+        for name, why in decided.delete:
+            book.operation("delete", f"{name}: {why}")
+        for name in decided.preserve:
+            book.operation("preserve", f"{name}: Failed, kept powered off for {humanize(spec.preserve_timeout)}")
+        self._show()
+        specs = [machine_spec(state, m) for m in new]
+        _, deleted, preserved = await asyncio.gather(
+            asyncio.gather(*(self._start_machine(s, book) for s in specs)),
+            delete_machines(spec.resource_group, [(n, {"reason": f"pool {spec.name}: {why}"})
+                                                 for n, why in decided.delete]),
+            preserve_machines(spec.resource_group, decided.preserve, "pool: Failed machine kept for diagnosis"))
+        for name, delivered in zip([n for n, _ in decided.delete] + decided.preserve, deleted + preserved,
+                                   strict=True):
+            if not delivered:
+                book.forget(name, "was already gone")
+
+    async def _start_machine(self, spec: MachineSpec, book: PoolBook) -> None:
+        handle = await start_machine(spec)
+        if handle is None:
+            book.forget(spec.name, "not started: a workflow of that name runs already")
+            return
+
+        async def watch() -> None:
+            # The machine's workflow completes after telling Deleted; anything else ended it (terminated).
+            try:
+                await handle
+            except Exception as err:
+                book.log(f"machine {spec.name} ended: {err}")
+            book.forget(spec.name, "workflow ended")
+            self._watchers.pop(spec.name, None)
+            self._wake = True
+
+        self._watchers[spec.name] = asyncio.ensure_future(watch())
+
+    async def _delete_all(self, state: PoolState, book: PoolBook) -> PoolStatus:
+        """Every machine gets `delete` (preserved ones last); done when every machine's workflow said Deleted."""
+        request = state.delete_request or DeleteRequest()
+        book.operation("delete", f"deleting the pool: {request.reason or 'no reason given'}")
+        forwarded = {"reason": f"pool {state.spec.name} deleted: {request.reason}".rstrip(": "),
+                     "force": request.force}
+        for preserved in (False, True):
+            group = [m.name for m in state.machines if m.preserved == preserved]
+            for name in group:
+                machine = state.machine(name)
+                if machine is not None:
+                    machine.deleting = True
+            self._show()
+            delivered = await delete_machines(state.spec.resource_group, [(name, forwarded) for name in group])
+            for name, ok in zip(group, delivered, strict=True):
+                if not ok:
+                    book.forget(name, "was already gone")
+            while any(m.preserved == preserved for m in state.machines):
+                self._show()
+                await workflow.wait_condition(
+                    lambda: self._wake or history_is_long(state.history_limit))
+                self._wake = False
+                if history_is_long(state.history_limit):
+                    await self._continue_as_new(state, book)  # the next run deletes again (idempotent)
+        book.operation("delete", "every machine is deleted")
+        await workflow.wait_condition(workflow.all_handlers_finished)
+        status = build_status(state, workflow.now())
+        status.phase = RolloutPhase.DELETED
+        workflow.set_current_details(f"## pool {state.spec.name} - Deleted")
+        return status
+
+    # ---- helpers ----------------------------------------------------------------------------
+
+    def _open(self) -> tuple[PoolState, PoolBook]:
+        assert self._state is not None and self._book is not None  # the validators refused otherwise
+        return self._state, self._book
+
+    def _deleting(self) -> bool:
+        return self._state is not None and self._state.delete_request is not None
+
+    def _changed(self) -> PoolStatus:
+        self._wake = True
+        return self.status()
+
+    def _show(self) -> None:
+        if self._state is not None:
+            self._view.show(self._state, build_status(self._state, workflow.now(), self._held))
+
+    async def _continue_as_new(self, state: PoolState, book: PoolBook) -> None:
+        await workflow.wait_condition(workflow.all_handlers_finished)
+        state.runs += 1
+        book.log(f"continuing as new (history length {workflow.info().get_current_history_length()})")
+        workflow.continue_as_new(state)

@@ -1,0 +1,123 @@
+"""Decoding a pool's start input and its updates' payloads: clear errors, never a stuck workflow task.
+
+The start input is taken as plain JSON (Any) and validated here, so a bad PoolSpec fails the workflow at
+once naming the field. Update payloads are checked in the updates' validators, so a bad `scale` or
+`set_template` is refused synchronously to its caller and never enters history.
+"""
+
+import json
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from temporalio import workflow
+from temporalio.exceptions import ApplicationError
+
+with workflow.unsafe.imports_passed_through():
+    from models.errors import ErrorType
+    from models.naming import pool_workflow_id
+    from models.pool import MAX_REPLICAS, PoolSpec, template_revision
+    from models.requests import DeleteRequest
+    from models.validation import describe_validation_error
+
+from workflows.api import POOL_WORKFLOW_TYPE
+from workflows.pool_state import POOL_STATE_KIND, PoolState
+
+
+def invalid(message: str) -> ApplicationError:
+    return ApplicationError(message, type=ErrorType.INVALID_SPEC, non_retryable=True)
+
+
+def _json_object(value: Any, what: str) -> dict[str, Any]:
+    if isinstance(value, str | bytes):  # `--input '"{...}"'`: JSON encoded twice
+        try:
+            value = json.loads(value)
+        except ValueError:
+            raise invalid(f"{what}: expected a JSON object, got a string") from None
+    if not isinstance(value, dict):
+        raise invalid(f"{what}: expected a JSON object, got {type(value).__name__}")
+    return value
+
+
+def decode_pool_input(value: Any) -> PoolState:
+    """The state of a fresh pool from its PoolSpec, or the state a previous run carried through continue-as-new."""
+    data = _json_object(value, "input (a PoolSpec)")
+    if data.get("kind") == POOL_WORKFLOW_TYPE:  # an `azmc apply` document (kind: MachinePool) is an input too
+        data = {key: item for key, item in data.items() if key != "kind"}
+    try:
+        if data.get("kind") == POOL_STATE_KIND:
+            return PoolState.model_validate(data)
+        spec = PoolSpec.model_validate(data)
+    except ValidationError as err:
+        what = "carried pool state" if data.get("kind") == POOL_STATE_KIND else "PoolSpec"
+        raise invalid(describe_validation_error(err, what)) from None
+    expected = pool_workflow_id(spec.resource_group, spec.name)
+    if workflow.info().workflow_id != expected:
+        raise invalid(f"workflow id {workflow.info().workflow_id!r} does not match the spec: pool "
+                      f"{spec.resource_group}/{spec.name} is managed only by workflow {expected!r} "
+                      f"(start {POOL_WORKFLOW_TYPE} with --workflow-id {expected})")
+    template = data.get("template")
+    return PoolState(spec=spec, revision=template_revision(template if isinstance(template, dict) else {}))
+
+
+class _Request(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ScaleRequest(_Request):
+    replicas: int = Field(ge=0, le=MAX_REPLICAS)
+
+
+class SetTemplateRequest(_Request):
+    template: dict[str, Any]
+
+
+def _one(args: tuple[Any, ...], what: str) -> dict[str, Any]:
+    if len(args) != 1:
+        raise ValueError(f"{what}: expected one JSON object, got {len(args)} values")
+    value = args[0]
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            raise ValueError(f"{what}: expected a JSON object, got a string") from None
+    if not isinstance(value, dict):
+        raise ValueError(f"{what}: expected a JSON object, got {type(value).__name__}")
+    return value
+
+
+def check_open(state: PoolState | None, deleting: bool, what: str) -> PoolState:
+    if state is None:
+        raise ValueError(f"{what}: the pool has no valid spec (see the workflow's failure)")
+    if deleting:
+        raise ValueError(f"{what}: the pool is being deleted")
+    return state
+
+
+def scale_request(args: tuple[Any, ...]) -> ScaleRequest:
+    try:
+        return ScaleRequest.model_validate(_one(args, "scale"))
+    except ValidationError as err:
+        raise ValueError(describe_validation_error(err, "scale request")) from None
+
+
+def template_spec(state: PoolState, args: tuple[Any, ...]) -> tuple[PoolSpec, str]:
+    """The pool's spec with the new template, validated as a whole (the machines' derived names too), and its
+    revision: the target's or the last completed one's when equal to theirs (a rollback), else a new one."""
+    try:
+        request = SetTemplateRequest.model_validate(_one(args, "set_template"))
+        spec = state.spec.with_changes(template=request.template)
+    except ValidationError as err:
+        raise ValueError(describe_validation_error(err, "set_template request")) from None
+    if spec.template == state.spec.template:
+        return spec, state.revision
+    if state.current_template is not None and spec.template == state.current_template:
+        return spec, state.current_revision
+    return spec, template_revision(request.template)
+
+
+def delete_request(args: tuple[Any, ...]) -> DeleteRequest:
+    """An unusable payload still deletes: the intent is clear even when the options are not."""
+    try:
+        return DeleteRequest.model_validate(args[0] if args and args[0] is not None else {})
+    except ValidationError as err:
+        return DeleteRequest(reason=f"delete signal with an invalid payload ({err.error_count()} errors)")

@@ -1,0 +1,146 @@
+"""What a pool does next: pure decisions from its machines, its spec and the time (no Temporal calls).
+
+The pool's loop asks `plan` after every change and carries out the answer (pool_children.py); tests pin
+the decisions here without a server (tests/workflows/test_pool_plan_unit.py).
+- Healing: Failed machines are preserved (up to preserve_failed) or deleted and replaced, at most
+  max_replacements replacements not yet Running at once (MCM's meltdown guard); the rest wait, said so.
+- Scaling: create in parallel; delete in MCM's order (scale_down_order).
+- Rolling update: at most replicas + max_surge machines, at least replicas - max_unavailable available;
+  a machine is available after min_ready Running. No progress for the template's creation timeout: stuck,
+  and the rollout stops (old machines keep serving) until set_template or resume.
+"""
+
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from temporalio import workflow
+
+with workflow.unsafe.imports_passed_through():
+    from models.durations import humanize
+    from models.pool import PoolMachine, PoolSpec
+    from models.status import Phase
+
+# Scale-down order, first deleted first: broken before healthy, and among Running ones older revisions,
+# then the newest (the machines that ran longest stay).
+_UNHEALTHY_RANK = {Phase.FAILED: 0, Phase.CRASH_LOOP_BACK_OFF: 1, Phase.PENDING: 2, Phase.CREATING: 2,
+                   Phase.UNKNOWN: 3}
+_CREATING = (Phase.PENDING, Phase.CREATING, Phase.CRASH_LOOP_BACK_OFF)
+
+
+@dataclass
+class Plan:
+    create: int = 0
+    # How many of `create` replace Failed machines (they count against max_replacements until Running).
+    replacements: int = 0
+    delete: list[tuple[str, str]] = field(default_factory=list)  # (name, why)
+    preserve: list[str] = field(default_factory=list)
+    rolling: bool = False
+    stuck: bool = False
+    # Why Failed machines wait (the meltdown guard), "" when none waits.
+    held: str = ""
+    wake_in: timedelta | None = None
+
+
+def counted(machine: PoolMachine) -> bool:
+    """Counts towards replicas: neither preserved nor being deleted."""
+    return not machine.preserved and not machine.deleting
+
+
+def available(machine: PoolMachine, now: datetime, min_ready: timedelta) -> bool:
+    return machine.phase == Phase.RUNNING and machine.since is not None and now - machine.since >= min_ready
+
+
+def scale_down_order(machines: list[PoolMachine], target: str) -> list[PoolMachine]:
+    """Failed, CrashLoopBackOff, Pending/Creating, Unknown, older revisions (oldest first), newest Running."""
+    def key(m: PoolMachine) -> tuple[int, float]:
+        stamp = m.since.timestamp() if m.since else 0.0
+        if m.phase in _UNHEALTHY_RANK:
+            return _UNHEALTHY_RANK[m.phase], stamp
+        if m.revision != target:
+            return 4, stamp
+        return 5, -stamp
+    return sorted(machines, key=key)
+
+
+def _heal(spec: PoolSpec, alive: list[PoolMachine], preserved: int, plan: Plan) -> list[PoolMachine]:
+    """Failed machines within the guard are preserved or deleted; returns those that still count."""
+    failed = sorted((m for m in alive if m.phase == Phase.FAILED), key=lambda m: m.since or datetime.min)
+    in_flight = sum(1 for m in alive if m.replacement and m.phase in _CREATING)
+    handled = failed[:max(0, spec.max_replacements - in_flight)]
+    for machine in handled:
+        if preserved < spec.preserve_failed:
+            plan.preserve.append(machine.name)
+            preserved += 1
+        else:
+            plan.delete.append((machine.name, "Failed: replaced"))
+    waiting = len(failed) - len(handled)
+    if waiting:
+        plan.held = (f"{waiting} Failed machine{'s' if waiting > 1 else ''} wait{'s' if waiting == 1 else ''} "
+                     f"for a replacement: max_replacements {spec.max_replacements} allows {spec.max_replacements} "
+                     f"at once and {in_flight + len(handled)} {'is' if in_flight + len(handled) == 1 else 'are'} "
+                     "not Running yet (meltdown guard)")
+    plan.replacements = len(handled)
+    names = {m.name for m in handled}
+    return [m for m in alive if m.name not in names]
+
+
+def _trim(machines: list[PoolMachine], limit: int, target: str, why: str, plan: Plan) -> list[PoolMachine]:
+    excess = len(machines) - limit
+    if excess <= 0:
+        return machines
+    gone = scale_down_order(machines, target)[:excess]
+    plan.delete += [(m.name, why) for m in gone]
+    names = {m.name for m in gone}
+    return [m for m in machines if m.name not in names]
+
+
+def _roll(spec: PoolSpec, target: str, alive: list[PoolMachine], now: datetime, plan: Plan) -> None:
+    """One step of a rolling update: replace old-revision machines within the strategy's bounds."""
+    replicas = spec.replicas
+    old = [m for m in alive if m.revision != target]
+    old_down = [m for m in scale_down_order(old, target) if not available(m, now, spec.min_ready)]
+    plan.delete += [(m.name, f"rolling to rev {target}") for m in old_down]
+    available_now = sum(1 for m in alive if available(m, now, spec.min_ready))
+    may_drop = available_now - (replicas - spec.strategy.max_unavailable)
+    old_up = sorted((m for m in old if available(m, now, spec.min_ready)), key=lambda m: m.since or now)
+    plan.delete += [(m.name, f"rolling to rev {target}") for m in old_up[:max(0, may_drop)]]
+
+
+def plan(spec: PoolSpec, machines: list[PoolMachine], now: datetime, *, revision: str, paused: bool, stuck: bool,
+         progress_at: datetime | None) -> Plan:
+    """What to do next towards `spec` with the template of `revision` (the target)."""
+    result = Plan()
+    target, replicas = revision, spec.replicas
+    preserved = [m for m in machines if m.preserved and not m.deleting]
+    alive = _heal(spec, [m for m in machines if counted(m)], len(preserved), result)
+    for machine in preserved:  # kept for diagnosis only so long
+        if machine.since is not None and now - machine.since >= spec.preserve_timeout:
+            result.delete.append((machine.name, f"preserved for {humanize(spec.preserve_timeout)}"))
+    result.rolling = any(m.revision != target for m in alive)
+    timeout = spec.template.timeouts.creation
+    result.stuck = result.rolling and (stuck or (not paused and progress_at is not None
+                                                 and now - progress_at >= timeout))
+    moving = result.rolling and not paused and not result.stuck
+    surge = spec.strategy.max_surge if result.rolling else 0
+    alive = _trim(alive, replicas + surge, target, f"scaled to {replicas}", result)
+    new = sum(1 for m in alive if m.revision == target)
+    if moving:
+        result.create = max(0, min(replicas + surge - len(alive), replicas - new))
+        deleted = {name for name, _ in result.delete}
+        _roll(spec, target, [m for m in alive if m.name not in deleted], now, result)
+    else:  # scaling, healing, or a paused or stuck rollout: only as many as replicas
+        result.create = max(0, replicas - len(alive))
+    result.replacements = min(result.replacements, result.create)
+    result.wake_in = _next_wake(spec, machines, now, moving, progress_at)
+    return result
+
+
+def _next_wake(spec: PoolSpec, machines: list[PoolMachine], now: datetime, moving: bool,
+               progress_at: datetime | None) -> timedelta | None:
+    """When time alone changes a decision: a machine becomes available, a preservation ends, a rollout stalls."""
+    moments = [m.since + spec.min_ready for m in machines
+               if m.phase == Phase.RUNNING and m.since and counted(m) and m.since + spec.min_ready > now]
+    moments += [m.since + spec.preserve_timeout for m in machines if m.preserved and not m.deleting and m.since]
+    if moving and progress_at is not None:
+        moments.append(progress_at + spec.template.timeouts.creation)
+    return max(min(moments) - now, timedelta(0)) if moments else None

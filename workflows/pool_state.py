@@ -1,0 +1,45 @@
+"""The one serializable state a pool's workflow carries, across continue-as-new too.
+
+Compact on purpose: one short PoolMachine per machine (no per-machine spec; a machine's workflow holds its
+own), so hundreds of machines ride in one continue-as-new input far below Temporal's payload limit.
+"""
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel
+from temporalio import workflow
+
+with workflow.unsafe.imports_passed_through():
+    from models.pool import PoolMachine, PoolOperation, PoolSpec, PoolTemplate
+    from models.requests import DeleteRequest
+
+# Marks a continue-as-new input, so it is never mistaken for (or validated as) a fresh PoolSpec.
+POOL_STATE_KIND = "azmc.machine-pool.state/v1"
+RECENT_POOL_OPERATIONS = 20
+
+
+class PoolState(BaseModel):
+    kind: Literal["azmc.machine-pool.state/v1"] = POOL_STATE_KIND
+    spec: PoolSpec  # replicas and the template as last set
+    # The target revision: the template's, named once from the template as it was sent (template_revision).
+    revision: str
+    machines: list[PoolMachine] = []
+    # Names come from (revision, counter): the counter only grows, so a name is never reused by the pool.
+    counter: int = 0
+    # The revision the pool last completed a rollout to ("" before the first one completed).
+    current_revision: str = ""
+    # Its template: a set_template equal to it is a rollback to that revision (same machine names, no rollout).
+    current_template: PoolTemplate | None = None
+    paused: bool = False
+    # The last time the rollout moved (it started, or a machine of the target revision became Running):
+    # no move for the template's creation timeout means the rollout is stuck.
+    progress_at: datetime | None = None
+    stuck: bool = False
+    delete_request: DeleteRequest | None = None
+    operations: list[PoolOperation] = []
+    runs: int = 1
+    history_limit: int = 0
+
+    def machine(self, name: str) -> PoolMachine | None:
+        return next((m for m in self.machines if m.name == name), None)
