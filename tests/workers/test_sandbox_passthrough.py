@@ -35,7 +35,8 @@ def test_no_passed_through_module_defines_a_workflow_or_holds_mutable_state():
         for attribute, value in vars(module).items():
             if attribute.startswith("__") or isinstance(value, types.ModuleType):
                 continue
-            assert not isinstance(value, _MUTABLE), f"{name}.{attribute} is mutable module state"
+            assert not isinstance(value, _MUTABLE), \
+                f"{name}.{attribute} is mutable module state: make it a tuple, frozenset or MappingProxyType"
             defined_here = isinstance(value, type) and value.__module__ == name
             assert not (defined_here and hasattr(value, "__temporal_workflow_definition")), \
                 f"{name}.{attribute} is a workflow: it must stay sandboxed"
