@@ -20,9 +20,13 @@ from models.validation import field_path, problem
 
 TASK_QUEUE = "azmc"
 METRICS_PORT = 9464  # the worker's Prometheus endpoint by default
-DEFAULT_EMULATOR_TOKEN = "azmc-emulator"
-MAX_CACHED_WORKFLOWS = 1000  # the SDK's default, until bench/scale.py says otherwise
-MAX_CONCURRENT_WORKFLOW_TASKS = 100  # the emulator accepts any non-empty bearer token
+DEFAULT_EMULATOR_TOKEN = "azmc-emulator"  # the emulator accepts any non-empty bearer token
+# Chosen with bench/scale.py (README, Performance): a cached machine costs ~0.23 MiB, so 10,000 cached would
+# pass 2 GiB, while an evicted one replays ~30 events at its next task (every 6 h) or query.
+MAX_CACHED_WORKFLOWS = 1000
+# Workflow tasks are CPU-bound under one GIL: more slots only queue them inside the worker, where one
+# that waits past its 10 s timed out (1 in 1,000 machines started at once with 100 slots, none with 10).
+MAX_CONCURRENT_WORKFLOW_TASKS = 10
 
 
 class SettingsError(ValueError):
