@@ -21,6 +21,7 @@ from pathlib import Path
 
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.service import RPCError
 
 from bench.histories import histories_stats, history_stats
 from bench.lifecycle import bench_spec, bounded, count, machine_ids
@@ -51,20 +52,27 @@ async def wait_running(client: Client, prefix: str, target: int, timeout_s: floa
         await asyncio.sleep(1.0)
 
 
-async def query_all(client: Client, ids: list[str], concurrency: int = 100) -> tuple[float, list[float]]:
-    """Seconds for every machine to answer `status`, and each answer's latency (seconds)."""
+async def query_all(client: Client, ids: list[str], concurrency: int = 100) -> tuple[float, list[float], int]:
+    """Seconds for every machine to answer `status`, each answer's latency (seconds), the queries that failed
+    (an RPC timeout: an evicted machine must replay to answer, and waits for a workflow task slot)."""
     latencies: list[float] = []
+    failed = 0
     gate = asyncio.Semaphore(concurrency)
 
     async def one(wf_id: str) -> None:
+        nonlocal failed
         async with gate:
             began = time.monotonic()
-            await client.get_workflow_handle(wf_id).query(STATUS_QUERY, result_type=MachineStatus)
+            try:
+                await client.get_workflow_handle(wf_id).query(STATUS_QUERY, result_type=MachineStatus)
+            except RPCError:
+                failed += 1
+                return
             latencies.append(time.monotonic() - began)
 
     began = time.monotonic()
     await asyncio.gather(*(one(wf_id) for wf_id in ids))
-    return time.monotonic() - began, latencies
+    return time.monotonic() - began, latencies, failed
 
 
 async def events_per_check(client: Client) -> float:
@@ -91,14 +99,15 @@ async def measure(processes: Processes, machines: int) -> dict[str, float]:
     running_s = time.monotonic() - began
     await asyncio.sleep(5)  # let the worker settle with every machine Running
     rss, peak = rss_mib(processes.worker_pid())
-    query_s, latencies = await query_all(client, ids)
-    again_s, _ = await query_all(client, ids)
+    query_s, latencies, query_failures = await query_all(client, ids)
+    again_s, _, again_failures = await query_all(client, ids)
     histories = await histories_stats(client, ids)
     per_check = await events_per_check(client)
     latencies.sort()
     return {
         "machines": machines, "started_s": started_s, "running_s": running_s, "rss_mib": rss, "peak_mib": peak,
-        "query_s": query_s, "query_again_s": again_s, "p50_ms": 1000 * statistics.median(latencies),
+        "query_s": query_s, "query_again_s": again_s, "query_failures": query_failures + again_failures,
+        "p50_ms": 1000 * statistics.median(latencies),
         "p99_ms": 1000 * latencies[int(0.99 * (len(latencies) - 1))],
         "task_timeouts": histories.workflow_task_timeouts, "task_failures": histories.workflow_task_failures,
         "sticky_timeouts": histories.sticky_task_timeouts,
@@ -117,7 +126,8 @@ def rows(r: dict[str, float], cache: int, tasks: int) -> list[dict[str, object]]
             "0", None, f"{r['task_timeouts']:.0f} timeouts ({r['sticky_timeouts']:.0f} of them a sticky queue's "
             f"schedule-to-start), {r['task_failures']:.0f} failures, from every history"),
         row(f"all {n:,} answer `status`", round(r["query_s"], 1), "s", None, None,
-            f"100 at a time: p50 {r['p50_ms']:.0f} ms, p99 {r['p99_ms']:.0f} ms; again {r['query_again_s']:.1f} s"),
+            f"100 at a time: p50 {r['p50_ms']:.0f} ms, p99 {r['p99_ms']:.0f} ms; again {r['query_again_s']:.1f} s; "
+            f"{r['query_failures']:.0f} of the 2 x {n:,} queries timed out"),
         row(f"{n:,} machines started -> all Running", round(r["running_s"], 1), "s", None, None,
             f"starts sent in {r['started_s']:.1f} s, 50 at a time; {r['events_per_machine']:.0f} events each"),
         row("history growth of a Running machine", round(r["events_per_check"] * checks_now), "events/day", None,
