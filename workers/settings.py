@@ -21,6 +21,12 @@ from models.validation import field_path, problem
 TASK_QUEUE = "azmc"
 METRICS_PORT = 9464  # the worker's Prometheus endpoint by default
 DEFAULT_EMULATOR_TOKEN = "azmc-emulator"  # the emulator accepts any non-empty bearer token
+# Chosen with bench/scale.py (README, Performance): a cached machine costs ~0.23 MiB, so 10,000 cached would
+# pass 2 GiB, while an evicted one replays ~30 events at its next task (every 6 h) or query.
+MAX_CACHED_WORKFLOWS = 1000
+# Workflow tasks are CPU-bound under one GIL: more slots only queue them inside the worker, where one
+# that waits past its 10 s timed out (1 in 1,000 machines started at once with 100 slots, none with 10).
+MAX_CONCURRENT_WORKFLOW_TASKS = 10
 
 
 class SettingsError(ValueError):
@@ -46,6 +52,10 @@ class Settings(BaseSettings):
     metrics_host: str = "127.0.0.1"
     graceful_shutdown_s: float = Field(30.0, ge=0)
     max_concurrent_activities: int = Field(200, ge=1)
+    # Workflows kept in memory between their tasks (sticky cache); one evicted replays its history on its
+    # next task or query. Chosen with bench/scale.py: see README, Performance.
+    max_cached_workflows: int = Field(MAX_CACHED_WORKFLOWS, ge=0)
+    max_concurrent_workflow_tasks: int = Field(MAX_CONCURRENT_WORKFLOW_TASKS, ge=1)
     log_format: str = Field("text", pattern="^(text|json)$")
 
     # Azure: an endpoint means "talk to this ARM-compatible URL" (a loopback one is the emulator); none

@@ -21,6 +21,7 @@ from codec.converter import describe_codec
 from models.validation import problem
 from workers.connect import connect
 from workers.installation import installation_id
+from workers.sandbox import workflow_runner
 from workers.settings import Settings, SettingsError
 from workers.sweep_schedule import ensure_sweep_schedule
 from workflows import ALL_WORKFLOWS
@@ -64,10 +65,13 @@ def build_worker(settings: Settings, client: object, driver: AzureDriver) -> Wor
         client,  # type: ignore[arg-type]
         task_queue=settings.task_queue,
         workflows=ALL_WORKFLOWS,
+        workflow_runner=workflow_runner(),  # workflows/ helpers passed through: no re-import per instance
         activities=driver.activities(settings.shared_offerings),
         interceptors=[AuditInterceptor(client.data_converter)],  # type: ignore[attr-defined]
          # each activity's Azure requests go into history with its result
         max_concurrent_activities=settings.max_concurrent_activities,
+        max_cached_workflows=settings.max_cached_workflows,
+        max_concurrent_workflow_tasks=settings.max_concurrent_workflow_tasks,
         graceful_shutdown_timeout=timedelta(seconds=settings.graceful_shutdown_s),
     )
 

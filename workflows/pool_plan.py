@@ -12,6 +12,7 @@ the decisions here without a server (tests/workflows/test_pool_plan_unit.py).
 
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from types import MappingProxyType
 
 from temporalio import workflow
 
@@ -22,8 +23,8 @@ with workflow.unsafe.imports_passed_through():
 
 # Scale-down order, first deleted first: broken before healthy, and among Running ones older revisions,
 # then the newest (the machines that ran longest stay).
-_UNHEALTHY_RANK = {Phase.FAILED: 0, Phase.CRASH_LOOP_BACK_OFF: 1, Phase.PENDING: 2, Phase.CREATING: 2,
-                   Phase.UNKNOWN: 3}
+_UNHEALTHY_RANK = MappingProxyType({Phase.FAILED: 0, Phase.CRASH_LOOP_BACK_OFF: 1, Phase.PENDING: 2,
+                                    Phase.CREATING: 2, Phase.UNKNOWN: 3})  # read-only: shared (workers/sandbox.py)
 _CREATING = (Phase.PENDING, Phase.CREATING, Phase.CRASH_LOOP_BACK_OFF)
 
 

@@ -5,6 +5,8 @@ Register them once per namespace, e.g.
 the dev server takes `--search-attribute AzmcPhase=Keyword`.
 """
 
+from types import MappingProxyType
+
 from temporalio.common import SearchAttributeIndexedValueType, SearchAttributeKey
 
 AZMC_PHASE = SearchAttributeKey.for_keyword("AzmcPhase")
@@ -23,7 +25,8 @@ ALL_KEYS = (AZMC_PHASE, AZMC_MACHINE, AZMC_RESOURCE_GROUP, AZMC_POOL,
             AZMC_POOL_PHASE, AZMC_POOL_REPLICAS, AZMC_POOL_AVAILABLE, AZMC_POOL_UPDATED)
 
 # The type names the `temporal` CLI and dev server take.
-TYPE_NAMES = {SearchAttributeIndexedValueType.KEYWORD: "Keyword", SearchAttributeIndexedValueType.INT: "Int"}
+TYPE_NAMES = MappingProxyType({SearchAttributeIndexedValueType.KEYWORD: "Keyword",
+                               SearchAttributeIndexedValueType.INT: "Int"})  # read-only: shared (workers/sandbox.py)
 
 
 def type_name(key: SearchAttributeKey) -> str:  # type: ignore[type-arg]

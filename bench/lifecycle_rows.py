@@ -1,0 +1,106 @@
+"""bench/lifecycle.py's measurements, and how they read: the printed summary and the results rows."""
+
+import statistics
+from dataclasses import dataclass, field
+
+from bench.bare import BareInput
+from bench.histories import HistoryStats
+from bench.results_file import row
+
+
+@dataclass
+class Measured:
+    machines: int
+    rounds: int
+    bare_input: BareInput
+    seconds: dict[str, list[float]] = field(default_factory=lambda: {"azmc": [], "bare": []})
+    cpu: dict[str, dict[str, float]] = field(default_factory=lambda: {"azmc": {}, "bare": {}})
+    requests: dict[str, int] = field(default_factory=dict)
+    azmc_history: HistoryStats = field(default_factory=HistoryStats)
+    bare_history: HistoryStats = field(default_factory=HistoryStats)
+    worker_peak_rss_mib: float = 0.0
+
+    def add_run(self, kind: str, seconds: float, cpu: dict[str, float]) -> None:
+        self.seconds[kind].append(seconds)
+        for process, used in cpu.items():
+            self.cpu[kind][process] = self.cpu[kind].get(process, 0.0) + used
+
+    def best_rate(self, kind: str) -> float:
+        return self.machines / min(self.seconds[kind])
+
+    def median_rate(self, kind: str) -> float:
+        return self.machines / statistics.median(self.seconds[kind])
+
+    def cpu_ms(self, kind: str, process: str | None = None) -> float:
+        """CPU milliseconds per lifecycle: of one process, or of all of them (None)."""
+        used = self.cpu[kind].get(process, 0.0) if process else sum(self.cpu[kind].values())
+        return used * 1000 / (self.machines * self.rounds)
+
+    def emulator_core_share(self) -> float:
+        """The emulator's CPU during the azmc runs, as a fraction of one core over their wall time."""
+        return self.cpu["azmc"].get("emulator", 0.0) / sum(self.seconds["azmc"])
+
+    def emulator_cpu_share(self) -> float:
+        """The emulator's part of all CPU the processes used during the azmc runs."""
+        return self.cpu["azmc"].get("emulator", 0.0) / max(sum(self.cpu["azmc"].values()), 1e-9)
+
+
+def _per(stats: HistoryStats, name: str) -> float:
+    return round(stats.per(name), 1)
+
+
+def print_summary(m: Measured) -> None:
+    shape = f"{m.bare_input.create_activities} + {m.bare_input.delete_activities} no-op activities around a signal"
+    print(f"azmc lifecycle benchmark: {m.machines} machines x {m.rounds} rounds, emulator time scale 0, "
+          "one dev server, one worker each")
+    for kind in ("azmc", "bare"):
+        runs = ", ".join(f"{s:.1f}" for s in m.seconds[kind])
+        print(f"  {kind}: rounds took {runs} s: best {m.best_rate(kind):.2f}/s, median {m.median_rate(kind):.2f}/s"
+              + (f" ({shape})" if kind == "bare" else ""))
+    print(f"  ratio azmc / bare: best {m.best_rate('azmc') / m.best_rate('bare'):.2f}, "
+          f"median {m.median_rate('azmc') / m.median_rate('bare'):.2f} (goal >= 0.8)")
+    for kind in ("azmc", "bare"):
+        per = ", ".join(f"{name} {m.cpu_ms(kind, name):.0f}" for name in m.cpu[kind] if m.cpu_ms(kind, name) >= 0.5)
+        print(f"  CPU ms per {kind} lifecycle: {per}; total {m.cpu_ms(kind):.0f}")
+    for kind, stats in (("azmc", m.azmc_history), ("bare", m.bare_history)):
+        print(f"  {kind} history per lifecycle ({stats.workflows} read): {_per(stats, 'events')} events, "
+              f"{_per(stats, 'workflow_tasks')} workflow tasks, "
+              f"{_per(stats, 'activities_before_signal') + _per(stats, 'activities_after_signal')} activities "
+              f"({_per(stats, 'local_activities')} local), {_per(stats, 'upserts')} upserts, "
+              f"{_per(stats, 'timers')} timers, {stats.workflow_task_timeouts} task timeouts, "
+              f"{stats.workflow_task_failures} task failures")
+    polls = m.requests.get("operations.get", 0)
+    lifecycles = m.machines * m.rounds
+    print(f"  ARM requests per machine: {(sum(m.requests.values()) - polls) / lifecycles:.1f} "
+          f"(+ {polls / lifecycles:.1f} operation-status polls)")
+    print(f"  emulator: {m.emulator_core_share():.0%} of one core during the azmc runs, "
+          f"{m.emulator_cpu_share():.0%} of all CPU used")
+    print(f"  azmc worker peak RSS: {m.worker_peak_rss_mib:.0f} MiB")
+
+
+def results_rows(m: Measured) -> list[dict[str, object]]:
+    a, b = m.azmc_history, m.bare_history
+    same_run = f"{m.machines} x {m.rounds} rounds, alternating, best round each"
+    return [
+        row("lifecycle rate / bare workflow rate", round(m.best_rate("azmc") / m.best_rate("bare"), 2), "", ">= 0.8",
+            "bare 1.0", f"{same_run}; median ratio {m.median_rate('azmc') / m.median_rate('bare'):.2f}"),
+        row("lifecycle rate (create -> Running -> delete)", round(m.best_rate("azmc"), 2), "machines/s", None,
+            f"bare {m.best_rate('bare'):.2f}/s",
+            f"bare: {m.bare_input.create_activities} + {m.bare_input.delete_activities} no-op activities"),
+        row("CPU per lifecycle, all processes", round(m.cpu_ms("azmc")), "ms", None, f"bare {m.cpu_ms('bare'):.0f} ms",
+            "server + worker + emulator, from /proc"),
+        row("CPU per lifecycle, worker", round(m.cpu_ms("azmc", "azmc worker")), "ms", None,
+            f"bare worker {m.cpu_ms('bare', 'bare worker'):.0f} ms"),
+        row("CPU per lifecycle, Temporal server", round(m.cpu_ms("azmc", "server")), "ms", None,
+            f"bare {m.cpu_ms('bare', 'server'):.0f} ms"),
+        row("workflow tasks per lifecycle", _per(a, "workflow_tasks"), "tasks", None,
+            f"bare {_per(b, 'workflow_tasks')}", f"from {a.workflows} histories each; "
+            f"{_per(a, 'local_activities')} of the machine's activities are local (reads)"),
+        row("history events per lifecycle", _per(a, "events"), "events", None, f"bare {_per(b, 'events')}",
+            f"{_per(a, 'upserts')} search-attribute upserts (bare {_per(b, 'upserts')}), {_per(a, 'timers')} timers"),
+        row("workflow task timeouts + failures", a.workflow_task_timeouts + a.workflow_task_failures, "tasks", "0",
+            None, f"in {a.workflows} lifecycle histories"),
+        row("emulator CPU during the lifecycle runs", round(100 * m.emulator_core_share(), 1), "% of a core",
+            "not the bottleneck", None, f"{100 * m.emulator_cpu_share():.0f}% of all CPU used; /proc/<pid>/stat"),
+        row("worker peak RSS (lifecycle runs)", round(m.worker_peak_rss_mib), "MiB"),
+    ]

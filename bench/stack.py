@@ -1,0 +1,86 @@
+"""The processes a Temporal bench runs on: a dev server, the emulator, an `azmc worker` (and a bare worker),
+each on free loopback ports with its log in a folder; plus what /proc says about them (CPU, RSS)."""
+
+import os
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from cli.dev_stack import search_attribute_flags
+from cli.processes import Child, free_port, http_ok, tcp_open, temporal_binary
+
+ROOT = Path(__file__).resolve().parents[1]
+_ENV = {"PYTHONPATH": str(ROOT)}
+
+
+def rss_mib(pid: int) -> tuple[float, float]:
+    """(current, peak) resident set size of a process, from /proc."""
+    fields = dict(line.split(":", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines() if ":" in line)
+    return int(fields["VmRSS"].split()[0]) / 1024, int(fields["VmHWM"].split()[0]) / 1024
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time a process has used so far (/proc/<pid>/stat utime + stime)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@dataclass
+class Processes:
+    server: Child
+    emulator: Child
+    azmc_worker: Child
+    bare_worker: Child | None
+    address: str
+    emulator_url: str
+
+    def children(self) -> dict[str, Child]:
+        named = {"server": self.server, "emulator": self.emulator, "azmc worker": self.azmc_worker}
+        return {**named, "bare worker": self.bare_worker} if self.bare_worker else named
+
+    def stop(self) -> None:
+        for child in reversed(list(self.children().values())):
+            child.stop()
+
+    def cpu(self) -> dict[str, float]:
+        return {name: cpu_seconds(child.process.pid) for name, child in self.children().items() if child.process}
+
+    def worker_pid(self) -> int:
+        assert self.azmc_worker.process is not None
+        return self.azmc_worker.process.pid
+
+
+def cpu_used(before: dict[str, float], after: dict[str, float]) -> dict[str, float]:
+    return {name: after[name] - before[name] for name in after}
+
+
+def cpu_line(before: dict[str, float], after: dict[str, float]) -> str:
+    return ", ".join(f"{name} {seconds:.1f}" for name, seconds in cpu_used(before, after).items())
+
+
+def start_processes(logs: Path, *, bare: bool = True, worker_env: dict[str, str] | None = None,
+                    server_flags: tuple[str, ...] = ()) -> Processes:  # fmt: skip
+    """Dev server + emulator (time scale 0, seeded) + azmc worker (+ bare worker); `worker_env`: extra AZMC_*."""
+    port, emulator_port = free_port(), free_port()
+    address, emulator_url = f"127.0.0.1:{port}", f"http://127.0.0.1:{emulator_port}"
+    server_argv = [temporal_binary(), "server", "start-dev", "--ip", "127.0.0.1", "--port", str(port), "--headless",
+                   "--log-level", "error", *search_attribute_flags(), *server_flags]  # fmt: skip
+    server = Child("temporal", server_argv, logs / "temporal.log")
+    emulator = Child("emulator", [sys.executable, "-m", "emulator", "--port", str(emulator_port), "--time-scale", "0",
+                                  "--seed"], logs / "emulator.log", env=_ENV)  # fmt: skip
+    server.start()
+    emulator.start()
+    server.wait_ready(lambda: tcp_open(port), 60)
+    emulator.wait_ready(lambda: http_ok(f"{emulator_url}/_emulator/health"), 30)
+    time.sleep(1.0)  # the frontend accepts connections a moment before the namespace is served
+    azmc_env = {**_ENV, "AZMC_TEMPORAL_ADDRESS": address, "AZMC_AZURE_ENDPOINT": emulator_url, "AZMC_METRICS_PORT": "0",
+                **(worker_env or {})}  # fmt: skip
+    azmc_worker = Child("azmc worker", [sys.executable, "-m", "cli", "worker"], logs / "worker.log", env=azmc_env)
+    azmc_worker.start()
+    bare_worker = None
+    if bare:
+        bare_worker = Child("bare worker", [sys.executable, "-m", "bench.bare", "--address", address],
+                            logs / "bare.log", env=_ENV)  # fmt: skip
+        bare_worker.start()
+    return Processes(server, emulator, azmc_worker, bare_worker, address, emulator_url)
