@@ -182,10 +182,15 @@ async def create_machine(machine: Machine, azure: AzureCalls, drain_timeout: tim
         machine.set_phase(Phase.CRASH_LOOP_BACK_OFF)
         machine.operation(Stage.CREATE, OperationState.FAILED, f"attempt {state.status.attempts} failed; compensating",
                           error=str(failure))
+        # The memory hears of a refusal before compensating: the undo can take minutes (a failed VM's NIC
+        # stays reserved 180 s), and meanwhile other machines would ask for the refused offering too.
+        refusal = None if offering is None else await fallback.remember_refusal(machine, azure, offering,
+                                                                                 failure.error)
         await undo.unwind()
         if workflow.patched(patches.FIND_VM_FOR_DECISIONS):
             await _show_leftovers(machine, azure)
-        if offering is not None and await fallback.remember_refusal(machine, azure, offering, failure.error):
+        if offering is not None and refusal is not None:
+            fallback.next_offering_at_once(machine, offering, refusal, failure.error)
             if workflow.now() >= deadline:
                 break
             continue  # the next offering, at once

@@ -156,15 +156,17 @@ async def attempt_worked(machine: Machine, azure: AzureCalls, offering: Offering
         machine.log.warning(f"could not tell the memory that {offering.describe()} worked: {error_text(err)}")
 
 
-async def remember_refusal(machine: Machine, azure: AzureCalls, offering: Offering, error: BaseException) -> bool:
-    """After a failed attempt: a capacity refusal is told to the shared memory. True when the next attempt
-    may start at once with another offering."""
+async def remember_refusal(machine: Machine, azure: AzureCalls, offering: Offering,
+                           error: BaseException) -> Refusal | None:
+    """Right after a failed attempt, before it is compensated (that can take minutes, and other machines
+    ask meanwhile): a capacity refusal is told to the shared memory. The refusal remembered, when the next
+    attempt may start at once with another offering (say so with `next_offering_at_once`); else None."""
     if error_type(error) != ErrorType.CAPACITY_EXHAUSTED:
         try:  # not Azure's refusal: the offering stays untried, and this machine's probe of it ends
             await _tell(azure, RefusalReport(offering=offering, machine=_machine_id(machine)))
         except ActivityError as err:
             machine.log.warning(f"could not tell the memory that the attempt ended: {error_text(err)}")
-        return False
+        return None
     code, message = azure_code(error)
     code = code or "AllocationFailed"  # a capacity error without Azure's code: the commonest one
     status = machine.state.status
@@ -174,18 +176,20 @@ async def remember_refusal(machine: Machine, azure: AzureCalls, offering: Offeri
     report = RefusalReport(offering=offering, code=code, message=message,
                            machine=f"{spec.resource_group}/{spec.name}")
     try:
-        refusal = await _tell(azure, report)
+        return await _tell(azure, report)
     except ActivityError as err:
         # Not remembered: trying the next offering now would ask for this one again. Back off instead.
         machine.log.warning(f"could not tell the memory of refused offerings: {error_text(err)}")
-        return False
-    if refusal is None:
-        return False
+        return None
+
+
+def next_offering_at_once(machine: Machine, offering: Offering, refusal: Refusal, error: BaseException) -> None:
+    """After compensating a refused attempt: what was refused, for how long, and that the next offering
+    follows at once (the last error, which the compensation's own successes cleared)."""
     machine.operation(Stage.CREATE, OperationState.FAILED,
-                      f"attempt {status.attempts}: Azure refused {offering.describe()} ({code}); "
-                      f"{refusal.scope()} is skipped until {refusal.until:%H:%M:%S} UTC; next offering at once",
-                      error=error_text(error))
-    return True
+                      f"attempt {machine.state.status.attempts}: Azure refused {offering.describe()} "
+                      f"({refusal.code}); {refusal.scope()} is skipped until {refusal.until:%H:%M:%S} UTC; "
+                      "next offering at once", error=error_text(error))
 
 
 def _spot_may_fall_back(machine: Machine) -> bool:
