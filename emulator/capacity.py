@@ -9,12 +9,12 @@ SkuNotAvailable. An entry's `code` overrides the default with another code Azure
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from emulator.entries import Entries
 from emulator.errors import ArmError
 
 SPOT_PRIORITIES = ("spot", "low")  # "Low" is the older name of Spot
@@ -159,25 +159,9 @@ class CapacityEntry(CapacityRule):
     hits: int = Field(0, description="allocations this entry refused")
 
 
-class CapacityRegistry:
+class CapacityRegistry(Entries[CapacityEntry]):
     def __init__(self) -> None:
-        self._entries: dict[str, CapacityEntry] = {}
-        self._ids = itertools.count(1)
-
-    def add_raw(self, raw: Any) -> CapacityEntry:
-        rule = CapacityRule.model_validate(raw)
-        entry = CapacityEntry(id=f"capacity-{next(self._ids)}", **rule.model_dump())
-        self._entries[entry.id] = entry
-        return entry
-
-    def list(self) -> list[dict[str, Any]]:
-        return [e.model_dump() for e in self._entries.values()]
-
-    def remove(self, entry_id: str) -> bool:
-        return self._entries.pop(entry_id, None) is not None
-
-    def clear(self) -> None:
-        self._entries.clear()
+        super().__init__(CapacityRule, CapacityEntry, "capacity")
 
     def refusal(self, request: AllocationRequest) -> Refusal | None:
         """The first entry (in the order they were added) that refuses this allocation, counted."""

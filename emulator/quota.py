@@ -8,14 +8,13 @@ A VM that would exceed a limit is refused synchronously: 409 OperationNotAllowed
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from emulator import vm_sizes
 from emulator.capacity import AllocationRequest, same_location
+from emulator.entries import Entries
 from emulator.errors import ArmError
 
 _QUOTA_CODES = ("OperationNotAllowed", "QuotaExceeded")
@@ -82,25 +81,9 @@ def _message(entry: QuotaEntry, request: AllocationRequest, usage: int, needed: 
             f"Required: {usage + needed}. {_INCREASE}")
 
 
-class QuotaRegistry:
+class QuotaRegistry(Entries[QuotaEntry]):
     def __init__(self) -> None:
-        self._entries: dict[str, QuotaEntry] = {}
-        self._ids = itertools.count(1)
-
-    def add_raw(self, raw: Any) -> QuotaEntry:
-        rule = QuotaRule.model_validate(raw)
-        entry = QuotaEntry(id=f"quota-{next(self._ids)}", **rule.model_dump())
-        self._entries[entry.id] = entry
-        return entry
-
-    def list(self) -> list[dict[str, Any]]:
-        return [e.model_dump() for e in self._entries.values()]
-
-    def remove(self, entry_id: str) -> bool:
-        return self._entries.pop(entry_id, None) is not None
-
-    def clear(self) -> None:
-        self._entries.clear()
+        super().__init__(QuotaRule, QuotaEntry, "quota")
 
     def refusal(self, request: AllocationRequest,
                 allocated: Callable[[], list[AllocationRequest]]) -> ArmError | None:
