@@ -4,6 +4,8 @@ preserve_timeout."""
 
 from datetime import timedelta
 
+import pytest
+
 from cli.offerings import forget_refusals
 from models.naming import workflow_id
 from models.pool import PoolStatus
@@ -49,6 +51,10 @@ async def test_five_failed_machines_are_replaced_one_at_a_time(stack: Stack) -> 
     assert pool_vms(emulator) == []
 
 
+# The time-skipping test server sometimes rejects a workflow task here ("invalid history builder state",
+# its bug with a timer cancelled by an incoming message) and the test then hangs: fail fast, run once more.
+@pytest.mark.timeout(120)
+@pytest.mark.flaky(reruns=1)
 async def test_failed_machines_are_preserved_uncounted_and_deleted_last(stack: Stack) -> None:
     env, emulator = stack.env, stack.emulator
     emulator.add_fault("virtualMachines.put", status=409, code="AllocationFailed", times=-1)
