@@ -4,7 +4,8 @@ import asyncio
 import contextlib
 import time
 import urllib.parse
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
+from typing import Any, Protocol, TypeVar
 
 from rich.console import Console, Group
 from rich.live import Live
@@ -148,14 +149,26 @@ async def _run(config: StackConfig, count: int, interactive: bool, console: Cons
         return await scenario.run()
 
 
-def run_demo_command(config: StackConfig, count: int, interactive: bool, console: Console) -> None:
+Outcome = TypeVar("Outcome", bound="_Outcome")
+
+
+class _Outcome(Protocol):
+    ok: bool
+    seconds: float
+
+
+def show_scenario(config: StackConfig, interactive: bool, console: Console,
+                  scenario: Callable[[], Awaitable[tuple[Outcome, str]]], render: Callable[[Outcome], Any],
+                  failure: str) -> None:
+    """Run a demo scenario (its outcome and the UI link to look at) on the demo stack, print its summary;
+    a stack the demo started stays up, interactive, until Ctrl-C; exit non-zero with `failure` unless ok."""
     stop_on_sigterm()
-    result: DemoResult | None = None
+    result: Outcome | None = None
     try:
         with demo_stack(config, console) as stack_is_ours:
-            result = asyncio.run(_run(config, count, interactive, console))
-            console.print(summary(result))
-            console.print(Text(f"finished in {result.seconds:.1f}s; see it in the Temporal UI: {ui_link(config)}"),
+            result, link = asyncio.run(scenario())
+            console.print(render(result))
+            console.print(Text(f"finished in {result.seconds:.1f}s; see it in the Temporal UI: {link}"),
                           soft_wrap=True)
             if stack_is_ours and interactive:
                 # The UI link is only worth printing if the UI is still there to look at.
@@ -168,7 +181,15 @@ def run_demo_command(config: StackConfig, count: int, interactive: bool, console
             fail("interrupted; the stack this demo started is stopped", code=130)
         console.print("stack stopped")
     if result is None or not result.ok:
-        fail("the demo left resources behind or a machine did not reach Deleted")
+        fail(failure)
+
+
+def run_demo_command(config: StackConfig, count: int, interactive: bool, console: Console) -> None:
+    async def scenario() -> tuple[DemoResult, str]:
+        return await _run(config, count, interactive, console), ui_link(config)
+
+    show_scenario(config, interactive, console, scenario, summary,
+                  "the demo left resources behind or a machine did not reach Deleted")
 
 
 def _wait_for_ctrl_c() -> None:

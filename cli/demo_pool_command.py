@@ -1,7 +1,6 @@
 """`azmc demo --pool`: on the running `azmc dev` stack (or one it starts), a pool's rolling update with a failed
 VM creation healed, shown live; exit 0 only when the failure was healed and nothing is left."""
 
-import asyncio
 import time
 import urllib.parse
 
@@ -10,18 +9,16 @@ from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
-from cli.demo_command import _wait_for_ctrl_c, demo_stack
+from cli.demo_command import show_scenario
 from cli.demo_pool import PoolDemo, PoolDemoResult, demo_pool_spec
 from cli.dev_codec import dev_keys_file
 from cli.dev_stack import StackConfig
 from cli.emulator_client import EmulatorControl
-from cli.errors import fail
 from cli.pool_render import pool_view
-from cli.processes import StackError, stop_on_sigterm
 from emulator.seed import SEED_SUBSCRIPTION
 from models.pool import PoolStatus
 from workers.connect import connect
-from workers.settings import TASK_QUEUE, SettingsError, load_settings
+from workers.settings import TASK_QUEUE, load_settings
 
 
 def ui_link(config: StackConfig, pool: str) -> str:
@@ -74,22 +71,9 @@ async def _run(config: StackConfig, interactive: bool, console: Console) -> tupl
 
 
 def run_pool_demo_command(config: StackConfig, interactive: bool, console: Console) -> None:
-    stop_on_sigterm()
-    result: PoolDemoResult | None = None
-    try:
-        with demo_stack(config, console) as stack_is_ours:
-            result, pool = asyncio.run(_run(config, interactive, console))
-            console.print(summary(result))
-            console.print(Text(f"finished in {result.seconds:.1f}s; see it in the Temporal UI: "
-                               f"{ui_link(config, pool)}"), soft_wrap=True)
-            if stack_is_ours and interactive:
-                console.print("the stack stays up so you can browse the UI; press Ctrl-C to stop it")
-                _wait_for_ctrl_c()
-    except (StackError, SettingsError, TimeoutError) as error:
-        fail(str(error))
-    except KeyboardInterrupt:
-        if result is None:
-            fail("interrupted; the stack this demo started is stopped", code=130)
-        console.print("stack stopped")
-    if result is None or not result.ok:
-        fail("the pool demo did not heal its failed machine, or left resources behind")
+    async def scenario() -> tuple[PoolDemoResult, str]:
+        result, pool = await _run(config, interactive, console)
+        return result, ui_link(config, pool)
+
+    show_scenario(config, interactive, console, scenario, summary,
+                  "the pool demo did not heal its failed machine, or left resources behind")
