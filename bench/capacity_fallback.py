@@ -13,7 +13,6 @@ Writes bench/results/capacity_fallback.json. Printed and recorded, never asserte
 
 import argparse
 import asyncio
-import sys
 import tempfile
 import time
 from dataclasses import dataclass
@@ -24,10 +23,9 @@ from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 
 from bench.results_file import row, write_results
-from cli.dev_stack import search_attribute_flags
+from bench.stack import start_processes
 from cli.emulator_client import EmulatorControl
 from cli.machines import apply
-from cli.processes import Child, free_port, http_ok, tcp_open, temporal_binary
 from emulator.seed import SEED_LOCATION, SEED_RESOURCE_GROUP, seed_subnet_id
 from models.naming import workflow_id
 from models.spec import MachineSpec
@@ -35,8 +33,6 @@ from models.status import MachineStatus
 from workers.settings import TASK_QUEUE
 from workflows.api import STATUS_QUERY
 
-ROOT = Path(__file__).resolve().parents[1]
-_ENV = {"PYTHONPATH": str(ROOT)}
 ZONES = ["1", "2", "3"]
 ZONE_OUT = "1"
 MEMORY_OFF = {"AZMC_SHARED_OFFERINGS": "false"}
@@ -60,38 +56,6 @@ class Run:
     failed_writes: int
     failed_zone_puts: int
     machines: int
-
-
-@dataclass
-class Stack:
-    children: list[Child]
-    address: str
-    emulator: EmulatorControl
-
-    def stop(self) -> None:
-        for child in reversed(self.children):
-            child.stop()
-
-
-def start_stack(logs: Path, time_scale: float, worker_env: dict[str, str]) -> Stack:
-    port, emulator_port = free_port(), free_port()
-    address, emulator_url = f"127.0.0.1:{port}", f"http://127.0.0.1:{emulator_port}"
-    server = Child("temporal", [temporal_binary(), "server", "start-dev", "--ip", "127.0.0.1", "--port", str(port),
-                                "--headless", "--log-level", "error", *search_attribute_flags()],
-                   logs / "temporal.log")  # fmt: skip
-    emulator = Child("emulator", [sys.executable, "-m", "emulator", "--port", str(emulator_port), "--seed",
-                                  "--time-scale", str(time_scale), "--latency-profile", "realistic"],
-                     logs / "emulator.log", env=_ENV)  # fmt: skip
-    server.start()
-    emulator.start()
-    server.wait_ready(lambda: tcp_open(port), 60)
-    emulator.wait_ready(lambda: http_ok(f"{emulator_url}/_emulator/health"), 30)
-    time.sleep(1.0)  # the frontend accepts connections a moment before the namespace is served
-    env = {**_ENV, "AZMC_TEMPORAL_ADDRESS": address, "AZMC_AZURE_ENDPOINT": emulator_url, "AZMC_METRICS_PORT": "0",
-           **worker_env}  # fmt: skip
-    worker = Child("azmc worker", [sys.executable, "-m", "cli", "worker"], logs / "worker.log", env=env)
-    worker.start()
-    return Stack([server, emulator, worker], address, EmulatorControl(emulator_url))
 
 
 async def _phase(client: Client, spec: MachineSpec) -> str:
@@ -144,16 +108,18 @@ async def measure(mode: str, arrival_s: float, warm_zone: str, machines: int, ti
     """One run. The warm-up machine (imports, caches) runs in `warm_zone` before zone 1 runs dry: in zone 1
     it has proven zone 1 to the memory, elsewhere zone 1 is untried when the measured machines come."""
     with tempfile.TemporaryDirectory(prefix="azmc-bench-capacity-") as tmp:
-        stack = start_stack(Path(tmp), time_scale, worker_env)
+        stack = start_processes(Path(tmp), bare=False, worker_env=worker_env,
+                                emulator_flags=("--time-scale", str(time_scale), "--latency-profile", "realistic"))
+        emulator = EmulatorControl(stack.emulator_url)
         try:
             client = await Client.connect(stack.address, data_converter=pydantic_data_converter)
             await time_to_running(client, [_spec("warm", [warm_zone])], timeout_s=300)
-            entry = stack.emulator.make_unavailable(zone=ZONE_OUT)
-            before = failed_writes(stack.emulator)
+            entry = emulator.make_unavailable(zone=ZONE_OUT)
+            before = failed_writes(emulator)
             specs = [_spec(f"cap-{i:03d}") for i in range(machines)]
             all_running, times = await time_to_running(client, specs, timeout_s=900, arrival_s=arrival_s)
-            hits = next(e["hits"] for e in stack.emulator.capacity() if e["id"] == entry)
-            failed = {op: n - before.get(op, 0) for op, n in failed_writes(stack.emulator).items()}
+            hits = next(e["hits"] for e in emulator.capacity() if e["id"] == entry)
+            failed = {op: n - before.get(op, 0) for op, n in failed_writes(emulator).items()}
             print(f"  {mode}: failed writes by operation {failed}")
             return Run(mode, all_running, sum(times.values()) / machines, sum(failed.values()), hits, machines)
         finally:

@@ -14,9 +14,7 @@ Writes bench/results/pool_rollout.json; printed, never asserted: this is not a t
 
 import argparse
 import asyncio
-import json
 import math
-import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -26,10 +24,9 @@ from typing import Any
 
 from temporalio.client import Client
 
-from bench.lifecycle import rss_mib
-from cli.dev_stack import search_attribute_flags
+from bench.results_file import write_results
+from bench.stack import rss_mib, start_processes
 from cli.pools import apply_pool, request_delete, scale, set_template, status
-from cli.processes import Child, free_port, http_ok, tcp_open, temporal_binary
 from emulator.seed import SEED_LOCATION, SEED_RESOURCE_GROUP, seed_subnet_id
 from models.naming import pool_workflow_id
 from models.pool import PoolSpec, PoolStatus
@@ -37,10 +34,8 @@ from models.status import Phase
 from workers.connect import connect
 from workers.settings import TASK_QUEUE, load_settings
 
-ROOT = Path(__file__).resolve().parents[1]
 MODULE = "pool_rollout"
 POOL = "bench"
-_ENV = {"PYTHONPATH": str(ROOT)}
 
 
 def pool_spec(replicas: int, max_surge: int, version: str) -> PoolSpec:
@@ -83,27 +78,6 @@ async def pool_events_between(client: Client, wf_id: str, start: datetime, end: 
         events += counted
         runs += counted > 0
     return events, runs
-
-
-def start_processes(logs: Path) -> tuple[list[Child], str]:
-    """A dev server, the emulator (time scale 0) and one `azmc worker`: (children, Temporal address)."""
-    port, emulator_port = free_port(), free_port()
-    address, emulator_url = f"127.0.0.1:{port}", f"http://127.0.0.1:{emulator_port}"
-    server = Child("temporal", [temporal_binary(), "server", "start-dev", "--ip", "127.0.0.1", "--port", str(port),
-                                "--headless", "--log-level", "error", *search_attribute_flags()], logs / "temporal.log")
-    emulator = Child("emulator", [sys.executable, "-m", "emulator", "--port", str(emulator_port), "--time-scale", "0",
-                                  "--seed"], logs / "emulator.log", env=_ENV)
-    server.start()
-    emulator.start()
-    server.wait_ready(lambda: tcp_open(port), 60)
-    emulator.wait_ready(lambda: http_ok(f"{emulator_url}/_emulator/health"), 30)
-    time.sleep(1.0)  # the frontend accepts connections a moment before the namespace is served
-    worker = Child("azmc worker", [sys.executable, "-m", "cli", "worker"], logs / "worker.log",
-                   env={**_ENV, "AZMC_TEMPORAL_ADDRESS": address, "AZMC_AZURE_ENDPOINT": emulator_url,
-                        "AZMC_METRICS_PORT": "0"})
-    worker.start()
-    worker.wait_ready(lambda: "worker started" in (logs / "worker.log").read_text(errors="replace"), 60)
-    return [worker, emulator, server], address
 
 
 async def measure(address: str, machines: int, max_surge: int, worker_pid: int) -> list[dict[str, Any]]:
@@ -158,34 +132,18 @@ async def measure(address: str, machines: int, max_surge: int, worker_pid: int) 
     ]
 
 
-def write(rows: list[dict[str, Any]]) -> Path:
-    """bench/results/pool_rollout.json in the shape every bench module shares (bench/results_file.py)."""
-    try:
-        from bench.results_file import write_results  # type: ignore[import-not-found]
-    except ImportError:  # before the shared writer is merged: the same shape, written here
-        from platform import platform
-
-        path = ROOT / "bench" / "results" / f"{MODULE}.json"
-        path.parent.mkdir(exist_ok=True)
-        path.write_text(json.dumps({"module": MODULE, "machine": platform(), "rows": rows,
-                                    "when": datetime.now(UTC).isoformat(timespec="seconds")}, indent=2) + "\n")
-        return path
-    return write_results(MODULE, rows)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.pool_rollout", description=__doc__.split("\n")[0])
     parser.add_argument("--machines", type=int, default=100)
     parser.add_argument("--max-surge", type=int, default=10)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="azmc-bench-pool-") as tmp:
-        children, address = start_processes(Path(tmp))
+        processes = start_processes(Path(tmp), bare=False, wait_for_worker=True)
         try:
-            rows = asyncio.run(measure(address, args.machines, args.max_surge, children[0].process.pid))
+            rows = asyncio.run(measure(processes.address, args.machines, args.max_surge, processes.worker_pid()))
         finally:
-            for child in children:
-                child.stop()
-    print(f"  wrote {write(rows)}")
+            processes.stop()
+    print(f"  wrote {write_results(MODULE, rows)}")
 
 
 if __name__ == "__main__":

@@ -60,15 +60,17 @@ def cpu_line(before: dict[str, float], after: dict[str, float]) -> str:
 
 
 def start_processes(logs: Path, *, bare: bool = True, worker_env: dict[str, str] | None = None,
-                    server_flags: tuple[str, ...] = ()) -> Processes:  # fmt: skip
-    """Dev server + emulator (time scale 0, seeded) + azmc worker (+ bare worker); `worker_env`: extra AZMC_*."""
+                    server_flags: tuple[str, ...] = (), emulator_flags: tuple[str, ...] = ("--time-scale", "0"),
+                    wait_for_worker: bool = False) -> Processes:  # fmt: skip
+    """Dev server + emulator (seeded; time scale 0 unless `emulator_flags` say otherwise) + azmc worker
+    (+ bare worker); `worker_env`: extra AZMC_*; `wait_for_worker`: return once the worker says it started."""
     port, emulator_port = free_port(), free_port()
     address, emulator_url = f"127.0.0.1:{port}", f"http://127.0.0.1:{emulator_port}"
     server_argv = [temporal_binary(), "server", "start-dev", "--ip", "127.0.0.1", "--port", str(port), "--headless",
                    "--log-level", "error", *search_attribute_flags(), *server_flags]  # fmt: skip
     server = Child("temporal", server_argv, logs / "temporal.log")
-    emulator = Child("emulator", [sys.executable, "-m", "emulator", "--port", str(emulator_port), "--time-scale", "0",
-                                  "--seed"], logs / "emulator.log", env=_ENV)  # fmt: skip
+    emulator = Child("emulator", [sys.executable, "-m", "emulator", "--port", str(emulator_port), "--seed",
+                                  *emulator_flags], logs / "emulator.log", env=_ENV)  # fmt: skip
     server.start()
     emulator.start()
     server.wait_ready(lambda: tcp_open(port), 60)
@@ -78,6 +80,8 @@ def start_processes(logs: Path, *, bare: bool = True, worker_env: dict[str, str]
                 **(worker_env or {})}  # fmt: skip
     azmc_worker = Child("azmc worker", [sys.executable, "-m", "cli", "worker"], logs / "worker.log", env=azmc_env)
     azmc_worker.start()
+    if wait_for_worker:
+        azmc_worker.wait_ready(lambda: "worker started" in (logs / "worker.log").read_text(errors="replace"), 60)
     bare_worker = None
     if bare:
         bare_worker = Child("bare worker", [sys.executable, "-m", "bench.bare", "--address", address],

@@ -6,6 +6,7 @@ once naming the field. Update payloads are checked in the updates' validators, s
 """
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -27,14 +28,15 @@ def invalid(message: str) -> ApplicationError:
     return ApplicationError(message, type=ErrorType.INVALID_SPEC, non_retryable=True)
 
 
-def _json_object(value: Any, what: str) -> dict[str, Any]:
+def _json_object(value: Any, what: str, refuse: Callable[[str], Exception] = invalid) -> dict[str, Any]:
+    """`value` as a JSON object; `refuse` makes the error (the workflow's failure, or an update's refusal)."""
     if isinstance(value, str | bytes):  # `--input '"{...}"'`: JSON encoded twice
         try:
             value = json.loads(value)
         except ValueError:
-            raise invalid(f"{what}: expected a JSON object, got a string") from None
+            raise refuse(f"{what}: expected a JSON object, got a string") from None
     if not isinstance(value, dict):
-        raise invalid(f"{what}: expected a JSON object, got {type(value).__name__}")
+        raise refuse(f"{what}: expected a JSON object, got {type(value).__name__}")
     return value
 
 
@@ -74,15 +76,7 @@ class SetTemplateRequest(_Request):
 def _one(args: tuple[Any, ...], what: str) -> dict[str, Any]:
     if len(args) != 1:
         raise ValueError(f"{what}: expected one JSON object, got {len(args)} values")
-    value = args[0]
-    if isinstance(value, str):
-        try:
-            value = json.loads(value)
-        except ValueError:
-            raise ValueError(f"{what}: expected a JSON object, got a string") from None
-    if not isinstance(value, dict):
-        raise ValueError(f"{what}: expected a JSON object, got {type(value).__name__}")
-    return value
+    return _json_object(args[0], what, ValueError)
 
 
 def check_open(state: PoolState | None, deleting: bool, what: str) -> PoolState:
