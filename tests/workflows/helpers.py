@@ -4,12 +4,13 @@ import dataclasses
 import json
 import os
 import uuid
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+from pydantic import BaseModel
 from temporalio.api.enums.v1 import IndexedValueType
 from temporalio.api.operatorservice.v1 import AddSearchAttributesRequest
 from temporalio.client import Client, WorkflowHandle
@@ -117,20 +118,34 @@ async def status_of(handle: WorkflowHandle) -> MachineStatus:
     return await handle.query("status", result_type=MachineStatus)
 
 
-async def wait_for(
-    env: WorkflowEnvironment, handle: WorkflowHandle, accept: Callable[[MachineStatus], bool],
-    *, step: timedelta = timedelta(seconds=1), virtual_limit: timedelta = timedelta(hours=2),
-) -> MachineStatus:
-    """Let virtual time pass in small steps until the status query satisfies `accept`."""
+Status = TypeVar("Status", bound=BaseModel)
+
+
+async def wait_status(
+    env: WorkflowEnvironment, read: Callable[[], Awaitable[Status]], accept: Callable[[Status], bool], *,
+    step: timedelta, virtual_limit: timedelta, seen: list[Status] | None = None,
+) -> Status:
+    """Let virtual time pass in small steps until a status `read` satisfies `accept`; every status read is
+    appended to `seen` (a status history to check invariants on)."""
     waited = timedelta(0)
     while True:
-        status = await status_of(handle)
+        status = await read()
+        if seen is not None:
+            seen.append(status)
         if accept(status):
             return status
         if waited > virtual_limit:
             raise AssertionError(f"not reached within {virtual_limit} virtual: {status.model_dump_json(indent=1)}")
         await env.sleep(step)
         waited += step
+
+
+async def wait_for(
+    env: WorkflowEnvironment, handle: WorkflowHandle, accept: Callable[[MachineStatus], bool],
+    *, step: timedelta = timedelta(seconds=1), virtual_limit: timedelta = timedelta(hours=2),
+) -> MachineStatus:
+    """Let virtual time pass in small steps until the machine's status query satisfies `accept`."""
+    return await wait_status(env, lambda: status_of(handle), accept, step=step, virtual_limit=virtual_limit)
 
 
 def in_phase(*phases: Phase) -> Callable[[MachineStatus], bool]:

@@ -11,7 +11,7 @@ from models.naming import POOL_TAG, pool_workflow_id
 from models.pool import PoolStatus
 from models.status import Phase
 from tests.support.emulator import EmulatorHandle
-from tests.workflows.helpers import RESOURCE_GROUP, spec_dict
+from tests.workflows.helpers import RESOURCE_GROUP, spec_dict, wait_status
 from workflows.api import POOL_WORKFLOW_TYPE, STATUS_QUERY
 
 POOL = "web"
@@ -45,19 +45,9 @@ async def wait_pool(
     step: timedelta = timedelta(seconds=2), virtual_limit: timedelta = timedelta(hours=3),
     seen: list[PoolStatus] | None = None,
 ) -> PoolStatus:
-    """Let virtual time pass in small steps until the pool's status satisfies `accept`; every status read
-    is appended to `seen` (a status history to check invariants on)."""
-    waited = timedelta(0)
-    while True:
-        status = await pool_status(handle)
-        if seen is not None:
-            seen.append(status)
-        if accept(status):
-            return status
-        if waited > virtual_limit:
-            raise AssertionError(f"not reached within {virtual_limit} virtual: {status.model_dump_json(indent=1)}")
-        await env.sleep(step)
-        waited += step
+    """Let virtual time pass in small steps until the pool's status satisfies `accept` (`seen`: every read)."""
+    return await wait_status(env, lambda: pool_status(handle), accept, step=step, virtual_limit=virtual_limit,
+                             seen=seen)
 
 
 def settled(replicas: int, revision: str = "") -> Callable[[PoolStatus], bool]:
