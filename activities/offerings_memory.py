@@ -13,6 +13,7 @@ from temporalio.client import Client, WithStartWorkflowOperation
 from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
 from temporalio.service import RPCError, RPCStatusCode
 
+from activities.offerings_view import OfferingsView
 from models.activity_io import ActivityName
 from models.offering_claims import Claim, ClaimRequest
 from models.offerings import Availability, Refusal, availability
@@ -74,18 +75,25 @@ def activities(shared: bool = True) -> list[Callable[..., Any]]:
     """The two activities. `shared=False` (AZMC_SHARED_OFFERINGS=false, the capacity bench's baseline) gives
     each machine a memory of its own: it learns only from its own refusals, as without a shared memory."""
 
+    view = OfferingsView()
+
     def private_to() -> str:
         return "" if shared else activity.info().workflow_id
 
     @activity.defn(name=ActivityName.ASK_OFFERINGS.value)
     async def ask_offerings(request: ClaimRequest) -> Claim:
         """The shared memory's answer: the offering to try now, which to skip and until when."""
-        return await claim(activity.client(), request, activity.info().task_queue, private_to())
+        client, task_queue, private = activity.client(), activity.info().task_queue, private_to()
+        return await view.claim(_memory_id(request.subscription, request.location, private), request,
+                                lambda: claim(client, request, task_queue, private))
 
     @activity.defn(name=ActivityName.REPORT_REFUSAL.value)
     async def report_refusal(report: RefusalReport) -> Refusal | None:
         """Tell the shared memory how an attempt ended (refused, worked, or failed otherwise)."""
-        return await tell(activity.client(), report, activity.info().task_queue, private_to())
+        client, task_queue, private = activity.client(), activity.info().task_queue, private_to()
+        offering = report.offering
+        return await view.tell(_memory_id(offering.subscription, offering.location, private), report,
+                               lambda: tell(client, report, task_queue, private))
 
     return [ask_offerings, report_refusal]
 

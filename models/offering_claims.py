@@ -44,9 +44,11 @@ class ClaimRequest(BaseModel):
 
 
 class Claim(BaseModel):
-    """The offering to try now (None: none), what is skipped, and what others are probing."""
+    """The offering to try now (None: none), what is skipped, and what others are probing. `proven`: the
+    offering worked recently, so the memory took no probe and any machine asking the same may try it."""
 
     offering: Offering | None = None
+    proven: bool = False
     availability: Availability = Availability()
     probed_by_others: list[Offering] = []
 
@@ -60,7 +62,7 @@ def claim_offering(offerings: list[Offering], machine: str, refusals: list[Refus
     others: list[Offering] = []
     for offering in answer.available:
         if any(same(p.offering, offering) for p in proven if p.until > now):
-            return Claim(offering=offering, availability=answer), probes
+            return Claim(offering=offering, proven=True, availability=answer), probes
         holder = next((p for p in probes if same(p.offering, offering)), None)
         if holder is None or holder.machine == machine:
             kept = [p for p in probes if not same(p.offering, offering)]

@@ -31,9 +31,10 @@ def test_an_offering_that_worked_is_for_everyone_and_a_refused_one_for_nobody() 
     for machine in ("rg/c", "rg/d"):
         answer, probes = claim_offering([Z1, Z2], machine, refused, probes, proven, NOW)
         assert answer.offering == Z2 and [s.offering for s in answer.availability.skipped] == [Z1]
+        assert answer.proven  # the worker may hand this answer to machines asking the same
     assert probes == []  # proven: no probe needed
     later, _ = claim_offering([Z2], "rg/e", [], [], proven, NOW + PROVEN_FOR + timedelta(seconds=1))
-    assert later.offering == Z2  # no longer proven, but nobody probes it: claimed
+    assert later.offering == Z2 and not later.proven  # no longer proven, but nobody probes it: claimed
 
 
 def test_a_probe_of_a_vanished_machine_ends_by_itself() -> None:

@@ -1,0 +1,111 @@
+"""This worker's short-lived view of the shared memory of offerings, so a burst of machines costs it one update.
+
+Every machine asks the `Offerings` workflow which offering to try and tells it when its VM runs. Asked one
+update per machine, a burst of a hundred machines meets Temporal's limit of 10 updates in flight per
+workflow, and the memory's history fills and continues as new, aborting the updates in flight: machines
+waited for retries, or tried in order without it. Yet nearly all of those answers are the same: "the
+offering is proven, try it". So this worker:
+- answers a claim from the last proven answer for the same offerings, heard at most TRUST ago;
+- sends one claim at a time per question: machines asking the same while it is in flight wait for it,
+  and take its answer if it is proven (a probe is the asker's alone: the others then ask in turn);
+- tells "worked" at most once per REPORT_EVERY per offering: the proof lasts PROVEN_FOR (10 min), so the
+  memory hears in time to keep it; a stale probe left by a skipped report is harmless, since a proven
+  offering is offered whatever its probes;
+- forgets a memory's answers when it tells that memory of a refusal or a failed attempt (they change them).
+The cost: a refusal heard by another worker reaches this one's machines up to TRUST late.
+"""
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+
+from models.offering_claims import Claim, ClaimRequest
+from models.offerings import Offering, Refusal
+from models.offerings_memory import RefusalReport
+
+TRUST_S = 10.0
+REPORT_EVERY_S = 60.0
+
+_Key = tuple[str, tuple[tuple[str, str, str], ...]]
+
+
+def _offering_key(offering: Offering) -> tuple[str, str, str]:
+    return offering.vm_size.lower(), offering.zone, str(offering.priority)
+
+
+def _question(memory_id: str, request: ClaimRequest) -> _Key:
+    return memory_id, tuple(_offering_key(o) for o in request.offerings)
+
+
+@dataclass
+class OfferingsView:
+    """One per worker (activities/offerings_memory.activities); `clock` in seconds (monotonic)."""
+
+    clock: Callable[[], float] = time.monotonic
+    trust_s: float = TRUST_S
+    report_every_s: float = REPORT_EVERY_S
+    _proven: dict[_Key, tuple[Claim, float]] = field(default_factory=dict)
+    _asking: dict[_Key, "asyncio.Future[Claim]"] = field(default_factory=dict)
+    _worked_told: dict[tuple[str, tuple[str, str, str]], float] = field(default_factory=dict)
+    remote_claims: int = 0  # updates sent, for tests and the bench
+    remote_reports: int = 0
+
+    async def claim(self, memory_id: str, request: ClaimRequest, ask: Callable[[], Awaitable[Claim]]) -> Claim:
+        key = _question(memory_id, request)
+        while True:
+            heard = self._proven.get(key)
+            if heard is not None and self.clock() - heard[1] < self.trust_s:
+                return heard[0]
+            in_flight = self._asking.get(key)
+            if in_flight is None:
+                return await self._ask(key, ask)
+            await asyncio.wait([in_flight])  # never cancels it, nor raises its failure (that is its asker's)
+            if not in_flight.cancelled() and in_flight.exception() is None and in_flight.result().proven:
+                return in_flight.result()
+            # A probe is its asker's alone (or the ask failed): ask in turn, one at a time.
+
+    async def _ask(self, key: _Key, ask: Callable[[], Awaitable[Claim]]) -> Claim:
+        future: asyncio.Future[Claim] = asyncio.get_running_loop().create_future()
+        self._asking[key] = future
+        try:
+            self.remote_claims += 1
+            answer = await ask()
+        except BaseException as err:
+            if isinstance(err, asyncio.CancelledError):
+                future.cancel()
+            else:
+                future.set_exception(err)
+                future.exception()  # retrieved: with no one waiting, it must not be logged as lost
+            raise
+        finally:
+            del self._asking[key]
+        future.set_result(answer)
+        if answer.proven:
+            self._proven[key] = (answer, self.clock())
+        else:
+            self._proven.pop(key, None)
+        return answer
+
+    async def tell(self, memory_id: str, report: RefusalReport,
+                   send: Callable[[], Awaitable[Refusal | None]]) -> Refusal | None:
+        told = (memory_id, _offering_key(report.offering))
+        if report.worked:
+            last = self._worked_told.get(told)
+            if last is not None and self.clock() - last < self.report_every_s:
+                return None
+            self._worked_told[told] = self.clock()  # before sending: concurrent reports of the same stay here
+        else:
+            self._forget(memory_id)
+            self._worked_told.pop(told, None)
+        try:
+            self.remote_reports += 1
+            return await send()
+        except BaseException:
+            if report.worked:
+                self._worked_told.pop(told, None)  # not told: the next success tells it
+            raise
+
+    def _forget(self, memory_id: str) -> None:
+        for key in [k for k in self._proven if k[0] == memory_id]:
+            del self._proven[key]

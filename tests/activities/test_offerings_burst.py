@@ -1,0 +1,63 @@
+"""A burst of machines asking the shared memory at once, on a real dev server: every machine gets its answer
+(the server refuses an 11th update in flight to one workflow, which a machine per update met), at the cost
+of one update, and "worked" told by every machine is told to the memory once."""
+
+import asyncio
+import dataclasses
+import uuid
+
+from temporalio.api.enums.v1 import EventType
+from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.testing import ActivityEnvironment, WorkflowEnvironment
+from temporalio.worker import Worker
+
+from activities import offerings_memory
+from models.offering_claims import Claim, ClaimRequest
+from models.offerings import Offering
+from models.offerings_memory import RefusalReport, offerings_workflow_id
+from workflows import ALL_WORKFLOWS
+from workflows.search_attributes import ALL_KEYS
+
+TEMPORAL_CLI = ".venv/bin/temporal"
+SUBSCRIPTION, LOCATION = "sub-burst", "westeurope"
+ZONES = [Offering(vm_size="Standard_D2s_v5", zone=z, location=LOCATION, subscription=SUBSCRIPTION) for z in "123"]
+BURST = 60
+
+
+async def test_a_burst_of_machines_is_answered_with_one_update_to_the_memory() -> None:
+    task_queue = f"offerings-{uuid.uuid4()}"
+    ask, tell = offerings_memory.activities()  # one worker's pair, sharing its view
+    env = await WorkflowEnvironment.start_local(
+        dev_server_existing_path=TEMPORAL_CLI, ui=False, data_converter=pydantic_data_converter,
+        search_attributes=list(ALL_KEYS))
+    async with env, Worker(env.client, task_queue=task_queue, workflows=ALL_WORKFLOWS):
+
+        def as_machine(name: str) -> ActivityEnvironment:
+            activity_env = ActivityEnvironment(env.client)
+            activity_env.info = dataclasses.replace(activity_env.info, workflow_id=f"machine/rg/{name}",
+                                                    task_queue=task_queue)
+            return activity_env
+
+        async def claimed(machine: str) -> Claim:
+            request = ClaimRequest(subscription=SUBSCRIPTION, location=LOCATION, offerings=ZONES,
+                                   machine=f"rg/{machine}")
+            return await as_machine(machine).run(ask, request)
+
+        async def worked(machine: str, offering: Offering) -> None:
+            report = RefusalReport(offering=offering, worked=True, machine=f"rg/{machine}")
+            assert await as_machine(machine).run(tell, report) is None
+
+        first = await claimed("first")  # the probe of zone 1...
+        assert first.offering == ZONES[0] and not first.proven
+        await worked("first", ZONES[0])  # ...worked: zone 1 is proven, for every machine
+        claims = await asyncio.gather(*(claimed(f"m{i}") for i in range(BURST)))
+        assert all(c.offering == ZONES[0] and c.proven for c in claims)
+        await asyncio.gather(*(worked(f"m{i}", ZONES[0]) for i in range(BURST)))
+
+        memory = env.client.get_workflow_handle(offerings_workflow_id(SUBSCRIPTION, LOCATION))
+        updates = [e async for e in memory.fetch_history_events()
+                   if e.event_type == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED]
+        # The probe's claim and its success, then one claim for the whole burst; its 60 successes were
+        # told within the minute the first success was.
+        assert len(updates) == 3, [u.workflow_execution_update_accepted_event_attributes.accepted_request
+                                   .input.name for u in updates]
