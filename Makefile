@@ -38,9 +38,9 @@ demo: $(STAMP)
 dev: $(STAMP)
 	$(BIN)/azmc dev
 
-# Bytecode first: the workflow sandbox imports the workflow modules again for every workflow instance, and
-# without .pyc files (PYTHONDONTWRITEBYTECODE, a read-only tree) it compiles them every time; pip-installed
-# packages (the image) have them.
+# Bytecode first: with AZMC_WORKFLOW_SANDBOX the sandbox imports the workflow modules again for every workflow
+# instance, and without .pyc files (PYTHONDONTWRITEBYTECODE, a read-only tree) it compiles them every time;
+# pip-installed packages (the image) have them.
 BYTECODE = $(BIN)/python -m compileall -q models workflows activities workers cli emulator codec bench >/dev/null
 
 # The table: `python -m bench.report` reads every bench/results/<module>.json (about 10 min on 2 cores).

@@ -1,19 +1,23 @@
-"""The worker's workflow sandbox: workflows/ helper modules are passed through, workflow definitions are not.
+"""How the worker runs workflow code: without Temporal's sandbox by default; with it on AZMC_WORKFLOW_SANDBOX.
 
-The sandbox re-imports every module it does not pass through for each workflow instance it creates (a
-machine's first task, every cache eviction, every continue-as-new). For MachineLifecycle that was the
-whole workflows/ package, pydantic models included: about a quarter of the worker's CPU in the lifecycle
-bench (bench/lifecycle.py, profiled with py-spy). Temporal's guidance is to pass through modules "in
-separate files whose calls will be deterministic": the helper modules (creation, deletion, health, the
-carried state...) are, and they hold no mutable module state (tests/workers/test_sandbox_passthrough.py
-checks both). The modules that define a workflow stay sandboxed, so their own code is still checked.
-The workflow tests (tests/workflows) run the default, stricter sandbox, where nothing of workflows/ is
-passed through, so a non-deterministic call in a helper still fails there.
+The sandbox checks determinism at run time: it re-imports the workflow modules for every workflow instance
+(a machine's first task, every cache eviction, every continue-as-new) and runs each activation through
+restricted module proxies. That cost the worker 30-40% of its CPU in the lifecycle bench (bench/lifecycle.py,
+profiled with py-spy: 134 ms per machine lifecycle sandboxed with the helpers passed through, 79 ms without),
+and it re-checks code that never changes between instances: this worker runs azmc's own workflows only.
+Determinism is checked where it can fail a build instead: every workflow test (tests/workflows) runs the
+default, strict sandbox, where nothing of workflows/ is passed through, and the recorded histories are
+replayed in it. Unsandboxed, every module of workflows/ is shared by all instances of the process, so none
+may hold mutable module state (tests/workers/test_workflow_runner.py checks).
+
+With AZMC_WORKFLOW_SANDBOX=true the sandbox runs, with the workflows/ helper modules passed through (imported
+once): the modules that define a workflow stay sandboxed, so their own code is still checked.
 """
 
 import importlib
 import pkgutil
 
+from temporalio.worker import UnsandboxedWorkflowRunner, WorkflowRunner
 from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
 
 import workflows
@@ -24,16 +28,22 @@ def workflow_modules() -> set[str]:
     return {definition.__module__ for definition in workflows.ALL_WORKFLOWS}
 
 
+def all_workflow_modules() -> list[str]:
+    """Every module of the workflows package, imported (once, outside any sandbox)."""
+    names = [f"{workflows.__name__}.{info.name}" for info in pkgutil.iter_modules(workflows.__path__)]
+    for name in names:
+        importlib.import_module(name)
+    return sorted(names)
+
+
 def passthrough_helpers() -> list[str]:
     """Every module of the workflows package but the package itself and the workflow definitions."""
-    names = [f"{workflows.__name__}.{info.name}" for info in pkgutil.iter_modules(workflows.__path__)]
     keep_sandboxed = workflow_modules()
-    helpers = sorted(name for name in names if name not in keep_sandboxed)
-    for name in helpers:
-        importlib.import_module(name)  # imported once, outside the sandbox, before any workflow runs
-    return helpers
+    return [name for name in all_workflow_modules() if name not in keep_sandboxed]
 
 
-def workflow_runner() -> SandboxedWorkflowRunner:
+def workflow_runner(sandboxed: bool = False) -> WorkflowRunner:
+    if not sandboxed:
+        return UnsandboxedWorkflowRunner()
     return SandboxedWorkflowRunner(
         restrictions=SandboxRestrictions.default.with_passthrough_modules(*passthrough_helpers()))

@@ -57,6 +57,9 @@ class Settings(BaseSettings):
     max_cached_workflows: int = Field(MAX_CACHED_WORKFLOWS, ge=0)
     max_concurrent_workflow_tasks: int = Field(MAX_CONCURRENT_WORKFLOW_TASKS, ge=1)
     log_format: str = Field("text", pattern="^(text|json)$")
+    # Temporal's workflow sandbox at run time (workers/sandbox.py): off, because the tests run every workflow
+    # in the strict sandbox and it costs a third of the worker's CPU; on re-checks determinism in production.
+    workflow_sandbox: bool = False
 
     # Azure: an endpoint means "talk to this ARM-compatible URL" (a loopback one is the emulator); none
     # means the cloud's ARM. The cloud (default: the endpoint's, else public Azure) sets authority and audience.

@@ -65,7 +65,7 @@ def build_worker(settings: Settings, client: object, driver: AzureDriver) -> Wor
         client,  # type: ignore[arg-type]
         task_queue=settings.task_queue,
         workflows=ALL_WORKFLOWS,
-        workflow_runner=workflow_runner(),  # workflows/ helpers passed through: no re-import per instance
+        workflow_runner=workflow_runner(settings.workflow_sandbox),  # unsandboxed unless asked: workers/sandbox.py
         activities=driver.activities(settings.shared_offerings),
         interceptors=[AuditInterceptor(client.data_converter)],  # type: ignore[attr-defined]
          # each activity's Azure requests go into history with its result

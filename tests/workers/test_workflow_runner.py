@@ -1,25 +1,34 @@
-"""The worker passes workflows/ helper modules through the sandbox (no re-import per workflow instance):
-only modules that define no workflow and hold no mutable state, and a machine still lives and dies on it."""
+"""The worker runs workflows unsandboxed unless AZMC_WORKFLOW_SANDBOX asks (then with the workflows/ helpers
+passed through): every module of workflows/ is then shared by all workflow instances of the process, so none
+holds mutable state; and a machine lives and dies on the worker as built, either way."""
 
 import types
 import uuid
 from collections import deque
 
+import pytest
 from temporalio.client import WorkflowHandle
-from temporalio.worker import Worker
+from temporalio.worker import UnsandboxedWorkflowRunner, Worker
+from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner
 
 from models.status import MachineStatus, Phase
 from tests.support.driver import emulator_driver
 from tests.support.emulator import EmulatorHandle
 from tests.workflows.helpers import in_phase, spec_dict, start_machine, time_skipping_env, wait_for
-from workers.sandbox import passthrough_helpers, workflow_modules
-from workers.settings import Settings
+from workers.sandbox import all_workflow_modules, passthrough_helpers, workflow_modules, workflow_runner
+from workers.settings import Settings, load_settings
 from workers.worker import build_worker
 
 _MUTABLE = (list, dict, set, bytearray, deque)
 
 
-def test_workflow_definitions_stay_sandboxed_and_helpers_pass_through():
+def test_workflows_run_unsandboxed_unless_the_sandbox_is_asked_for(monkeypatch: pytest.MonkeyPatch):
+    assert isinstance(workflow_runner(load_settings().workflow_sandbox), UnsandboxedWorkflowRunner)
+    monkeypatch.setenv("AZMC_WORKFLOW_SANDBOX", "true")
+    assert isinstance(workflow_runner(load_settings().workflow_sandbox), SandboxedWorkflowRunner)
+
+
+def test_sandboxed_the_workflow_definitions_stay_checked_and_helpers_pass_through():
     helpers = passthrough_helpers()
     assert {"workflows.lifecycle", "workflows.fleet_sweep"} <= workflow_modules()
     assert not workflow_modules() & set(helpers)
@@ -27,10 +36,11 @@ def test_workflow_definitions_stay_sandboxed_and_helpers_pass_through():
     assert {"workflows.creation", "workflows.deletion", "workflows.state", "workflows.machine"} <= set(helpers)
 
 
-def test_no_passed_through_module_defines_a_workflow_or_holds_mutable_state():
-    """Passed through, a module is shared by every workflow instance of the process: any state in it
-    would leak between machines (and differ on replay), and a workflow defined there would run unsandboxed."""
-    for name in passthrough_helpers():
+def test_no_workflow_module_holds_mutable_state():
+    """Shared by every workflow instance of the process, state in a module would leak between machines (and
+    differ on replay); a workflow defined in a passed-through helper would escape the sandbox when it is on."""
+    helpers = set(passthrough_helpers())
+    for name in ["workflows", *all_workflow_modules()]:
         module = __import__(name, fromlist=["_"])
         for attribute, value in vars(module).items():
             if attribute.startswith("__") or isinstance(value, types.ModuleType):
@@ -38,13 +48,14 @@ def test_no_passed_through_module_defines_a_workflow_or_holds_mutable_state():
             assert not isinstance(value, _MUTABLE), \
                 f"{name}.{attribute} is mutable module state: make it a tuple, frozenset or MappingProxyType"
             defined_here = isinstance(value, type) and value.__module__ == name
-            assert not (defined_here and hasattr(value, "__temporal_workflow_definition")), \
+            assert not (name in helpers and defined_here and hasattr(value, "__temporal_workflow_definition")), \
                 f"{name}.{attribute} is a workflow: it must stay sandboxed"
 
 
-async def test_machine_lifecycle_runs_on_the_worker_as_built(emulator: EmulatorHandle):
-    settings = Settings(task_queue=f"azmc-sandbox-{uuid.uuid4()}", metrics_port=0)
-    async with (emulator_driver(emulator, "sandbox-test", "token") as driver, time_skipping_env() as env):
+@pytest.mark.parametrize("sandboxed", [False, True], ids=["unsandboxed", "sandboxed"])
+async def test_machine_lifecycle_runs_on_the_worker_as_built(emulator: EmulatorHandle, sandboxed: bool):
+    settings = Settings(task_queue=f"azmc-runner-{uuid.uuid4()}", metrics_port=0, workflow_sandbox=sandboxed)
+    async with (emulator_driver(emulator, "runner-test", "token") as driver, time_skipping_env() as env):
         worker: Worker = build_worker(settings, env.client, driver)
         async with worker:
             handle: WorkflowHandle = await start_machine(env.client, settings.task_queue,
