@@ -89,6 +89,8 @@ def worker(
         str | None, typer.Option(help="name in the server's certificate [env AZMC_TEMPORAL_TLS_SERVER_NAME]")
     ] = None,
     log_format: Annotated[str | None, typer.Option(help="text or json [env AZMC_LOG_FORMAT]")] = None,
+    log_level: Annotated[str | None, typer.Option(
+        help="info: phases and outcomes; debug: every step as it starts [env AZMC_LOG_LEVEL]")] = None,
     ensure_schedule: Annotated[bool | None, typer.Option(
         "--ensure-schedule", help="create or update the fleet sweep's schedule at start [env AZMC_ENSURE_SCHEDULE]",
     )] = None,
@@ -101,13 +103,14 @@ def worker(
         temporal_address=temporal_address, temporal_namespace=namespace, task_queue=task_queue,
         metrics_port=metrics_port, azure_endpoint=azure_endpoint, azure_subscription_id=azure_subscription_id,
         azure_cloud=azure_cloud, temporal_tls_cert=tls_cert, temporal_tls_key=tls_key, temporal_tls_ca=tls_ca,
-        temporal_tls_server_name=tls_server_name, log_format=log_format, ensure_schedule=ensure_schedule,
+        temporal_tls_server_name=tls_server_name, log_format=log_format, log_level=log_level,
+        ensure_schedule=ensure_schedule,
         sweep_interval=sweep_interval, orphan_grace=orphan_grace, max_orphan_deletions=max_orphan_deletions,
     )  # fmt: skip
     from workers.logs import setup_logging
     from workers.worker import run_worker  # imports the SDKs: only once the settings are known to be usable
 
-    setup_logging(settings.log_format)
+    setup_logging(settings.log_format, settings.log_level)
     run_friendly(lambda: run_worker(settings))
 
 

@@ -54,12 +54,13 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(_fields(record), default=str)
 
 
-def setup_logging(log_format: str = "text", level: int = logging.INFO) -> None:
+def setup_logging(log_format: str = "text", level: int | str = logging.INFO) -> None:
+    """`level`: a logging level, or its name in any case ("info")."""
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(JsonFormatter() if log_format == "json" else LogfmtFormatter())
     root = logging.getLogger()
     root.handlers[:] = [handler]
-    root.setLevel(level)
+    root.setLevel(level.upper() if isinstance(level, str) else level)
     # The Azure SDK logs every HTTP request at INFO; keep worker logs about machines, not transport.
     logging.getLogger("azure").setLevel(logging.WARNING)
     # The SDK's workflow/activity context arrives as structured fields; do not repeat it inside `msg`.

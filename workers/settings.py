@@ -57,6 +57,8 @@ class Settings(BaseSettings):
     max_cached_workflows: int = Field(MAX_CACHED_WORKFLOWS, ge=0)
     max_concurrent_workflow_tasks: int = Field(MAX_CONCURRENT_WORKFLOW_TASKS, ge=1)
     log_format: str = Field("text", pattern="^(text|json)$")
+    # info: phases and every step's outcome; debug adds each step as it starts (the status shows those).
+    log_level: str = Field("info", pattern="^(debug|info|warning|error)$")
     # Temporal's workflow sandbox at run time (workers/sandbox.py): off, because the tests run every workflow
     # in the strict sandbox and it costs a third of the worker's CPU; on re-checks determinism in production.
     workflow_sandbox: bool = False
@@ -87,6 +89,11 @@ class Settings(BaseSettings):
     # False gives each machine its own, learning only from its own refusals: the baseline of
     # bench/capacity_fallback.py, not a production setting.
     shared_offerings: bool = True
+
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _level(cls, value: object) -> object:
+        return value.lower() if isinstance(value, str) else value  # AZMC_LOG_LEVEL=DEBUG works too
 
     @field_validator("sweep_interval")
     @classmethod

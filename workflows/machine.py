@@ -28,6 +28,9 @@ class MachineLog:
         self._prefix = f"[machine {resource_group}/{name}] "
         self._extra = {"azmc_machine": name, "azmc_resource_group": resource_group}
 
+    def debug(self, message: str) -> None:
+        workflow.logger.debug(self._prefix + message, extra=self._extra)
+
     def info(self, message: str) -> None:
         workflow.logger.info(self._prefix + message, extra=self._extra)
 
@@ -100,6 +103,8 @@ class Machine:
         line = f"{stage} {state}: {description}"
         if error:
             self.log.warning(f"{line} ({status.last_error})")
+        elif state == OperationState.PROCESSING:
+            self.log.debug(line)  # a step under way: the status and the UI show it; the log keeps outcomes
         else:
             self.log.info(line)
         self.refresh()

@@ -6,6 +6,7 @@ import logging
 import pytest
 
 from workers.logs import JsonFormatter, LogfmtFormatter
+from workers.settings import SettingsError, load_settings
 
 
 def _record(message: str, **extra: object) -> logging.LogRecord:
@@ -48,3 +49,11 @@ def test_hostile_values_cannot_forge_lines_or_escape_codes(hostile: str) -> None
     line = LogfmtFormatter().format(_record(f"deleting {hostile}", azmc_machine=hostile))
     assert "\n" not in line and "\r" not in line and "\x1b" not in line and "\t" not in line
     assert f"azmc_machine={json.dumps(hostile)}" in line  # quoted, JSON-escaped: the value reads back exactly
+
+
+def test_the_log_level_is_read_in_any_case_and_an_unknown_one_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AZMC_LOG_LEVEL", "DEBUG")
+    assert load_settings().log_level == "debug"
+    monkeypatch.setenv("AZMC_LOG_LEVEL", "verbose")
+    with pytest.raises(SettingsError, match="AZMC_LOG_LEVEL"):
+        load_settings()
