@@ -16,7 +16,13 @@ from models.offerings import Availability, Offering, Refusal, availability
 
 PROBE_FOR = timedelta(minutes=10)  # a VM create takes minutes; longer, and its machine is gone
 PROVEN_FOR = timedelta(minutes=10)  # capacity that just worked is worth trying by everyone at once
-PROBE_POLL = timedelta(seconds=5)  # how often a machine waiting for others' probes asks again
+PROBE_POLL = timedelta(seconds=5)  # a machine waiting for others' probes asks again after this...
+PROBE_POLL_MAX = timedelta(seconds=30)  # ...doubling up to this: a burst of thousands must not poll in step
+
+
+def probe_poll(waits: int) -> timedelta:
+    """The wait before asking again, after `waits` answers in a row said another machine probes."""
+    return min(PROBE_POLL * 2 ** min(max(waits - 1, 0), 8), PROBE_POLL_MAX)
 
 
 def same(a: Offering, b: Offering) -> bool:

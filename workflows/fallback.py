@@ -19,7 +19,7 @@ with workflow.unsafe.imports_passed_through():
     from models.durations import humanize
     from models.errors import ErrorType
     from models.inventory import Inventory
-    from models.offering_claims import PROBE_POLL, Claim, ClaimRequest
+    from models.offering_claims import Claim, ClaimRequest, probe_poll
     from models.offerings import Availability, Offering, Refusal, SkippedOffering, narrowed, offerings_of
     from models.offerings_memory import RefusalReport
     from models.refusals import SPOT_EVICTED
@@ -108,6 +108,7 @@ async def choose_offering(machine: Machine, azure: AzureCalls, pending: Callable
     if machine.state.ignore_refusals_once:
         machine.state.ignore_refusals_once = False
         return offerings[0], []
+    waits = 0
     while True:
         claim = await _claim(machine, azure, offerings)
         answer = claim.availability
@@ -117,11 +118,12 @@ async def choose_offering(machine: Machine, azure: AzureCalls, pending: Callable
         if claim.probed_by_others:
             # Another machine is trying the offerings left (nobody knows yet whether they have room): its
             # outcome decides, so this machine asks again shortly instead of risking a refusal of its own.
+            waits += 1
             machine.set_phase(Phase.PENDING if not machine.state.status.attempts else Phase.CRASH_LOOP_BACK_OFF)
             names = ", ".join(o.describe() for o in claim.probed_by_others)
             machine.operation(Stage.CREATE, OperationState.PROCESSING,
-                              f"waiting for another machine's attempt at {names}", retry_in=PROBE_POLL)
-            if await _woken_before(PROBE_POLL, pending, take) or workflow.now() >= deadline:
+                              f"waiting for another machine's attempt at {names}", retry_in=probe_poll(waits))
+            if await _woken_before(probe_poll(waits), pending, take) or workflow.now() >= deadline:
                 return (offerings[0], answer.skipped) if workflow.now() < deadline else None
             continue
         delay = max(min(answer.earliest or now, deadline) - now, timedelta(0))

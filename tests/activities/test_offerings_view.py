@@ -1,5 +1,6 @@
 """The worker's view of the shared offerings memory: a burst of machines asking the same costs one update,
-a probe stays its asker's alone, a refusal is never answered from the view, "worked" is told once a minute."""
+a probe stays its asker's alone, what is told to the memory drops the view of it, "worked" is told once a
+minute."""
 
 import asyncio
 
@@ -45,6 +46,7 @@ class Memory:
 
 PROVEN = Claim(offering=ZONE_1, proven=True)
 PROBE = Claim(offering=ZONE_1)
+WAIT = Claim(probed_by_others=[ZONE_1, ZONE_2])  # another machine probes each offering: wait for its outcome
 
 
 async def test_a_burst_asking_the_same_costs_one_update_when_the_answer_is_proven() -> None:
@@ -52,6 +54,13 @@ async def test_a_burst_asking_the_same_costs_one_update_when_the_answer_is_prove
     claims = await asyncio.gather(*(view.claim(MEMORY, request(f"rg/m{i}"), memory.ask) for i in range(100)))
     assert memory.asked == 1
     assert all(claim.offering == ZONE_1 for claim in claims)
+
+
+async def test_waiting_for_another_machines_probe_is_one_answer_for_the_whole_burst() -> None:
+    view, memory = OfferingsView(clock=Clock()), Memory(WAIT)
+    claims = await asyncio.gather(*(view.claim(MEMORY, request(f"rg/m{i}"), memory.ask) for i in range(1000)))
+    assert memory.asked == 1  # 10,000 machines asking in turn timed out before this
+    assert all(claim.offering is None and claim.probed_by_others == [ZONE_1, ZONE_2] for claim in claims)
 
 
 async def test_a_probe_is_its_askers_alone_and_the_others_ask_one_at_a_time() -> None:
@@ -81,12 +90,13 @@ async def test_other_questions_and_other_memories_are_asked_themselves() -> None
     assert memory.asked == 3
 
 
-@pytest.mark.parametrize("code", ["ZonalAllocationFailed", ""])
-async def test_telling_a_refusal_or_a_failure_forgets_the_memorys_answers(code: str) -> None:
-    view, memory = OfferingsView(clock=Clock()), Memory(PROVEN)
+@pytest.mark.parametrize("outcome", [{"code": "ZonalAllocationFailed"}, {}, {"worked": True}],
+                         ids=["refused", "failed", "worked"])
+async def test_telling_an_outcome_forgets_the_memorys_answers(outcome: dict[str, object]) -> None:
+    view, memory = OfferingsView(clock=Clock()), Memory(WAIT)
     await view.claim(MEMORY, request("rg/a"), memory.ask)
     sent: list[RefusalReport] = []
-    report = RefusalReport(offering=ZONE_1, code=code, machine="rg/a")
+    report = RefusalReport(offering=ZONE_1, machine="rg/a", **outcome)
 
     async def send() -> None:
         sent.append(report)

@@ -2,7 +2,7 @@
 
 from datetime import UTC, datetime, timedelta
 
-from models.offering_claims import PROBE_FOR, PROVEN_FOR, claim_offering, outcome
+from models.offering_claims import PROBE_FOR, PROVEN_FOR, claim_offering, outcome, probe_poll
 from models.offerings import Offering, Refusal
 
 NOW = datetime(2026, 1, 1, 12, tzinfo=UTC)
@@ -42,3 +42,7 @@ def test_a_probe_of_a_vanished_machine_ends_by_itself() -> None:
     blocked, _ = claim_offering([Z1], "rg/b", [], probes, [], NOW + PROBE_FOR - timedelta(seconds=1))
     free, _ = claim_offering([Z1], "rg/b", [], probes, [], NOW + PROBE_FOR)
     assert blocked.offering is None and free.offering == Z1
+
+
+def test_a_machine_waiting_for_others_probes_asks_less_and_less_often() -> None:
+    assert [probe_poll(n).total_seconds() for n in range(1, 7)] == [5, 10, 20, 30, 30, 30]
