@@ -17,7 +17,13 @@ from activities.offerings_view import OfferingsView
 from models.activity_io import ActivityName
 from models.offering_claims import Claim, ClaimRequest
 from models.offerings import Availability, Refusal, availability
-from models.offerings_memory import OfferingsMemory, OfferingsQuestion, RefusalReport, offerings_workflow_id
+from models.offerings_memory import (
+    OfferingsMemory,
+    OfferingsQuestion,
+    RefusalReport,
+    offerings_task_queue,
+    offerings_workflow_id,
+)
 from workflows.api import (
     OFFERINGS_AVAILABLE_QUERY,
     OFFERINGS_CLAIM_UPDATE,
@@ -37,7 +43,7 @@ def _memory(subscription: str, location: str, task_queue: str, private_to: str =
         OFFERINGS_WORKFLOW_TYPE,
         OfferingsMemory(subscription=subscription, location=location),
         id=_memory_id(subscription, location, private_to),
-        task_queue=task_queue,
+        task_queue=offerings_task_queue(task_queue),
         id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
         # A memory someone terminated may start again, empty.
         id_reuse_policy=WorkflowIDReusePolicy.ALLOW_DUPLICATE,

@@ -10,9 +10,21 @@ from models.offerings import Offering, Refusal
 OFFERINGS_ID_PREFIX = "offerings"
 
 
+OFFERINGS_QUEUE_SUFFIX = "-offerings"
+
+
 def offerings_workflow_id(subscription: str, location: str) -> str:
     """`offerings/<subscription>/<location>`: one memory per place Azure's capacity is counted."""
     return f"{OFFERINGS_ID_PREFIX}/{subscription}/{location}"
+
+
+def offerings_task_queue(task_queue: str) -> str:
+    """The memory's own task queue beside the machines' `task_queue` (`azmc` -> `azmc-offerings`).
+
+    On the machines' queue its tasks waited behind theirs: with 10,000 machines started at once, its first
+    task waited 71 s and every machine's question timed out. Its own queue, polled by every worker, answers
+    in milliseconds whatever the machines' backlog. Idempotent: the memory's own queue maps to itself."""
+    return task_queue if task_queue.endswith(OFFERINGS_QUEUE_SUFFIX) else task_queue + OFFERINGS_QUEUE_SUFFIX
 
 
 class OfferingsQuestion(BaseModel):

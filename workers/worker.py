@@ -9,6 +9,7 @@ import asyncio
 import logging
 import signal
 from datetime import timedelta
+from typing import Any
 
 from pydantic import ValidationError
 from temporalio.runtime import PrometheusConfig, Runtime, TelemetryConfig
@@ -18,13 +19,14 @@ from activities.audit import AuditInterceptor
 from activities.config import AzureConfig
 from activities.driver import AzureDriver
 from codec.converter import describe_codec
+from models.offerings_memory import offerings_task_queue
 from models.validation import problem
 from workers.connect import connect
 from workers.installation import installation_id
 from workers.sandbox import workflow_runner
 from workers.settings import Settings, SettingsError
 from workers.sweep_schedule import ensure_sweep_schedule
-from workflows import ALL_WORKFLOWS
+from workflows import ALL_WORKFLOWS, Offerings
 
 log = logging.getLogger("azmc.worker")
 
@@ -76,6 +78,20 @@ def build_worker(settings: Settings, client: object, driver: AzureDriver) -> Wor
     )
 
 
+def offerings_worker(client: object, task_queue: str, max_cached_workflows: int = 10, **options: Any) -> Worker:
+    """The shared memory of offerings on its own queue (models/offerings_memory.offerings_task_queue), so its
+    answers never wait behind a backlog of machine tasks; every worker process polls it beside its own."""
+    return Worker(client, task_queue=offerings_task_queue(task_queue), workflows=[Offerings],  # type: ignore[arg-type]
+                  max_cached_workflows=max_cached_workflows, **options)
+
+
+def build_workers(settings: Settings, client: object, driver: AzureDriver) -> list[Worker]:
+    """The machines' worker and the memory's, run side by side by one process."""
+    return [build_worker(settings, client, driver),
+            offerings_worker(client, settings.task_queue, workflow_runner=workflow_runner(settings.workflow_sandbox),
+                             graceful_shutdown_timeout=timedelta(seconds=settings.graceful_shutdown_s))]
+
+
 async def run_worker(settings: Settings) -> None:
     """Run until SIGTERM/SIGINT. Raises SettingsError (one line) when a setting or Temporal is unusable."""
     azure_config(settings)  # validate Azure settings before touching the network
@@ -85,12 +101,12 @@ async def run_worker(settings: Settings) -> None:
         log.info("fleet sweep schedule %s", await ensure_sweep_schedule(client, settings))
     driver = await AzureDriver.open(azure_config(settings, installation))
     try:
-        worker = build_worker(settings, client, driver)
+        workers = build_workers(settings, client, driver)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(signum, stop.set)
-        running = asyncio.create_task(worker.run())
+        running = asyncio.ensure_future(asyncio.gather(*(worker.run() for worker in workers)))
         stopping = asyncio.create_task(stop.wait())
         log.info(
             "worker started",
@@ -98,6 +114,7 @@ async def run_worker(settings: Settings) -> None:
                 "temporal": settings.temporal_address,
                 "namespace": settings.temporal_namespace,
                 "task_queue": settings.task_queue,
+                "offerings_task_queue": offerings_task_queue(settings.task_queue),
                 "azure": settings.azure_endpoint or "public Azure",
                 "installation_id": installation,
                 "metrics_port": settings.metrics_port,
@@ -107,7 +124,7 @@ async def run_worker(settings: Settings) -> None:
         await asyncio.wait({running, stopping}, return_when=asyncio.FIRST_COMPLETED)
         if stop.is_set():
             log.info("shutting down", extra={"grace_s": settings.graceful_shutdown_s})
-            await worker.shutdown()
+            await asyncio.gather(*(worker.shutdown() for worker in workers))
         stopping.cancel()
         await running
         log.info("worker stopped")

@@ -19,7 +19,7 @@ with workflow.unsafe.imports_passed_through():
     from models.errors import ErrorType
     from models.offering_claims import Claim, ClaimRequest, claim_offering, outcome
     from models.offerings import Availability, Refusal, availability
-    from models.offerings_memory import OfferingsMemory, OfferingsQuestion, RefusalReport
+    from models.offerings_memory import OfferingsMemory, OfferingsQuestion, RefusalReport, offerings_task_queue
     from models.refusals import refusal_of
 
 from workflows.api import (
@@ -54,7 +54,8 @@ class Offerings:
                 await workflow.wait_condition(workflow.all_handlers_finished)
                 self._prune()
                 self._memory.runs += 1
-                workflow.continue_as_new(self._memory)
+                # A memory started on the machines' queue (before it had its own) moves to its own here.
+                workflow.continue_as_new(self._memory, task_queue=offerings_task_queue(workflow.info().task_queue))
 
     @workflow.update(name=OFFERINGS_CLAIM_UPDATE)
     def claim(self, request: ClaimRequest) -> Claim:

@@ -9,13 +9,12 @@ import uuid
 from temporalio.api.enums.v1 import EventType
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import ActivityEnvironment, WorkflowEnvironment
-from temporalio.worker import Worker
 
 from activities import offerings_memory
 from models.offering_claims import Claim, ClaimRequest
 from models.offerings import Offering
 from models.offerings_memory import RefusalReport, offerings_workflow_id
-from workflows import ALL_WORKFLOWS
+from workers.worker import offerings_worker
 from workflows.search_attributes import ALL_KEYS
 
 TEMPORAL_CLI = ".venv/bin/temporal"
@@ -30,7 +29,7 @@ async def test_a_burst_of_machines_is_answered_with_one_update_to_the_memory() -
     env = await WorkflowEnvironment.start_local(
         dev_server_existing_path=TEMPORAL_CLI, ui=False, data_converter=pydantic_data_converter,
         search_attributes=list(ALL_KEYS))
-    async with env, Worker(env.client, task_queue=task_queue, workflows=ALL_WORKFLOWS):
+    async with env, offerings_worker(env.client, task_queue):
 
         def as_machine(name: str) -> ActivityEnvironment:
             activity_env = ActivityEnvironment(env.client)

@@ -5,14 +5,13 @@ import dataclasses
 import uuid
 
 from temporalio.testing import ActivityEnvironment
-from temporalio.worker import Worker
 
 from activities import offerings_memory
 from models.offering_claims import Claim, ClaimRequest
 from models.offerings import Offering
 from models.offerings_memory import RefusalReport
 from tests.workflows.helpers import time_skipping_env
-from workflows import ALL_WORKFLOWS
+from workers.worker import offerings_worker
 
 SUBSCRIPTION, LOCATION = "sub-1", "westeurope"
 ZONES = [Offering(vm_size="Standard_D2s_v5", zone=z, location=LOCATION, subscription=SUBSCRIPTION) for z in "123"]
@@ -20,7 +19,7 @@ ZONES = [Offering(vm_size="Standard_D2s_v5", zone=z, location=LOCATION, subscrip
 
 async def test_a_private_memory_is_seen_only_by_its_machine_and_a_shared_one_by_all() -> None:
     task_queue = f"offerings-{uuid.uuid4()}"
-    async with time_skipping_env() as env, Worker(env.client, task_queue=task_queue, workflows=ALL_WORKFLOWS):
+    async with time_skipping_env() as env, offerings_worker(env.client, task_queue):
 
         def as_machine(name: str) -> ActivityEnvironment:
             activity_env = ActivityEnvironment(env.client)

@@ -4,7 +4,6 @@ import uuid
 from datetime import UTC, datetime, timedelta
 
 from rich.console import Console
-from temporalio.worker import Worker
 
 from activities import offerings_memory
 from cli.offerings import current_refusals, forget_refusals, refusals_table
@@ -13,7 +12,7 @@ from models.offerings import Offering, SkippedOffering
 from models.offerings_memory import RefusalReport
 from models.status import MachineStatus, OfferingAttempt, Phase
 from tests.workflows.helpers import time_skipping_env
-from workflows import ALL_WORKFLOWS
+from workers.worker import offerings_worker
 
 
 def text(renderable: object) -> str:
@@ -25,7 +24,7 @@ def text(renderable: object) -> str:
 async def test_offerings_lists_the_refusals_in_force() -> None:
     task_queue = f"offerings-cli-{uuid.uuid4()}"
     zone1 = Offering(vm_size="Standard_D4s_v5", zone="1", location="westeurope", subscription="sub-1")
-    async with time_skipping_env() as env, Worker(env.client, task_queue=task_queue, workflows=ALL_WORKFLOWS):
+    async with time_skipping_env() as env, offerings_worker(env.client, task_queue):
         now = await env.get_current_time()
         assert await current_refusals(env.client, "sub-1", "westeurope", now) == []  # never refused: no memory
         await offerings_memory.tell(env.client, RefusalReport(offering=zone1, code="ZonalAllocationFailed",

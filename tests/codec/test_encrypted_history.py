@@ -32,6 +32,7 @@ from models.status import MachineStatus, Phase
 from tests.codec.cli import temporal_cli
 from tests.support.emulator import EmulatorHandle
 from tests.workflows.helpers import spec_dict
+from workers.worker import offerings_worker
 from workflows import ALL_WORKFLOWS
 from workflows.search_attributes import ALL_KEYS
 
@@ -61,7 +62,7 @@ async def _client(env: WorkflowEnvironment, keys: KeyRing) -> Client:
 async def _worker(env: WorkflowEnvironment, keys: KeyRing, driver: AzureDriver, queue: str) -> AsyncIterator[None]:
     client = await _client(env, keys)
     async with Worker(client, task_queue=queue, workflows=ALL_WORKFLOWS, activities=driver.activities(),
-                      interceptors=[AuditInterceptor(client.data_converter)]):
+                      interceptors=[AuditInterceptor(client.data_converter)]), offerings_worker(client, queue):
         yield
 
 

@@ -8,7 +8,7 @@ from collections import deque
 
 import pytest
 from temporalio.client import WorkflowHandle
-from temporalio.worker import UnsandboxedWorkflowRunner, Worker
+from temporalio.worker import UnsandboxedWorkflowRunner
 from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner
 
 from models.status import MachineStatus, Phase
@@ -17,7 +17,7 @@ from tests.support.emulator import EmulatorHandle
 from tests.workflows.helpers import in_phase, spec_dict, start_machine, time_skipping_env, wait_for
 from workers.sandbox import all_workflow_modules, passthrough_helpers, workflow_modules, workflow_runner
 from workers.settings import Settings, load_settings
-from workers.worker import build_worker
+from workers.worker import build_workers
 
 _MUTABLE = (list, dict, set, bytearray, deque)
 
@@ -56,8 +56,8 @@ def test_no_workflow_module_holds_mutable_state():
 async def test_machine_lifecycle_runs_on_the_worker_as_built(emulator: EmulatorHandle, sandboxed: bool):
     settings = Settings(task_queue=f"azmc-runner-{uuid.uuid4()}", metrics_port=0, workflow_sandbox=sandboxed)
     async with (emulator_driver(emulator, "runner-test", "token") as driver, time_skipping_env() as env):
-        worker: Worker = build_worker(settings, env.client, driver)
-        async with worker:
+        machines, memory = build_workers(settings, env.client, driver)
+        async with machines, memory:
             handle: WorkflowHandle = await start_machine(env.client, settings.task_queue,
                                                          spec_dict(subnet_id=emulator.subnet_id))
             running = await wait_for(env, handle, in_phase(Phase.RUNNING))

@@ -11,7 +11,13 @@ from temporalio.worker import Worker
 
 from activities import offerings_memory
 from models.offerings import Offering, Refusal
-from models.offerings_memory import OfferingsMemory, OfferingsQuestion, RefusalReport, offerings_workflow_id
+from models.offerings_memory import (
+    OfferingsMemory,
+    OfferingsQuestion,
+    RefusalReport,
+    offerings_task_queue,
+    offerings_workflow_id,
+)
 from tests.workflows.helpers import time_skipping_env
 from workflows import ALL_WORKFLOWS
 from workflows.api import OFFERINGS_ENTRIES_QUERY, OFFERINGS_WORKFLOW_TYPE
@@ -28,7 +34,8 @@ def offering(size: str = "Standard_D4s_v5", zone: str = "1") -> Offering:
 async def memory_worker(client: Client, task_queue: str) -> AsyncIterator[None]:
     # No workflow cache: the time-skipping test server never moves a query off a stopped worker's sticky
     # queue (a real server does); without stickiness every task goes to whichever worker polls the queue.
-    async with Worker(client, task_queue=task_queue, workflows=ALL_WORKFLOWS, max_cached_workflows=0):
+    async with Worker(client, task_queue=offerings_task_queue(task_queue), workflows=ALL_WORKFLOWS,
+                      max_cached_workflows=0):
         yield
 
 
@@ -87,10 +94,12 @@ async def test_refusals_are_shared_expire_and_survive_a_worker_restart() -> None
             assert "zone 1" not in await current_details(client)
 
 
-async def test_memory_continues_as_new_keeping_current_entries() -> None:
+async def test_memory_continues_as_new_keeping_current_entries_on_its_own_queue() -> None:
     task_queue = f"offerings-{uuid.uuid4()}"
-    async with time_skipping_env() as env, memory_worker(env.client, task_queue):
+    async with time_skipping_env() as env, memory_worker(env.client, task_queue), \
+            Worker(env.client, task_queue=task_queue, workflows=ALL_WORKFLOWS, max_cached_workflows=0):
         client = env.client
+        # Started on the machines' queue, as before the memory had a queue of its own.
         handle = await client.start_workflow(
             OFFERINGS_WORKFLOW_TYPE, OfferingsMemory(subscription=SUBSCRIPTION, location=LOCATION, history_limit=100),
             id=MEMORY_ID, task_queue=task_queue)
@@ -99,5 +108,6 @@ async def test_memory_continues_as_new_keeping_current_entries() -> None:
             await offerings_memory.tell(client, RefusalReport(offering=offering(size), code="AllocationFailed"),
                                         task_queue)
         description = await client.get_workflow_handle(MEMORY_ID).describe()
-        assert description.run_id != handle.result_run_id  # continued as new at least once
+        assert description.run_id != handle.result_run_id  # continued as new at least once...
+        assert description.task_queue == offerings_task_queue(task_queue)  # ...onto its own queue
         assert sorted(r.vm_size for r in await entries(client)) == sorted(sizes)
