@@ -78,8 +78,9 @@ async def tell(client: Client, report: RefusalReport, task_queue: str, private_t
 
 
 def activities(shared: bool = True) -> list[Callable[..., Any]]:
-    """The two activities. `shared=False` (AZMC_SHARED_OFFERINGS=false, the capacity bench's baseline) gives
-    each machine a memory of its own: it learns only from its own refusals, as without a shared memory."""
+    """The two activities, sharing one view of the memory (offerings_view.py): call once per worker.
+    `shared=False` (AZMC_SHARED_OFFERINGS=false, the capacity bench's baseline) gives each machine a memory
+    of its own: it learns only from its own refusals, as without a shared memory."""
 
     view = OfferingsView()
 
@@ -103,5 +104,3 @@ def activities(shared: bool = True) -> list[Callable[..., Any]]:
 
     return [ask_offerings, report_refusal]
 
-
-ACTIVITIES = activities()

@@ -6,8 +6,8 @@ workflow, and the memory's history fills and continues as new, aborting the upda
 waited for retries, or tried in order without it. Yet nearly all of those answers are the same: "the
 offering is proven, try it", or, while one machine probes an offering nobody has proven, "wait for its
 outcome". So this worker:
-- answers a claim from the last answer to the same question that is everyone's (proven, or nothing to
-  try now), heard at most TRUST ago; a probe is its asker's alone, never handed on;
+- answers a claim from the last answer to the same question that is everyone's (proven, or wait for
+  another machine's probe), heard at most TRUST ago; a probe is its asker's alone, never handed on;
 - sends one claim at a time per question: machines asking the same while it is in flight wait for it and
   take its answer if it is everyone's, or else ask in turn;
 - tells "worked" at most once per REPORT_EVERY per offering: the proof lasts PROVEN_FOR (10 min), so the
@@ -42,9 +42,10 @@ def _question(memory_id: str, request: ClaimRequest) -> _Key:
 
 
 def _everyones(answer: Claim) -> bool:
-    """The same for every machine asking the same: a proven offering, or nothing to try now (others probe
-    what is left, or all is refused). An unproven offering offered is a probe: the asker's alone."""
-    return answer.proven or answer.offering is None
+    """The same for every machine asking the same: a proven offering, or "wait: others probe what is left".
+    An unproven offering offered is a probe, the asker's alone; "all refused until T" is not kept either: the
+    asker waits until T, and asked again at T it must hear the memory, not this answer."""
+    return answer.proven or (answer.offering is None and bool(answer.probed_by_others))
 
 
 @dataclass

@@ -63,6 +63,14 @@ async def test_waiting_for_another_machines_probe_is_one_answer_for_the_whole_bu
     assert all(claim.offering is None and claim.probed_by_others == [ZONE_1, ZONE_2] for claim in claims)
 
 
+async def test_every_offering_refused_is_asked_again_each_time() -> None:
+    """"Wait until the first refusal ends" is not kept: asked again then, the memory must answer, not the view."""
+    view, memory = OfferingsView(clock=Clock()), Memory(Claim())
+    await view.claim(MEMORY, request("rg/a"), memory.ask)
+    await view.claim(MEMORY, request("rg/a"), memory.ask)
+    assert memory.asked == 2
+
+
 async def test_a_probe_is_its_askers_alone_and_the_others_ask_one_at_a_time() -> None:
     view, memory = OfferingsView(clock=Clock()), Memory(PROBE)
     await asyncio.gather(*(view.claim(MEMORY, request(f"rg/m{i}"), memory.ask) for i in range(10)))

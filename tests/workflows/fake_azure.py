@@ -118,4 +118,4 @@ class FakeAzure:
                 self.vm = VmState(provisioning_state="Succeeded", power_state="stopped")
 
         return [read_inventory, find_vm, ensure_nic, ensure_vm, delete_vm, delete_nic, delete_disk, power_off,
-                *offerings_memory.ACTIVITIES]  # the real shared memory: a workflow, no Azure
+                *offerings_memory.activities()]  # the real shared memory (a workflow, no Azure), this worker's view
