@@ -58,8 +58,6 @@ class OfferingsView:
     _shared: dict[_Key, tuple[Claim, float]] = field(default_factory=dict)
     _asking: dict[_Key, "asyncio.Future[Claim]"] = field(default_factory=dict)
     _worked_told: dict[tuple[str, tuple[str, str, str]], float] = field(default_factory=dict)
-    remote_claims: int = 0  # updates sent, for tests and the bench
-    remote_reports: int = 0
 
     async def claim(self, memory_id: str, request: ClaimRequest, ask: Callable[[], Awaitable[Claim]]) -> Claim:
         key = _question(memory_id, request)
@@ -79,7 +77,6 @@ class OfferingsView:
         future: asyncio.Future[Claim] = asyncio.get_running_loop().create_future()
         self._asking[key] = future
         try:
-            self.remote_claims += 1
             answer = await ask()
         except BaseException as err:
             if isinstance(err, asyncio.CancelledError):
@@ -109,7 +106,6 @@ class OfferingsView:
             self._worked_told.pop(told, None)
         self._forget(memory_id)
         try:
-            self.remote_reports += 1
             return await send()
         except BaseException:
             if report.worked:
