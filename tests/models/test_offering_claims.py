@@ -45,4 +45,4 @@ def test_a_probe_of_a_vanished_machine_ends_by_itself() -> None:
 
 
 def test_a_machine_waiting_for_others_probes_asks_less_and_less_often() -> None:
-    assert [probe_poll(n).total_seconds() for n in range(1, 7)] == [5, 10, 20, 30, 30, 30]
+    assert [probe_poll(n).total_seconds() for n in range(1, 7)] == [5, 10, 10, 10, 10, 10]
