@@ -11,13 +11,13 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import ActivityEnvironment, WorkflowEnvironment
 
 from activities import offerings_memory
+from cli.processes import temporal_binary
 from models.offering_claims import Claim, ClaimRequest
 from models.offerings import Offering
 from models.offerings_memory import RefusalReport, offerings_workflow_id
 from workers.worker import offerings_worker
 from workflows.search_attributes import ALL_KEYS
 
-TEMPORAL_CLI = ".venv/bin/temporal"
 SUBSCRIPTION, LOCATION = "sub-burst", "westeurope"
 ZONES = [Offering(vm_size="Standard_D2s_v5", zone=z, location=LOCATION, subscription=SUBSCRIPTION) for z in "123"]
 BURST = 60
@@ -27,7 +27,7 @@ async def test_a_burst_of_machines_is_answered_with_one_update_to_the_memory() -
     task_queue = f"offerings-{uuid.uuid4()}"
     ask, tell = offerings_memory.activities()  # one worker's pair, sharing its view
     env = await WorkflowEnvironment.start_local(
-        dev_server_existing_path=TEMPORAL_CLI, ui=False, data_converter=pydantic_data_converter,
+        dev_server_existing_path=temporal_binary(), ui=False, data_converter=pydantic_data_converter,
         search_attributes=list(ALL_KEYS))
     async with env, offerings_worker(env.client, task_queue):
 

@@ -19,6 +19,7 @@ from models.offerings_memory import (
     offerings_workflow_id,
 )
 from tests.workflows.helpers import time_skipping_env
+from workers.worker import offerings_worker
 from workflows import ALL_WORKFLOWS
 from workflows.api import OFFERINGS_ENTRIES_QUERY, OFFERINGS_WORKFLOW_TYPE
 
@@ -34,8 +35,7 @@ def offering(size: str = "Standard_D4s_v5", zone: str = "1") -> Offering:
 async def memory_worker(client: Client, task_queue: str) -> AsyncIterator[None]:
     # No workflow cache: the time-skipping test server never moves a query off a stopped worker's sticky
     # queue (a real server does); without stickiness every task goes to whichever worker polls the queue.
-    async with Worker(client, task_queue=offerings_task_queue(task_queue), workflows=ALL_WORKFLOWS,
-                      max_cached_workflows=0):
+    async with offerings_worker(client, task_queue, max_cached_workflows=0):
         yield
 
 
