@@ -58,12 +58,10 @@ async def _serve(address: str) -> None:
     client = await Client.connect(address, data_converter=pydantic_data_converter)
     # The same concurrency as an azmc worker's defaults (workers/settings.py).
     from workers.settings import Settings
+    from workers.worker import concurrency
 
-    defaults = Settings()
     worker = Worker(client, task_queue=TASK_QUEUE, workflows=[BareLifecycle], activities=[noop],
-                    max_concurrent_activities=defaults.max_concurrent_activities,
-                    max_cached_workflows=defaults.max_cached_workflows,
-                    max_concurrent_workflow_tasks=defaults.max_concurrent_workflow_tasks)  # fmt: skip
+                    **concurrency(Settings()))
     stop = asyncio.Event()
     asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
     async with worker:

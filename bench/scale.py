@@ -32,7 +32,7 @@ from emulator.seed import SEED_RESOURCE_GROUP
 from models.naming import workflow_id
 from models.spec import HEALTH_CHECK_INTERVAL
 from models.status import MachineStatus
-from workers.settings import MAX_CACHED_WORKFLOWS, MAX_CONCURRENT_WORKFLOW_TASKS, TASK_QUEUE
+from workers.settings import MAX_CACHED_WORKFLOWS, MAX_CONCURRENT_WORKFLOW_TASKS, TASK_QUEUE, Settings
 from workflows.api import STATUS_QUERY, WORKFLOW_TYPE
 from workflows.search_attributes import AZMC_PHASE
 
@@ -115,9 +115,9 @@ async def measure(processes: Processes, machines: int) -> dict[str, float]:
     }
 
 
-def rows(r: dict[str, float], cache: int, tasks: int) -> list[dict[str, object]]:
+def rows(r: dict[str, float], cache: int, tasks: int, polls: int) -> list[dict[str, object]]:
     n = int(r["machines"])
-    settings = f"max_cached_workflows {cache}, max_concurrent_workflow_tasks {tasks}"
+    settings = f"max_cached_workflows {cache}, max_concurrent_workflow_tasks {tasks}, workflow_task_polls {polls}"
     checks_now, checks_before = DAY / HEALTH_CHECK_INTERVAL, DAY / BEFORE_SWEEP_INTERVAL
     return [
         row(f"worker RSS, {n:,} machines Running", round(r["rss_mib"]), "MiB", "< 2048 MiB at 10,000", None,
@@ -150,7 +150,7 @@ def main() -> None:
             result = asyncio.run(measure(processes, args.machines))
         finally:
             processes.stop()
-    table = rows(result, args.cache, args.workflow_tasks)
+    table = rows(result, args.cache, args.workflow_tasks, Settings().workflow_task_polls)
     for entry in table:
         print(f"  {entry['metric']}: {entry['value']} {entry['unit']} ({entry['note']})")
     name = (f"scale_{args.machines}" + ("" if args.cache == MAX_CACHED_WORKFLOWS else f"_cache{args.cache}")

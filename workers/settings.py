@@ -27,6 +27,10 @@ MAX_CACHED_WORKFLOWS = 1000
 # Workflow tasks are CPU-bound under one GIL: more slots only queue them inside the worker, where one
 # that waits past its 10 s timed out (1 in 1,000 machines started at once with 100 slots, none with 10).
 MAX_CONCURRENT_WORKFLOW_TASKS = 10
+# Polls for workflow tasks: one on the task queue (new machines), the rest on this worker's sticky queue
+# (machines it already runs). With the SDK's 1 in 5, a burst of 3,000 new machines took so many slots that
+# 1,275 tasks of started ones waited past the sticky queue's 10 s; with 1 in 10, none did (README, Performance).
+WORKFLOW_TASK_POLLS = 10
 
 
 class SettingsError(ValueError):
@@ -56,6 +60,7 @@ class Settings(BaseSettings):
     # next task or query. Chosen with bench/scale.py: see README, Performance.
     max_cached_workflows: int = Field(MAX_CACHED_WORKFLOWS, ge=0)
     max_concurrent_workflow_tasks: int = Field(MAX_CONCURRENT_WORKFLOW_TASKS, ge=1)
+    workflow_task_polls: int = Field(WORKFLOW_TASK_POLLS, ge=2)
     log_format: str = Field("text", pattern="^(text|json)$")
     # info: phases and every step's outcome; debug adds each step as it starts (the status shows those).
     log_level: str = Field("info", pattern="^(debug|info|warning|error)$")

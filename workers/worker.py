@@ -62,6 +62,18 @@ def telemetry_runtime(settings: Settings) -> Runtime | None:
         ) from None
 
 
+def concurrency(settings: Settings) -> dict[str, Any]:
+    """The Worker options that bound its work (chosen with bench/scale.py: workers/settings.py)."""
+    return {
+        "max_concurrent_activities": settings.max_concurrent_activities,
+        "max_cached_workflows": settings.max_cached_workflows,
+        "max_concurrent_workflow_tasks": settings.max_concurrent_workflow_tasks,
+        "max_concurrent_workflow_task_polls": settings.workflow_task_polls,
+        # One of those polls takes new machines, the others the sticky queue: WORKFLOW_TASK_POLLS.
+        "nonsticky_to_sticky_poll_ratio": 1 / settings.workflow_task_polls,
+    }
+
+
 def build_worker(settings: Settings, client: object, driver: AzureDriver) -> Worker:
     return Worker(
         client,  # type: ignore[arg-type]
@@ -71,9 +83,7 @@ def build_worker(settings: Settings, client: object, driver: AzureDriver) -> Wor
         activities=driver.activities(settings.shared_offerings),
         interceptors=[AuditInterceptor(client.data_converter)],  # type: ignore[attr-defined]
          # each activity's Azure requests go into history with its result
-        max_concurrent_activities=settings.max_concurrent_activities,
-        max_cached_workflows=settings.max_cached_workflows,
-        max_concurrent_workflow_tasks=settings.max_concurrent_workflow_tasks,
+        **concurrency(settings),
         graceful_shutdown_timeout=timedelta(seconds=settings.graceful_shutdown_s),
     )
 
