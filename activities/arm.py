@@ -15,6 +15,9 @@ from activities.errors import classify
 T = TypeVar("T")
 
 DEFAULT_HEARTBEAT_EVERY = timedelta(seconds=10)
+# An operation Azure ends within this needs no continuation token in history (a heartbeat is a write on the
+# Temporal server): a retry without one checks Azure afresh, as after a crash before any heartbeat.
+FIRST_HEARTBEAT_AFTER = timedelta(seconds=1)
 
 
 @asynccontextmanager
@@ -65,15 +68,17 @@ async def wait_heartbeating(poller: AsyncLROPoller[T]) -> T:
 
 
 async def heartbeat_until(work: Awaitable[T], details: str) -> T:
-    """Await `work`, heartbeating `details` (what a retry should resume) until it is done."""
+    """Await `work`, heartbeating `details` (what a retry should resume) from FIRST_HEARTBEAT_AFTER until done."""
     result = asyncio.ensure_future(work)
+    wait = min(FIRST_HEARTBEAT_AFTER.total_seconds(), _heartbeat_every())
     try:
         while True:
-            if activity.in_activity():
-                activity.heartbeat(details)
-            done, _ = await asyncio.wait({result}, timeout=_heartbeat_every())
+            done, _ = await asyncio.wait({result}, timeout=wait)
             if done:
                 return result.result()
+            if activity.in_activity():
+                activity.heartbeat(details)
+            wait = _heartbeat_every()
     finally:
         if not result.done():
             result.cancel()

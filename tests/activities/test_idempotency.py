@@ -95,6 +95,18 @@ async def interrupt_after_first_heartbeat(env: ActivityEnvironment, fn: Any, arg
     return list(beats[-1])
 
 
+async def test_an_operation_azure_ends_at_once_heartbeats_nothing(driver, env, make_spec, emulator) -> None:
+    """A heartbeat is a write on the Temporal server: an operation done within the first second needs none."""
+    beats: list[Any] = []
+    env.on_heartbeat = lambda *details: beats.append(details)
+    spec = make_spec()
+    await env.run(driver.ensure_vm, EnsureVmInput(spec=spec, nic_id=await env.run(driver.ensure_nic, spec)))
+    assert beats == []
+    emulator.add_fault(operation="virtualMachines.delete", name="vm1", status=0, delay_s=2, stage="operation")
+    await env.run(driver.delete_vm, DeleteVmInput(machine=VM1))
+    assert beats and all(details[0] for details in beats)  # a longer one heartbeats its token
+
+
 def retried_env(details: list[Any]) -> ActivityEnvironment:
     """A second attempt of the same activity, as Temporal runs it: attempt 2 with the last heartbeat details."""
     retry = ActivityEnvironment()
@@ -144,8 +156,9 @@ async def test_retry_after_a_failed_operation_does_not_loop_on_its_token(driver,
     """Attempt 1's operation failed (AllocationFailed); attempt 2 must not poll that dead operation forever."""
     spec = make_spec()
     nic_id = await env.run(driver.ensure_nic, spec)
+    # It fails after 2 s: past the first heartbeat, so its token is in the details.
     emulator.add_fault(operation="virtualMachines.put", name="vm1", status=409, code="AllocationFailed",
-                       stage="operation")
+                       stage="operation", delay_s=2)
     beats: list[Any] = []
     env.on_heartbeat = lambda *details: beats.append(details)
     with pytest.raises(Exception) as first:
