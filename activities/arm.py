@@ -44,6 +44,12 @@ def log(machine: str, message: str, *args: Any) -> None:
         activity.logger.info(f"[{machine}] {message}", *args)
 
 
+def log_start(machine: str, message: str, *args: Any) -> None:
+    """A step as it starts, or a read's answer: debug, as the workflow's own (AZMC_LOG_LEVEL); its outcome is info."""
+    if activity.in_activity():
+        activity.logger.debug(f"[{machine}] {message}", *args)
+
+
 def _heartbeat_every() -> float:
     if activity.in_activity():
         timeout = activity.info().heartbeat_timeout

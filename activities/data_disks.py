@@ -11,7 +11,7 @@ from azure.core import MatchConditions
 from azure.core.exceptions import ResourceModifiedError
 from azure.mgmt.compute import models as cm
 
-from activities.arm import classified, log, resume_operation, wait_heartbeating
+from activities.arm import classified, log, log_start, resume_operation, wait_heartbeating
 from activities.clients import AzureClients
 from activities.errors import error
 from activities.ownership import owner_of
@@ -77,7 +77,7 @@ async def _patch(clients: AzureClients, rg: str, name: str, vm: cm.VirtualMachin
                  option: str) -> cm.VirtualMachine | None:
     """The PATCH on exactly the version read (If-Match when the VM has an etag); None on 412."""
     disks = [_with_option(d, option) for d in (vm.storage_profile.data_disks if vm.storage_profile else None) or []]
-    log(name, "setting deleteOption %s on data disks %s", option, ", ".join(d.name or "" for d in disks))
+    log_start(name, "setting deleteOption %s on data disks %s", option, ", ".join(d.name or "" for d in disks))
     update = cm.VirtualMachineUpdate(storage_profile=cm.StorageProfile(data_disks=disks))
     condition = {"etag": vm.etag, "match_condition": MatchConditions.IfNotModified} if vm.etag else {}
     async with classified(f"set deleteOption {option} on the data disks of VM {name}"):

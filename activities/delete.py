@@ -6,7 +6,7 @@ from typing import Any
 from azure.core.exceptions import ResourceNotFoundError
 from azure.core.polling import AsyncLROPoller
 
-from activities.arm import classified, get_or_none, log, resume_operation, wait_heartbeating
+from activities.arm import classified, get_or_none, log, log_start, resume_operation, wait_heartbeating
 from activities.clients import AzureClients
 from activities.memory import TRUST_S
 from activities.ownership import Owner, owner_of
@@ -33,7 +33,7 @@ async def _delete_owned(kind: str, name: str, owner: Owner, get: Getter, begin: 
             log(machine, "%s %s does not exist; nothing to delete", kind, name)
             return False
         owner.require(kind, name, existing.tags)
-        log(machine, "deleting %s %s", kind, name)
+        log_start(machine, "deleting %s %s", kind, name)
         try:
             await wait_heartbeating(await begin())
         except ResourceNotFoundError:

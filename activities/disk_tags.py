@@ -7,7 +7,7 @@ from collections.abc import Collection
 
 from azure.mgmt.compute import models as cm
 
-from activities.arm import classified, get_or_none, log
+from activities.arm import classified, get_or_none, log, log_start
 from activities.clients import AzureClients
 from activities.ownership import Owner, Ownership, owner_of
 from activities.retag import all_patched, patch_disk_tags
@@ -35,7 +35,7 @@ async def tag_vm_disks(clients: AzureClients, spec: MachineSpec, inventory: Inve
         todo = await _untagged(clients, spec, owner, names, seen)
     if not todo:
         return seen
-    log(spec.name, "tagging disks %s", ", ".join(todo))
+    log_start(spec.name, "tagging disks %s", ", ".join(todo))
     # Only a data disk's uniqueId is worth the GET after its PATCH (the status shows it); the OS disk's is not.
     data = {disk.name.lower() for disk in inventory.data_disks}
     patches = [_patch(clients, spec, name, tags, final_get=name.lower() in data) for name, tags in todo.items()]

@@ -11,7 +11,7 @@ concluded from the lagging Resource Graph.
 from azure.mgmt.compute import models as cm
 from temporalio.exceptions import ApplicationError
 
-from activities.arm import log
+from activities.arm import log, log_start
 from activities.clients import AzureClients
 from activities.errors import error
 from activities.graph import DISK_TYPE, NIC_TYPE, VM_TYPE
@@ -77,7 +77,7 @@ async def read_inventory(clients: AzureClients, spec: MachineSpec) -> Inventory:
         vm, not_ours = None, [f"VM {spec.name}"]
     if vm is not None:
         inventory = vm_inventory(vm)
-        log(spec.name, "status: %s", inventory.summary())
+        log_start(spec.name, "status: %s", inventory.summary())
         return inventory
     return _found(spec, await _leftovers(clients, spec), not_ours)
 
@@ -86,9 +86,9 @@ def _found(spec: MachineSpec, inventory: Inventory, not_ours: list[str]) -> Inve
     """What is left without a VM; NotFound when nothing is (and nothing of another owner sits in our names)."""
     inventory = inventory.model_copy(update={"not_ours": not_ours + inventory.not_ours})
     if inventory.is_empty and not inventory.not_ours:
-        log(spec.name, "status: nothing exists")
+        log_start(spec.name, "status: nothing exists")
         raise error(ErrorType.NOT_FOUND, f"machine {spec.name}: no VM, NIC or disk exists", benign=True)
-    log(spec.name, "status: %s", inventory.summary())
+    log_start(spec.name, "status: %s", inventory.summary())
     return inventory
 
 

@@ -4,7 +4,7 @@ no power-off or deallocation; a running one needs no start."""
 
 from azure.mgmt.compute import models as cm
 
-from activities.arm import classified, log, resume_operation, wait_heartbeating
+from activities.arm import classified, log, log_start, resume_operation, wait_heartbeating
 from activities.clients import AzureClients
 from activities.errors import error
 from activities.memory import TRUST_S
@@ -46,7 +46,7 @@ async def power_off(clients: AzureClients, machine: MachineRef) -> None:
     if vm_state(vm).power_state in STOPPED_POWER_STATES:
         log(name, "VM is already %s", vm_state(vm).power_state)
         return
-    log(name, "powering off VM (graceful shutdown)")
+    log_start(name, "powering off VM (graceful shutdown)")
     async with classified(f"power off VM {name}"):
         await wait_heartbeating(await vms.begin_power_off(rg, name, skip_shutdown=False,
                                                                 polling=clients.polling()))
@@ -73,7 +73,7 @@ async def start_vm(clients: AzureClients, machine: MachineRef) -> Inventory:
     if resumed or inventory.vm_state.power_state in _ALREADY_ON:
         log(name, "VM is %s", "started (resumed operation)" if resumed else inventory.vm_state.power_state)
         return inventory
-    log(name, "starting the %s VM", inventory.vm_state.power_state or "stopped")
+    log_start(name, "starting the %s VM", inventory.vm_state.power_state or "stopped")
     async with classified(f"start VM {name}"):
         await wait_heartbeating(await vms.begin_start(rg, name, polling=clients.polling()))
     log(name, "VM started")
@@ -96,7 +96,7 @@ async def deallocate_vm(clients: AzureClients, machine: MachineRef) -> Inventory
     if resumed or inventory.vm_state.power_state == "deallocated":
         log(name, "VM is deallocated%s", " (resumed operation)" if resumed else "")
         return _deallocated(inventory)
-    log(name, "deallocating the %s VM (disks and NIC kept)", inventory.vm_state.power_state or "")
+    log_start(name, "deallocating the %s VM (disks and NIC kept)", inventory.vm_state.power_state or "")
     async with classified(f"deallocate VM {name}"):
         await wait_heartbeating(await vms.begin_deallocate(rg, name))
     log(name, "VM deallocated")

@@ -9,7 +9,7 @@ from azure.core.exceptions import ResourceExistsError, ResourceModifiedError
 from azure.mgmt.compute import models as cm
 from temporalio.exceptions import ApplicationError
 
-from activities.arm import classified, get_or_none, log, resume_operation, wait_heartbeating
+from activities.arm import classified, get_or_none, log, log_start, resume_operation, wait_heartbeating
 from activities.clients import AzureClients
 from activities.disk_tags import tag_vm_disks
 from activities.errors import classify_code, error
@@ -119,7 +119,7 @@ async def ensure_vm(clients: AzureClients, inp: EnsureVmInput) -> Inventory:
         _, vm = await resume_operation(spec.name, resume)
     created = False
     if vm is None and inp.vm_absent:
-        log(spec.name, "creating VM (%s in %s)%s", spec.vm_size, spec.location,
+        log_start(spec.name, "creating VM (%s in %s)%s", spec.vm_size, spec.location,
             f", attaching existing data disks {', '.join(attached)}" if attached else "")
         vm = await _put(clients, spec, body, final_get=False)
         created = vm is not None
@@ -138,7 +138,7 @@ async def ensure_vm(clients: AzureClients, inp: EnsureVmInput) -> Inventory:
             raise failed_vm_error(vm)
         # None: create. Ours and still being provisioned: PUT again, on that very version.
         if vm is None:
-            log(spec.name, "creating VM (%s in %s)%s", spec.vm_size, spec.location,
+            log_start(spec.name, "creating VM (%s in %s)%s", spec.vm_size, spec.location,
                 f", attaching existing data disks {', '.join(attached)}" if attached else "")
         vm = await _put(clients, spec, body, etag=vm.etag if vm is not None else None)
         if vm is None:
