@@ -107,7 +107,7 @@ class AzureCalls:
 
     async def vm_for_decision(self) -> Inventory:
         """What creation and health checks decide on: the VM alone, or (histories before the patch) everything."""
-        if workflow.patched(patches.FIND_VM_FOR_DECISIONS):
+        if patches.patched(patches.FIND_VM_FOR_DECISIONS):
             return await self.find_vm()
         return await self.read_inventory()
 

@@ -89,11 +89,11 @@ async def _attempt(machine: Machine, azure: AzureCalls, undo: Compensations) -> 
     if inventory.vm_healthy:
         machine.operation(Stage.CREATE, OperationState.PROCESSING, f"adopting the running VM {inventory.node_name}")
         return inventory
-    if inventory.vm_stopped and workflow.patched(patches.START_STOPPED_VM):
+    if inventory.vm_stopped and patches.patched(patches.START_STOPPED_VM):
         if not await start_stopped_vm(machine, azure, inventory):
             raise StartFailed()
         return machine.state.status.inventory
-    keep_data = workflow.patched(patches.KEEP_DATA_DISKS)
+    keep_data = patches.patched(patches.KEEP_DATA_DISKS)
     attach: list[DataDiskRef] = []
     if keep_data:
         attach = await recovery.disks_to_attach(machine, azure, inventory)
@@ -150,9 +150,13 @@ async def create_machine(machine: Machine, azure: AzureCalls, drain_timeout: tim
         state.creation_started_at = workflow.now()
         state.status.attempts = 0
     deadline = state.creation_started_at + state.spec.timeouts.creation
+    if machine.phase == Phase.PENDING and patches.fewer_upserts():
+        # Asking for an offering is the attempt's first step: Creating now, in the task that began the
+        # creation, spares a workflow task with an upsert of its own.
+        machine.set_phase(Phase.CREATING)
     while True:
         offering, skipped, attempt_azure = None, [], azure
-        if workflow.patched(patches.CAPACITY_FALLBACK):
+        if patches.patched(patches.CAPACITY_FALLBACK):
             chosen = await fallback.choose_offering(machine, azure, wake.pending, wake.take, deadline)
             if chosen is None:
                 break  # every offering refused until the creation timeout
@@ -187,7 +191,7 @@ async def create_machine(machine: Machine, azure: AzureCalls, drain_timeout: tim
         refusal = None if offering is None else await fallback.remember_refusal(machine, azure, offering,
                                                                                  failure.error)
         await undo.unwind()
-        if workflow.patched(patches.FIND_VM_FOR_DECISIONS):
+        if patches.patched(patches.FIND_VM_FOR_DECISIONS):
             await _show_leftovers(machine, azure)
         if offering is not None and refusal is not None:
             fallback.next_offering_at_once(machine, offering, refusal, failure.error)
@@ -218,7 +222,7 @@ async def _fail(machine: Machine, azure: AzureCalls, drain_timeout: timedelta) -
                       f"not running after {state.spec.timeouts.creation}; cleaning up", error=cause)
     # The compensations already ran; this makes sure, by reading Azure, that nothing is left - but the
     # data disks: only `delete` deletes data.
-    keep_data = workflow.patched(patches.KEEP_DATA_DISKS)
+    keep_data = patches.patched(patches.KEEP_DATA_DISKS)
     kept = await remove_everything(machine, azure, drain=False, force=True, drain_timeout=drain_timeout,
                                    keep_data_disks=keep_data)
     left = f"nothing left in Azure but the data disks {recovery.names(kept)} (kept)" if kept else \

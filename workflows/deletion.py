@@ -125,7 +125,7 @@ async def remove_everything(
         if drain and passes == 1 and not force and inventory.vm_healthy:
             await _drain(machine, azure, drain_timeout)
         if inventory.has_vm:
-            if not keep_data_disks and workflow.patched(patches.KEEP_DATA_DISKS):
+            if not keep_data_disks and patches.patched(patches.KEEP_DATA_DISKS):
                 await _data_disks_go_with_the_vm(machine, azure, inventory)
             if keep_data_disks:
                 await until_done(
@@ -142,7 +142,7 @@ async def remove_everything(
             machine.operation(Stage.INITIATE_VM_DELETION, OperationState.SUCCESSFUL,
                               "no VM (a leftover NIC or disk is never a VM): NIC and disks next")
         doomed = _to_remove(inventory, keep_data_disks)
-        if workflow.patched(patches.INDEPENDENT_CLEANUP):
+        if patches.patched(patches.INDEPENDENT_CLEANUP):
             await _delete_side_by_side(machine, azure, doomed)
         else:
             await _delete_one_by_one(machine, azure, doomed)

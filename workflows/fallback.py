@@ -207,7 +207,7 @@ async def evicted_spot_goes_regular(machine: Machine, azure: AzureCalls, invento
     Without the flag nothing changes: the VM is started again (or re-created) as Spot."""
     if not _spot_may_fall_back(machine) or not (inventory.vm_stopped or not inventory.has_vm):
         return False
-    if not workflow.patched(patches.SPOT_EVICTION_FALLBACK):
+    if not patches.patched(patches.SPOT_EVICTION_FALLBACK):
         return False
     offering = machine.state.status.offering
     assert offering is not None

@@ -40,7 +40,7 @@ async def check_health(machine: Machine, azure: AzureCalls) -> bool:
     try:
         inventory = await azure.vm_for_decision()
     except ActivityError as err:
-        if error_type(err) == ErrorType.NOT_OWNED and workflow.patched(patches.FOREIGN_VM_IS_UNKNOWN):
+        if error_type(err) == ErrorType.NOT_OWNED and patches.patched(patches.FOREIGN_VM_IS_UNKNOWN):
             # Our name now holds someone else's VM (re-tagged, or ours deleted and theirs created): never
             # touched, never re-created over it; Unknown until an operator settles it.
             machine.set_phase(Phase.UNKNOWN)
@@ -56,7 +56,7 @@ async def check_health(machine: Machine, azure: AzureCalls) -> bool:
     if await fallback.evicted_spot_goes_regular(machine, azure, inventory):
         state.unknown_since = None
         return True
-    if inventory.vm_stopped and workflow.patched(patches.START_STOPPED_VM):
+    if inventory.vm_stopped and patches.patched(patches.START_STOPPED_VM):
         state.unknown_since = None  # a stopped VM is never re-created: no health_timeout runs
         await start_stopped_vm(machine, azure, inventory)
         return False

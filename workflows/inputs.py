@@ -94,7 +94,7 @@ def check_workflow_id(spec: MachineSpec) -> None:
     Patched, and only consulted on a mismatch: a history recorded before the check replays unchanged.
     """
     actual, expected = workflow.info().workflow_id, workflow_id(spec.resource_group, spec.name)
-    if actual != expected and workflow.patched(patches.WORKFLOW_ID_MATCHES_SPEC):
+    if actual != expected and patches.patched(patches.WORKFLOW_ID_MATCHES_SPEC):
         raise invalid_input(
             f"workflow id {actual!r} does not match the spec: machine {spec.resource_group}/{spec.name} is "
             f"managed only by workflow {expected!r}, so that two workflows never manage one VM; "
@@ -119,6 +119,6 @@ def history_limit_from_memo() -> tuple[int, str]:
 def bounded_history_limit(limit: int) -> tuple[int, str]:
     """At least policies.MIN_HISTORY_LIMIT (0, no own limit, stays 0); patched for older histories."""
     floor = policies.MIN_HISTORY_LIMIT
-    if 0 < limit < floor and workflow.patched(patches.HISTORY_LIMIT_FLOOR):
+    if 0 < limit < floor and patches.patched(patches.HISTORY_LIMIT_FLOOR):
         return floor, f"history limit {limit} is below the minimum; using {floor}"
     return limit, ""

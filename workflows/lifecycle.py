@@ -210,7 +210,7 @@ class MachineLifecycle:
     async def _keep_preserved(self, machine: Machine, azure: AzureCalls) -> None:
         """Deallocate once (resumed after a continue-as-new), then only wait: for `delete`, or to continue as new."""
         if self._preserve_request is not None:
-            if not workflow.patched(patches.PRESERVE_MACHINE):
+            if not patches.patched(patches.PRESERVE_MACHINE):
                 self._preserve_request = None  # unreachable in replay: no history before the patch has the signal
                 return
             try:

@@ -13,6 +13,7 @@ with workflow.unsafe.imports_passed_through():
     from models.inventory import Inventory, VmState
     from models.status import LastOperation, OperationState, Phase, Stage, StalledStep
 
+from workflows import patches
 from workflows.pool_notice import PoolNotices
 from workflows.search_attributes import AZMC_MACHINE, AZMC_PHASE, AZMC_POOL, AZMC_RESOURCE_GROUP
 from workflows.state import LifecycleState
@@ -57,12 +58,19 @@ class Machine:
         return self.state.status.phase
 
     def announce(self) -> None:
-        """Static search attributes once per run, then the phase."""
+        """Static search attributes once per run, then the phase: only those the run does not have yet
+        (`azmc apply` sets all at start, and a continued run inherits them)."""
         spec = self.state.spec
         updates = [AZMC_MACHINE.value_set(spec.name), AZMC_RESOURCE_GROUP.value_set(spec.resource_group)]
         if spec.pool:
             updates.append(AZMC_POOL.value_set(spec.pool))
-        workflow.upsert_search_attributes(updates)
+        if patches.fewer_upserts():
+            have = workflow.info().typed_search_attributes
+            updates = [update for update in updates if have.get(update.key) != update.value]
+            if have.get(AZMC_PHASE) == self.phase:
+                self._upserted_phase = self.phase
+        if updates:
+            workflow.upsert_search_attributes(updates)
         self.set_phase(self.phase)
 
     def set_phase(self, phase: Phase) -> None:

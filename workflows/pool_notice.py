@@ -30,7 +30,7 @@ class PoolNotices:
         parent = workflow.info().parent
         if parent is None or not parent.workflow_id.startswith(POOL_WORKFLOW_ID_PREFIX):
             return
-        if not workflow.patched(patches.TELL_POOL_PHASE):
+        if not patches.patched(patches.TELL_POOL_PHASE):
             return
         pool = workflow.get_external_workflow_handle(parent.workflow_id)
         notice = {"name": self._name, "phase": str(phase), "preserved": preserved, "at": workflow.now().isoformat()}

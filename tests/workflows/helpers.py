@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 from temporalio.api.enums.v1 import IndexedValueType
 from temporalio.api.operatorservice.v1 import AddSearchAttributesRequest
-from temporalio.client import Client, WorkflowHandle
+from temporalio.client import Client, WorkflowHandle, WorkflowHistory
 from temporalio.testing import ActivityEnvironment, WorkflowEnvironment
 from temporalio.worker import Worker
 
@@ -155,6 +155,7 @@ def in_phase(*phases: Phase) -> Callable[[MachineStatus], bool]:
 
 HISTORIES = Path(__file__).resolve().parent / "histories"
 RECORD_ENV = "AZMC_RECORD_HISTORIES"
+HISTORY_WORKFLOW_ID = "workflowId"  # beside "events" in a recorded history
 
 
 async def record_history(handle: WorkflowHandle, name: str) -> None:
@@ -167,4 +168,13 @@ async def record_history(handle: WorkflowHandle, name: str) -> None:
         return
     history = await handle.fetch_history()
     HISTORIES.mkdir(exist_ok=True)
-    (HISTORIES / f"{name}.json").write_text(history.to_json())
+    # The id too: the workflow replays under the id it ran with (a machine checks its id against its spec).
+    recorded = {HISTORY_WORKFLOW_ID: history.workflow_id, **json.loads(history.to_json())}
+    (HISTORIES / f"{name}.json").write_text(json.dumps(recorded, indent=2))
+
+
+def recorded_history(path: Path) -> WorkflowHistory:
+    """A history of tests/workflows/histories/ under the id it ran with (`machine/<file name>` for those
+    recorded without their id)."""
+    recorded = json.loads(path.read_text())
+    return WorkflowHistory.from_json(recorded.pop(HISTORY_WORKFLOW_ID, f"machine/{path.stem}"), recorded)

@@ -1,0 +1,77 @@
+"""A machine's history writes the visibility store as seldom as its phases allow (workflows/patches.py,
+ALL_OF_THE_ABOVE): one patch marker a run, no search attribute its starter set already, Creating in the
+workflow task that begins the creation. Each workflow task with an upsert is a visibility write."""
+
+from temporalio.api.enums.v1 import EventType
+from temporalio.api.history.v1 import HistoryEvent
+from temporalio.client import WorkflowHandle
+
+from cli.machines import apply
+from models.spec import MachineSpec
+from models.status import MachineStatus, Phase
+from tests.workflows.helpers import in_phase, spec_dict, start_machine, wait_for
+from tests.workflows.stack import Stack
+from workflows.search_attributes import AZMC_MACHINE, AZMC_PHASE, AZMC_POOL, AZMC_RESOURCE_GROUP
+
+_PATCH_MARKER = "core_patch"  # sdk-core's marker name for workflow.patched
+
+
+async def _lifecycle(stack: Stack, handle: WorkflowHandle) -> list[HistoryEvent]:
+    await wait_for(stack.env, handle, in_phase(Phase.RUNNING))
+    await handle.signal("delete")
+    await handle.result()
+    return [event async for event in handle.fetch_history_events()]
+
+
+def _upserts(events: list[HistoryEvent]) -> list[dict[str, str]]:
+    """Each upsert's keys and (Keyword) values, in history order."""
+    upserts = []
+    for event in events:
+        if event.event_type == EventType.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES:
+            fields = event.upsert_workflow_search_attributes_event_attributes.search_attributes.indexed_fields
+            upserts.append({key: payload.data.decode().strip('"') for key, payload in fields.items()})
+    return upserts
+
+
+def _tasks_with_upserts(events: list[HistoryEvent]) -> int:
+    """Workflow tasks whose commands upserted (their events follow the task's completion)."""
+    tasks, upserted = 0, False
+    for event in events:
+        if event.event_type == EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED:
+            upserted = False
+        elif event.event_type == EventType.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES and not upserted:
+            tasks, upserted = tasks + 1, True
+    return tasks
+
+
+def _patch_markers(events: list[HistoryEvent]) -> int:
+    return sum(event.event_type == EventType.EVENT_TYPE_MARKER_RECORDED
+               and event.marker_recorded_event_attributes.marker_name == _PATCH_MARKER for event in events)
+
+
+async def test_a_machine_applied_with_its_search_attributes_upserts_only_its_phase_changes(stack: Stack) -> None:
+    client = stack.env.client
+    spec = MachineSpec.model_validate(spec_dict(subnet_id=stack.emulator.subnet_id))
+    applied = await apply(client, spec, stack.task_queue)  # sets machine, resource group, pool, Pending at start
+    handle = client.get_workflow_handle(applied.workflow_id, result_type=MachineStatus)
+    events = await _lifecycle(stack, handle)
+
+    upserts = _upserts(events)
+    assert [u[AZMC_PHASE.name] for u in upserts if AZMC_PHASE.name in u] == [
+        "Creating", "Running", "Terminating", "Deleted"]
+    assert not any(key in u for u in upserts for key in (AZMC_MACHINE.name, AZMC_RESOURCE_GROUP.name, AZMC_POOL.name))
+    # The first task (patch marker, Creating), Running, Terminating, Deleted: 6 before the patch.
+    assert _tasks_with_upserts(events) == 4
+    # Every patched branch it took (capacity fallback, VM-only reads, data disks kept) behind one marker.
+    assert _patch_markers(events) == 1
+
+
+async def test_a_machine_started_without_search_attributes_still_shows_them(stack: Stack) -> None:
+    """The `temporal workflow start` of the README sets none: the machine upserts them in its first task."""
+    handle = await start_machine(stack.env.client, stack.task_queue, spec_dict(subnet_id=stack.emulator.subnet_id))
+    events = await _lifecycle(stack, handle)
+    upserts = _upserts(events)
+    assert {AZMC_MACHINE.name: "vm1", AZMC_RESOURCE_GROUP.name: "azmc-demo", AZMC_POOL.name: "workers"} in upserts
+    assert [u[AZMC_PHASE.name] for u in upserts if AZMC_PHASE.name in u] == [
+        "Pending", "Creating", "Running", "Terminating", "Deleted"]
+    assert _tasks_with_upserts(events) == 4 and _patch_markers(events) == 1
