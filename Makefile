@@ -43,13 +43,14 @@ dev: $(STAMP)
 # pip-installed packages (the image) have them.
 BYTECODE = $(BIN)/python -m compileall -q models workflows activities workers cli emulator codec bench >/dev/null
 
-# The table: `python -m bench.report` reads every bench/results/<module>.json (about 10 min on 2 cores).
+# The table: `python -m bench.report` reads every bench/results/<module>.json (about 17 min on 2 cores).
 bench: $(STAMP)
 	$(BYTECODE)
 	$(BIN)/python -m bench.emulator_rate
 	$(BIN)/python -m bench.arm_requests
 	$(BIN)/python -m bench.watch_cost
 	$(BIN)/python -m bench.lifecycle
+	$(BIN)/python -m bench.visibility_cost
 	$(BIN)/python -m bench.pool_rollout
 	$(BIN)/python -m bench.capacity_fallback
 	$(BIN)/python -m bench.scale

@@ -27,6 +27,7 @@ class HistoryStats:
     local_activities: int = 0
     timers: int = 0
     upserts: int = 0  # search-attribute upserts
+    upsert_tasks: int = 0  # workflow tasks with an upsert: a visibility write each (bench/visibility_cost.py)
 
     def add(self, other: "HistoryStats") -> None:
         for field in fields(self):
@@ -38,10 +39,14 @@ class HistoryStats:
 
 async def history_stats(client: Client, workflow_id: str) -> HistoryStats:
     kinds: Counter[int] = Counter()
-    before = after = local = sticky = 0
-    signalled = False
+    before = after = local = sticky = upsert_tasks = 0
+    signalled = upserted = False
     async for event in client.get_workflow_handle(workflow_id).fetch_history_events():
         kinds[event.event_type] += 1
+        if event.event_type == _E.EVENT_TYPE_WORKFLOW_TASK_COMPLETED:
+            upserted = False  # the task's commands follow its completion
+        elif event.event_type == _E.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES and not upserted:
+            upsert_tasks, upserted = upsert_tasks + 1, True
         if event.event_type == _E.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT:
             sticky += event.workflow_task_timed_out_event_attributes.timeout_type == SCHEDULE_TO_START
         elif event.event_type == _E.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED:
@@ -58,6 +63,7 @@ async def history_stats(client: Client, workflow_id: str) -> HistoryStats:
         workflow_task_failures=kinds[_E.EVENT_TYPE_WORKFLOW_TASK_FAILED],
         activities_before_signal=before, activities_after_signal=after, local_activities=local,
         timers=kinds[_E.EVENT_TYPE_TIMER_STARTED], upserts=kinds[_E.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES],
+        upsert_tasks=upsert_tasks,
     )
 
 

@@ -1,6 +1,6 @@
 """How much azmc adds over the Temporal engine, measured side by side in one run on one dev server.
 
-`python -m bench.lifecycle [--machines 100] [--rounds 3]`:
+`python -m bench.lifecycle [--machines 200] [--rounds 5]`:
 - N machines created -> Running -> deleted (emulator at time scale 0) by an `azmc worker` process;
 - N bare workflows of the same shape (as many no-op activities before and after a `delete` signal as a
   machine ran) by a worker process of bench/bare.py, on the same server;
@@ -153,8 +153,8 @@ async def measure(processes: Processes, machines: int, rounds: int) -> Measured:
 
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.lifecycle", description=__doc__.split("\n")[0])
-    parser.add_argument("--machines", type=int, default=100, help="lifecycles per kind and round")
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--machines", type=int, default=200, help="lifecycles per kind and round")
+    parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="azmc-bench-") as tmp:
         processes = start_processes(Path(tmp))
