@@ -69,6 +69,7 @@ class Machine:
             updates = [update for update in updates if have.get(update.key) != update.value]
             if have.get(AZMC_PHASE) == self.phase:
                 self._upserted_phase = self.phase
+                self.tell_pool()  # a pool hears each run's phase, as when it was upserted here
         if updates:
             workflow.upsert_search_attributes(updates)
         self.set_phase(self.phase)
