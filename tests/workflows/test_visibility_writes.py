@@ -7,9 +7,11 @@ from temporalio.api.history.v1 import HistoryEvent
 from temporalio.client import WorkflowHandle
 
 from cli.machines import apply
+from models.naming import workflow_id
 from models.spec import MachineSpec
 from models.status import MachineStatus, Phase
-from tests.workflows.helpers import in_phase, spec_dict, start_machine, wait_for
+from tests.workflows.helpers import RESOURCE_GROUP, in_phase, spec_dict, start_machine, wait_for
+from tests.workflows.pools import pool_dict, settled, start_pool, wait_pool
 from tests.workflows.stack import Stack
 from workflows.search_attributes import AZMC_MACHINE, AZMC_PHASE, AZMC_POOL, AZMC_RESOURCE_GROUP
 
@@ -75,3 +77,22 @@ async def test_a_machine_started_without_search_attributes_still_shows_them(stac
     assert [u[AZMC_PHASE.name] for u in upserts if AZMC_PHASE.name in u] == [
         "Pending", "Creating", "Running", "Terminating", "Deleted"]
     assert _tasks_with_upserts(events) == 4 and _patch_markers(events) == 1
+
+
+async def test_a_pools_machine_tells_its_pool_every_phase_even_those_it_does_not_upsert(stack: Stack) -> None:
+    """The pool starts its machine with Pending set: not upserted again, but still told (pool_notice.py)."""
+    client = stack.env.client
+    pool = await start_pool(client, stack.task_queue, pool_dict(stack.emulator.subnet_id, 1))
+    (machine,) = (await wait_pool(stack.env, pool, settled(1))).machines
+    await pool.signal("delete", {"reason": "test done"})
+    await pool.result()
+    child = client.get_workflow_handle(workflow_id(RESOURCE_GROUP, machine.name))
+    events = [event async for event in child.fetch_history_events()]
+    told = []
+    for event in events:
+        if event.event_type == EventType.EVENT_TYPE_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_INITIATED:
+            payloads = event.signal_external_workflow_execution_initiated_event_attributes.input.payloads
+            (notice,) = await client.data_converter.decode(payloads)
+            told.append(notice["phase"])
+    assert told == ["Pending", "Creating", "Running", "Terminating", "Deleted"]
+    assert "Pending" not in [u.get(AZMC_PHASE.name) for u in _upserts(events)]
