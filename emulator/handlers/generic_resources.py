@@ -71,10 +71,11 @@ def filtered(resources: list[Resource], text: str | None) -> list[dict[str, Any]
 async def list_in_group(call: Call) -> web.StreamResponse:
     state = call.backends.state
     require_group(state, call.scope)
-    # Top-level resources only (a subnet is part of its virtual network, not listed on its own).
-    resources = sorted((r for r in state.store.in_group(call.params["sub"], call.params["rg"])
-                        if r.type.count("/") == 1), key=lambda r: r.id.lower())
-    return list_response(call, filtered(resources, call.query("$filter")))
+    # Top-level resources only (a subnet is part of its virtual network, not listed on its own). Filtered
+    # before sorted: a machine's tag filter matches a handful of a busy group's thousands.
+    resources = [r for r in state.store.in_group(call.params["sub"], call.params["rg"]) if r.type.count("/") == 1]
+    items = sorted(filtered(resources, call.query("$filter")), key=lambda item: item["id"].lower())
+    return list_response(call, items)
 
 
 def routes() -> list[Route]:
