@@ -2,9 +2,11 @@
 
 import asyncio
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, fields
 
 from temporalio.api.enums.v1 import EventType, TimeoutType
+from temporalio.api.history.v1 import HistoryEvent
 from temporalio.client import Client
 
 _E = EventType
@@ -37,16 +39,24 @@ class HistoryStats:
         return getattr(self, name) / max(self.workflows, 1)
 
 
+def tasks_with_upserts(events: Iterable[HistoryEvent]) -> int:
+    """Workflow tasks whose commands upserted search attributes (a task's commands follow its completion)."""
+    tasks, upserted = 0, False
+    for event in events:
+        if event.event_type == _E.EVENT_TYPE_WORKFLOW_TASK_COMPLETED:
+            upserted = False
+        elif event.event_type == _E.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES and not upserted:
+            tasks, upserted = tasks + 1, True
+    return tasks
+
+
 async def history_stats(client: Client, workflow_id: str) -> HistoryStats:
     kinds: Counter[int] = Counter()
-    before = after = local = sticky = upsert_tasks = 0
-    signalled = upserted = False
-    async for event in client.get_workflow_handle(workflow_id).fetch_history_events():
+    before = after = local = sticky = 0
+    signalled = False
+    events = [event async for event in client.get_workflow_handle(workflow_id).fetch_history_events()]
+    for event in events:
         kinds[event.event_type] += 1
-        if event.event_type == _E.EVENT_TYPE_WORKFLOW_TASK_COMPLETED:
-            upserted = False  # the task's commands follow its completion
-        elif event.event_type == _E.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES and not upserted:
-            upsert_tasks, upserted = upsert_tasks + 1, True
         if event.event_type == _E.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT:
             sticky += event.workflow_task_timed_out_event_attributes.timeout_type == SCHEDULE_TO_START
         elif event.event_type == _E.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED:
@@ -63,7 +73,7 @@ async def history_stats(client: Client, workflow_id: str) -> HistoryStats:
         workflow_task_failures=kinds[_E.EVENT_TYPE_WORKFLOW_TASK_FAILED],
         activities_before_signal=before, activities_after_signal=after, local_activities=local,
         timers=kinds[_E.EVENT_TYPE_TIMER_STARTED], upserts=kinds[_E.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES],
-        upsert_tasks=upsert_tasks,
+        upsert_tasks=tasks_with_upserts(events),
     )
 
 

@@ -59,23 +59,34 @@ def cpu_line(before: dict[str, float], after: dict[str, float]) -> str:
     return ", ".join(f"{name} {seconds:.1f}" for name, seconds in cpu_used(before, after).items())
 
 
+def dev_server(logs: Path, flags: tuple[str, ...] = ()) -> tuple[Child, str]:
+    """A Temporal dev server (azmc's search attributes registered) on a free loopback port, not yet started,
+    and its address."""
+    port = free_port()
+    argv = [temporal_binary(), "server", "start-dev", "--ip", "127.0.0.1", "--port", str(port), "--headless",
+            "--log-level", "error", *search_attribute_flags(), *flags]  # fmt: skip
+    return Child("temporal", argv, logs / "temporal.log"), f"127.0.0.1:{port}"
+
+
+def wait_for_server(server: Child, address: str) -> None:
+    server.wait_ready(lambda: tcp_open(int(address.rsplit(":", 1)[1])), 60)
+    time.sleep(1.0)  # the frontend accepts connections a moment before the namespace is served
+
+
 def start_processes(logs: Path, *, bare: bool = True, worker_env: dict[str, str] | None = None,
                     server_flags: tuple[str, ...] = (), emulator_flags: tuple[str, ...] = ("--time-scale", "0"),
                     wait_for_worker: bool = False) -> Processes:  # fmt: skip
     """Dev server + emulator (seeded; time scale 0 unless `emulator_flags` say otherwise) + azmc worker
     (+ bare worker); `worker_env`: extra AZMC_*; `wait_for_worker`: return once the worker says it started."""
-    port, emulator_port = free_port(), free_port()
-    address, emulator_url = f"127.0.0.1:{port}", f"http://127.0.0.1:{emulator_port}"
-    server_argv = [temporal_binary(), "server", "start-dev", "--ip", "127.0.0.1", "--port", str(port), "--headless",
-                   "--log-level", "error", *search_attribute_flags(), *server_flags]  # fmt: skip
-    server = Child("temporal", server_argv, logs / "temporal.log")
+    server, address = dev_server(logs, server_flags)
+    emulator_port = free_port()
+    emulator_url = f"http://127.0.0.1:{emulator_port}"
     emulator = Child("emulator", [sys.executable, "-m", "emulator", "--port", str(emulator_port), "--seed",
                                   *emulator_flags], logs / "emulator.log", env=_ENV)  # fmt: skip
     server.start()
     emulator.start()
-    server.wait_ready(lambda: tcp_open(port), 60)
     emulator.wait_ready(lambda: http_ok(f"{emulator_url}/_emulator/health"), 30)
-    time.sleep(1.0)  # the frontend accepts connections a moment before the namespace is served
+    wait_for_server(server, address)
     azmc_env = {**_ENV, "AZMC_TEMPORAL_ADDRESS": address, "AZMC_AZURE_ENDPOINT": emulator_url, "AZMC_METRICS_PORT": "0",
                 **(worker_env or {})}  # fmt: skip
     azmc_worker = Child("azmc worker", [sys.executable, "-m", "cli", "worker"], logs / "worker.log", env=azmc_env)

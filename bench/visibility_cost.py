@@ -22,10 +22,9 @@ from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.worker import UnsandboxedWorkflowRunner, Worker
 
+from bench.lifecycle import bounded
 from bench.results_file import row, write_results
-from bench.stack import cpu_seconds
-from cli.dev_stack import search_attribute_flags
-from cli.processes import Child, free_port, tcp_open, temporal_binary
+from bench.stack import cpu_seconds, dev_server, wait_for_server
 from workflows.search_attributes import AZMC_PHASE
 
 TASK_QUEUE = "visibility-cost"
@@ -61,15 +60,15 @@ class UpsertShape:
 
 
 async def run_shape(client: Client, name: str, shape: Shape, count: int) -> None:
-    gate = asyncio.Semaphore(50)
+    """`count` workflows of the shape, 50 started at a time (bench.lifecycle.bounded), each awaited to its end."""
+    handles = []
 
-    async def one(index: int) -> None:
-        async with gate:
-            handle = await client.start_workflow(UpsertShape.run, shape, id=f"{name}-{index:05d}-{time.time_ns()}",
-                                                 task_queue=TASK_QUEUE)
-        await handle.result()
+    async def start(index: int) -> None:
+        handles.append(await client.start_workflow(UpsertShape.run, shape, id=f"{name}-{index:05d}-{time.time_ns()}",
+                                                   task_queue=TASK_QUEUE))
 
-    await asyncio.gather(*(one(i) for i in range(count)))
+    await bounded([lambda index=index: start(index) for index in range(count)])
+    await asyncio.gather(*(handle.result() for handle in handles))
 
 
 async def measure(address: str, server_pid: int, workflows: int, rounds: int) -> dict[str, float]:
@@ -93,17 +92,13 @@ def main() -> None:
     parser.add_argument("--workflows", type=int, default=200, help="workflows per shape and round")
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
-    port = free_port()
     with tempfile.TemporaryDirectory(prefix="azmc-bench-") as tmp:
-        server = Child("temporal", [temporal_binary(), "server", "start-dev", "--ip", "127.0.0.1", "--port", str(port),
-                                    "--headless", "--log-level", "error", *search_attribute_flags()],
-                       Path(tmp) / "temporal.log")  # fmt: skip
+        server, address = dev_server(Path(tmp))
         server.start()
         try:
-            server.wait_ready(lambda: tcp_open(port), 60)
-            time.sleep(1.0)  # the frontend accepts connections a moment before the namespace is served
+            wait_for_server(server, address)
             assert server.process is not None
-            ms = asyncio.run(measure(f"127.0.0.1:{port}", server.process.pid, args.workflows, args.rounds))
+            ms = asyncio.run(measure(address, server.process.pid, args.workflows, args.rounds))
         finally:
             server.stop()
     per_task = (ms["tasks"] - ms["one"]) / EXTRA

@@ -49,7 +49,10 @@ class Machine:
     def __init__(self, state: LifecycleState) -> None:
         self.state = state
         self.log = MachineLog(state.spec.resource_group, state.spec.name)
-        self._upserted_phase: str | None = None
+        # Two facts of this run: the phase its search attribute shows (set by the starter, or upserted), and
+        # the last phase its pool was told (every run tells its first one, upserted or not).
+        self._shown_phase: str | None = None
+        self._told_phase: str | None = None
         # A pool's machine tells its pool every phase it enters (pool_notice.py); others tell nobody.
         self.pool_notices = PoolNotices(state.spec.name)
 
@@ -67,9 +70,7 @@ class Machine:
         if patches.fewer_upserts():
             have = workflow.info().typed_search_attributes
             updates = [update for update in updates if have.get(update.key) != update.value]
-            if have.get(AZMC_PHASE) == self.phase:
-                self._upserted_phase = self.phase
-                self.tell_pool()  # a pool hears each run's phase, as when it was upserted here
+            self._shown_phase = have.get(AZMC_PHASE)
         if updates:
             workflow.upsert_search_attributes(updates)
         self.set_phase(self.phase)
@@ -78,10 +79,12 @@ class Machine:
         if phase != self.state.status.phase:
             self.log.info(f"phase {self.state.status.phase} -> {phase}")
         self.state.status.phase = phase
-        # Upsert only on change: every upsert is a history event.
-        if self._upserted_phase != phase:
-            workflow.upsert_search_attributes([AZMC_PHASE.value_set(phase)])
-            self._upserted_phase = phase
+        if self._told_phase != phase:
+            # Upsert only on change: a workflow task with an upsert is a visibility write.
+            if self._shown_phase != phase:
+                workflow.upsert_search_attributes([AZMC_PHASE.value_set(phase)])
+                self._shown_phase = phase
+            self._told_phase = phase
             self.tell_pool()
         self.refresh()
 

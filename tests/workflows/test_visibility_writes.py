@@ -6,6 +6,7 @@ from temporalio.api.enums.v1 import EventType
 from temporalio.api.history.v1 import HistoryEvent
 from temporalio.client import WorkflowHandle
 
+from bench.histories import tasks_with_upserts
 from cli.machines import apply
 from models.naming import workflow_id
 from models.spec import MachineSpec
@@ -35,17 +36,6 @@ def _upserts(events: list[HistoryEvent]) -> list[dict[str, str]]:
     return upserts
 
 
-def _tasks_with_upserts(events: list[HistoryEvent]) -> int:
-    """Workflow tasks whose commands upserted (their events follow the task's completion)."""
-    tasks, upserted = 0, False
-    for event in events:
-        if event.event_type == EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED:
-            upserted = False
-        elif event.event_type == EventType.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES and not upserted:
-            tasks, upserted = tasks + 1, True
-    return tasks
-
-
 def _patch_markers(events: list[HistoryEvent]) -> int:
     return sum(event.event_type == EventType.EVENT_TYPE_MARKER_RECORDED
                and event.marker_recorded_event_attributes.marker_name == _PATCH_MARKER for event in events)
@@ -63,7 +53,7 @@ async def test_a_machine_applied_with_its_search_attributes_upserts_only_its_pha
         "Creating", "Running", "Terminating", "Deleted"]
     assert not any(key in u for u in upserts for key in (AZMC_MACHINE.name, AZMC_RESOURCE_GROUP.name, AZMC_POOL.name))
     # The first task (patch marker, Creating), Running, Terminating, Deleted: 6 before the patch.
-    assert _tasks_with_upserts(events) == 4
+    assert tasks_with_upserts(events) == 4
     # Every patched branch it took (capacity fallback, VM-only reads, data disks kept) behind one marker.
     assert _patch_markers(events) == 1
 
@@ -76,7 +66,7 @@ async def test_a_machine_started_without_search_attributes_still_shows_them(stac
     assert {AZMC_MACHINE.name: "vm1", AZMC_RESOURCE_GROUP.name: "azmc-demo", AZMC_POOL.name: "workers"} in upserts
     assert [u[AZMC_PHASE.name] for u in upserts if AZMC_PHASE.name in u] == [
         "Pending", "Creating", "Running", "Terminating", "Deleted"]
-    assert _tasks_with_upserts(events) == 4 and _patch_markers(events) == 1
+    assert tasks_with_upserts(events) == 4 and _patch_markers(events) == 1
 
 
 async def test_a_pools_machine_tells_its_pool_every_phase_even_those_it_does_not_upsert(stack: Stack) -> None:
