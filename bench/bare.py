@@ -56,12 +56,15 @@ async def _serve(address: str) -> None:
     from temporalio.worker import Worker
 
     client = await Client.connect(address, data_converter=pydantic_data_converter)
-    # The same concurrency as an azmc worker's defaults (workers/settings.py).
+    # The same concurrency and workflow runner as an azmc worker's defaults (workers/settings.py): a
+    # sandboxed baseline would pay the sandbox's third of the worker's CPU that an azmc worker does not.
+    from workers.sandbox import workflow_runner
     from workers.settings import Settings
     from workers.worker import concurrency
 
+    settings = Settings()
     worker = Worker(client, task_queue=TASK_QUEUE, workflows=[BareLifecycle], activities=[noop],
-                    **concurrency(Settings()))
+                    workflow_runner=workflow_runner(settings.workflow_sandbox), **concurrency(settings))
     stop = asyncio.Event()
     asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
     async with worker:

@@ -117,9 +117,11 @@ class Bench:
         return await lifecycle_run(self.client, BARE_TYPE, ids, start, f"bare/{prefix}-"), ids
 
     async def warm_up(self) -> None:
-        """Imports, caches, connections on both workers; the bare shape copies a machine's activities."""
-        _, warm = await self.run_azmc("warm", 5)
-        stats = await histories_stats(self.client, warm)
+        """Imports, caches, connections on both workers; the bare shape copies the activities of machines
+        on a warm worker (a cold one asks for offerings twice: the bare workflow would do one no-op more)."""
+        await self.run_azmc("warm", 5)
+        _, shape = await self.run_azmc("shape", 5)
+        stats = await histories_stats(self.client, shape)
         self.bare_input = BareInput(create_activities=round(stats.per("activities_before_signal")),
                                     delete_activities=round(stats.per("activities_after_signal")))
         await self.run_bare("warm", 5)
