@@ -5,6 +5,10 @@ then waits each Retry-After (our `polling_interval` only when ARM gives none). O
 are ARM reads, paid per machine by a churning fleet: `RetryAfterPolling` waits the hint before the
 first poll too, so a VM create that says "Retry-After: 10" is polled at 10 s, 20 s ... and never at 0.
 
+An initial answer that already says the resource is provisioned (200/201 with provisioningState
+Succeeded: the network RP answers a NIC PUT so) ends the wait at once: no poll, no final GET, the
+answer is that body. Azure-AsyncOperation is still there, but it can only confirm what ARM said.
+
 `final_get=False` skips the GET of the resource that the SDK sends after a PUT or PATCH succeeded:
 for writes whose caller needs nothing the final state would add (a NIC's id, a tag PATCH), the
 answer is the initial response's body (the resource as ARM accepted the write; its provisioningState
@@ -17,12 +21,33 @@ from azure.core.polling.base_polling import OperationFailed, _failed, _raise_if_
 from azure.mgmt.core.polling.async_arm_polling import AsyncARMPolling
 
 
+def provisioned(response: Any) -> bool:
+    """The initial answer is the resource, provisioned: 200/201 with properties.provisioningState Succeeded."""
+    http = response.http_response
+    # A poller resumed from a continuation token holds a response without a body: never provisioned.
+    if http.status_code not in (200, 201) or not hasattr(http, "json"):
+        return False
+    try:
+        body = http.json()
+    except ValueError:
+        return False
+    return isinstance(body, dict) and (body.get("properties") or {}).get("provisioningState") == "Succeeded"
+
+
 class RetryAfterPolling(AsyncARMPolling):  # type: ignore[misc]
     def __init__(self, interval_s: float, *, final_get: bool = True, **kwargs: Any) -> None:
         super().__init__(interval_s, **kwargs)
         self._final_get = final_get
+        self._done_at_once = False
+
+    def initialize(self, client: Any, initial_response: Any, deserialization_callback: Any) -> None:
+        super().initialize(client, initial_response, deserialization_callback)
+        if not self.finished() and provisioned(initial_response):
+            self._status, self._done_at_once = "Succeeded", True
 
     async def _poll(self) -> None:
+        if self._done_at_once:
+            return  # the initial answer is the provisioned resource: resource() parses it
         # azure-core's own loop, but with the delay BEFORE every status request (its first one has none).
         while not self.finished():
             await self._delay()

@@ -43,6 +43,7 @@ class Operation:
     expected_end: float  # monotonic wall time
     start_time: str
     retry_after_s: float = INSTANT_RETRY_AFTER_S  # wall seconds between polls this operation asks for
+    faulted: bool = False  # an operation-stage fault (failure or delay) is aimed at it
     status: str = "InProgress"
     end_time: str | None = None
     error: ArmError | None = None
@@ -106,6 +107,7 @@ class OperationRegistry:
             expected_end=self._clock.now() + wall,
             start_time=self._clock.utc_iso(),
             retry_after_s=self._retry_after(azure_seconds),
+            faulted=fault is not None,
         )
         for lock in op.locks:
             self._locks[lock] = op.id

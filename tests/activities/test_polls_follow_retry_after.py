@@ -24,9 +24,23 @@ async def test_a_vm_create_is_polled_once_per_retry_after_and_never_at_once(
     await create_machine(spec)
     took = time.monotonic() - started
     polls = driver.request_counts().get("operations.poll", 0)
-    nic_polls = 1  # 2 s: the hint is the whole operation
+    nic_polls = 0  # the network RP answers the PUT with the NIC provisioned: nothing to wait for
     vm_polls = math.ceil(duration("realistic", "virtualMachines.put") / USUAL_RETRY_AFTER_S)  # 10 s, 20 s ... 50 s
     disk_tag_polls = 1  # the OS disk's tag PATCH, 2 s
     assert polls == nic_polls + vm_polls + disk_tag_polls
     # Waiting the hint before the first poll does not make the create slower than Azure's own pace.
     assert took < (2 + vm_polls * USUAL_RETRY_AFTER_S + 2) * SCALE + 1.0
+
+
+async def test_a_nic_the_put_answers_provisioned_is_neither_polled_nor_read_again(
+    emulator: Any, driver: AzureDriver, env: Any, make_spec: Callable[..., MachineSpec],
+) -> None:
+    """The network RP's PUT answer is the NIC, Succeeded: its operation would only confirm it (one ARM read)."""
+    emulator.settings(latency_profile="realistic", time_scale=SCALE)  # the operation itself runs 2 s * SCALE
+    spec = make_spec("answered-nic", data_disks=[])
+    driver.reset_request_counts()
+    nic_id = await env.run(driver.ensure_nic, spec)
+    assert driver.request_counts() == {"networkInterfaces.get": 1, "networkInterfaces.put": 1}
+    assert nic_id.endswith("/networkInterfaces/answered-nic-nic")
+    [nic] = [r for r in emulator.resources("networkInterfaces") if r["id"].lower() == nic_id.lower()]
+    assert nic["provisioningState"] == "Succeeded"
