@@ -82,7 +82,7 @@ class AzureDriver:
 
     @activity.defn(name=ActivityName.READ_INVENTORY.value)
     async def read_inventory(self, spec: MachineSpec) -> Inventory:
-        """Every resource of the machine; ApplicationError NotFound only when nothing exists."""
+        """Every resource of the machine; the empty Inventory when nothing exists."""
         return await inventory.read_inventory(self._clients, spec)
 
     @activity.defn(name=ActivityName.FIND_VM.value)

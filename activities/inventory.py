@@ -1,4 +1,7 @@
-"""A machine's inventory: what of it exists in Azure. NotFound only when no VM, no NIC and no disk of it exists.
+"""A machine's inventory: what of it exists in Azure; the empty Inventory when no VM, no NIC and no disk does.
+
+"Nothing exists" is an answer, not a failure: deletion's last read expects it, so a clean lifecycle's history
+shows no failed activity (earlier workers raised NotFound here; the workflow reads both the same way).
 
 Request budget: a machine whose VM exists costs ONE request (GET VM with instanceView lists its NICs
 and disks). Only when the VM is absent do we look further, with ONE more: ARM's own list of the
@@ -13,7 +16,6 @@ from temporalio.exceptions import ApplicationError
 
 from activities.arm import log, log_start
 from activities.clients import AzureClients
-from activities.errors import error
 from activities.graph import DISK_TYPE, NIC_TYPE, VM_TYPE
 from activities.machine_list import Listed, machine_resources
 from activities.ownership import Ownership, owner_of
@@ -83,12 +85,12 @@ async def read_inventory(clients: AzureClients, spec: MachineSpec) -> Inventory:
 
 
 def _found(spec: MachineSpec, inventory: Inventory, not_ours: list[str]) -> Inventory:
-    """What is left without a VM; NotFound when nothing is (and nothing of another owner sits in our names)."""
+    """What is left without a VM (nothing of another owner that sits in our names included)."""
     inventory = inventory.model_copy(update={"not_ours": not_ours + inventory.not_ours})
     if inventory.is_empty and not inventory.not_ours:
         log_start(spec.name, "status: nothing exists")
-        raise error(ErrorType.NOT_FOUND, f"machine {spec.name}: no VM, NIC or disk exists", benign=True)
-    log_start(spec.name, "status: %s", inventory.summary())
+    else:
+        log_start(spec.name, "status: %s", inventory.summary())
     return inventory
 
 

@@ -20,7 +20,6 @@ import urllib.request
 from collections import Counter
 from typing import Any
 
-from temporalio.exceptions import ApplicationError
 from temporalio.testing import ActivityEnvironment
 
 from activities.config import AzureConfig
@@ -28,7 +27,6 @@ from activities.driver import AzureDriver
 from bench.results_file import row, write_results
 from emulator.seed import SEED_LOCATION, SEED_RESOURCE_GROUP, SEED_SUBSCRIPTION, seed_subnet_id
 from models.activity_io import DataDiskDeleteOptionInput, DeleteVmInput, EnsureVmInput, MachineRef
-from models.errors import ErrorType
 from models.spec import MachineSpec
 
 GOAL = 7
@@ -97,14 +95,10 @@ def bench_spec() -> MachineSpec:
     )
 
 
-async def expect_not_found(env: ActivityEnvironment, driver: AzureDriver, spec: MachineSpec) -> None:
-    try:
-        await env.run(driver.read_inventory, spec)
-    except ApplicationError as err:
-        if err.type == ErrorType.NOT_FOUND:
-            return
-        raise
-    raise RuntimeError("expected NotFound")
+async def expect_nothing_left(env: ActivityEnvironment, driver: AzureDriver, spec: MachineSpec) -> None:
+    left = await env.run(driver.read_inventory, spec)
+    if not left.is_empty or left.not_ours:
+        raise RuntimeError(f"expected nothing left, found {left.summary()}")
 
 
 async def lifecycle(url: str) -> list[tuple[str, Counter[str]]]:
@@ -126,7 +120,7 @@ async def lifecycle(url: str) -> list[tuple[str, Counter[str]]]:
         ("delete: data disks deleteOption Delete", lambda: env.run(
             driver.set_data_disk_delete_option, DataDiskDeleteOptionInput(machine=machine, delete_option="Delete"))),
         ("delete: delete_vm (cascade)", lambda: env.run(driver.delete_vm, DeleteVmInput(machine=machine))),
-        ("delete: verify (NotFound)", lambda: expect_not_found(env, driver, spec)),
+        ("delete: verify (nothing left)", lambda: expect_nothing_left(env, driver, spec)),
     ]
     nic_id = [""]
     results = []

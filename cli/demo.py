@@ -17,7 +17,6 @@ from cli import machines
 from cli.emulator_client import EmulatorControl
 from emulator.seed import SEED_LOCATION, SEED_RESOURCE_GROUP, seed_subnet_id
 from models.activity_io import ActivityName
-from models.errors import ErrorType
 from models.naming import workflow_id
 from models.spec import MachineSpec
 from models.status import MachineStatus, Phase
@@ -107,8 +106,6 @@ class MachineTrack:
                     ActivityName.ENSURE_VM)  # fmt: skip
             elif event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_FAILED:
                 failure = event.activity_task_failed_event_attributes.failure
-                if failure.application_failure_info.type == ErrorType.NOT_FOUND:
-                    continue  # "nothing of the machine exists yet": the status read's normal answer
                 text = f"{failure.application_failure_info.type or 'error'}: {failure.message}"
                 if text not in self.azure_errors:
                     self.azure_errors.append(text)

@@ -101,7 +101,7 @@ class AzureCalls:
                 summary=f"Read VM, NIC and disks of {self.spec.name}",
             )
         except ActivityError as err:
-            if error_type(err) == ErrorType.NOT_FOUND:
+            if error_type(err) == ErrorType.NOT_FOUND:  # how workers before the empty answer said "nothing"
                 return Inventory()
             raise
 

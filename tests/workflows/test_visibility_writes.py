@@ -56,6 +56,8 @@ async def test_a_machine_applied_with_its_search_attributes_upserts_only_its_pha
     assert tasks_with_upserts(events) == 4
     # Every patched branch it took (capacity fallback, VM-only reads, data disks kept) behind one marker.
     assert _patch_markers(events) == 1
+    # Deletion's last read finds nothing: an answer, so the UI shows no failed activity in a clean lifecycle.
+    assert not [e for e in events if e.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_FAILED]
 
 
 async def test_a_machine_started_without_search_attributes_still_shows_them(stack: Stack) -> None:
