@@ -7,7 +7,8 @@ waited for retries, or tried in order without it. Yet nearly all of those answer
 offering is proven, try it", or, while one machine probes an offering nobody has proven, "wait for its
 outcome". So this worker:
 - answers a claim from the last answer to the same question that is everyone's (proven, or wait for
-  another machine's probe), heard at most TRUST ago; a probe is its asker's alone, never handed on;
+  another machine's probe), heard at most TRUST ago; a probe is its asker's alone, never handed on, and
+  "wait for the probe" never reaches the prober (asking again after its worker died, it heard the memory);
 - sends one claim at a time per question: machines asking the same while it is in flight wait for it and
   take its answer if it is everyone's, or else ask in turn;
 - tells "worked" at most once per REPORT_EVERY per offering: the proof lasts PROVEN_FOR (10 min), so the
@@ -48,6 +49,12 @@ def _everyones(answer: Claim) -> bool:
     return answer.proven or (answer.offering is None and bool(answer.probed_by_others))
 
 
+def _for(answer: Claim, machine: str) -> bool:
+    """An answer that is everyone's, and not "wait for the probe" to the prober itself: a machine whose attempt
+    began again (its worker died) would wait for its own probe, and the others' asks kept that answer fresh."""
+    return _everyones(answer) and machine not in answer.probers
+
+
 @dataclass
 class OfferingsView:
     """One per worker (activities/offerings_memory.activities); `clock` in seconds (monotonic)."""
@@ -63,13 +70,14 @@ class OfferingsView:
         key = _question(memory_id, request)
         while True:
             heard = self._shared.get(key)
-            if heard is not None and self.clock() - heard[1] < self.trust_s:
+            if heard is not None and self.clock() - heard[1] < self.trust_s and _for(heard[0], request.machine):
                 return heard[0]
             in_flight = self._asking.get(key)
             if in_flight is None:
                 return await self._ask(key, ask)
             await asyncio.wait([in_flight])  # never cancels it, nor raises its failure (that is its asker's)
-            if not in_flight.cancelled() and in_flight.exception() is None and _everyones(in_flight.result()):
+            if (not in_flight.cancelled() and in_flight.exception() is None
+                    and _for(in_flight.result(), request.machine)):
                 return in_flight.result()
             # A probe is its asker's alone (or the ask failed): ask in turn, one at a time.
 

@@ -52,12 +52,15 @@ class ClaimRequest(BaseModel):
 
 class Claim(BaseModel):
     """The offering to try now (None: none), what is skipped, and what others are probing. `proven`: the
-    offering worked recently, so the memory took no probe and any machine asking the same may try it."""
+    offering worked recently, so the memory took no probe and any machine asking the same may try it.
+    `probers`: the machines probing `probed_by_others`; a worker's view never hands "wait for their outcome"
+    to one of them (it would wait for its own probe until the probe expires)."""
 
     offering: Offering | None = None
     proven: bool = False
     availability: Availability = Availability()
     probed_by_others: list[Offering] = []
+    probers: list[str] = []
 
 
 def claim_offering(offerings: list[Offering], machine: str, refusals: list[Refusal], probes: list[Probe],
@@ -67,6 +70,7 @@ def claim_offering(offerings: list[Offering], machine: str, refusals: list[Refus
     answer = availability(offerings, refusals, now)
     probes = [p for p in probes if p.until > now]
     others: list[Offering] = []
+    probers: list[str] = []
     for offering in answer.available:
         if any(same(p.offering, offering) for p in proven if p.until > now):
             return Claim(offering=offering, proven=True, availability=answer), probes
@@ -76,7 +80,8 @@ def claim_offering(offerings: list[Offering], machine: str, refusals: list[Refus
             return (Claim(offering=offering, availability=answer),
                     [*kept, Probe(offering=offering, machine=machine, until=now + PROBE_FOR)])
         others.append(offering)
-    return Claim(availability=answer, probed_by_others=others), probes
+        probers.append(holder.machine)
+    return Claim(availability=answer, probed_by_others=others, probers=sorted(set(probers))), probes
 
 
 def outcome(offering: Offering, machine: str, worked: bool, probes: list[Probe], proven: list[Proven],

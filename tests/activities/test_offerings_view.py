@@ -63,6 +63,26 @@ async def test_waiting_for_another_machines_probe_is_one_answer_for_the_whole_bu
     assert all(claim.offering is None and claim.probed_by_others == [ZONE_1, ZONE_2] for claim in claims)
 
 
+async def test_the_prober_itself_never_hears_the_others_wait_for_its_probe() -> None:
+    """Its attempt began again (its worker died) while the others' asks kept "wait for rg/p's probe" fresh."""
+    view = OfferingsView(clock=Clock())
+    others = Memory(Claim(probed_by_others=[ZONE_1, ZONE_2], probers=["rg/p"]))
+    await view.claim(MEMORY, request("rg/other"), others.ask)
+    memory = Memory(PROBE)  # the memory: the probe is still rg/p's
+    assert (await view.claim(MEMORY, request("rg/p"), memory.ask)).offering == ZONE_1
+    assert memory.asked == 1
+
+
+async def test_the_prober_waiting_on_a_question_in_flight_asks_itself_when_the_answer_is_wait() -> None:
+    view, others = OfferingsView(clock=Clock()), Memory(Claim(probed_by_others=[ZONE_1, ZONE_2], probers=["rg/p"]))
+    first = asyncio.ensure_future(view.claim(MEMORY, request("rg/other"), others.ask))
+    await asyncio.sleep(0)
+    memory = Memory(PROBE)
+    claim = await view.claim(MEMORY, request("rg/p"), memory.ask)
+    await first
+    assert (claim.offering, memory.asked) == (ZONE_1, 1)
+
+
 async def test_every_offering_refused_is_asked_again_each_time() -> None:
     """"Wait until the first refusal ends" is not kept: asked again then, the memory must answer, not the view."""
     view, memory = OfferingsView(clock=Clock()), Memory(Claim())

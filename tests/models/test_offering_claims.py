@@ -15,6 +15,7 @@ def test_machines_starting_together_probe_different_offerings_then_wait() -> Non
     third, probes = claim_offering([Z1, Z2], "rg/c", [], probes, [], NOW)
     assert (first.offering, second.offering, third.offering) == (Z1, Z2, None)
     assert third.probed_by_others == [Z1, Z2]  # it waits for their outcome instead of risking a refusal
+    assert third.probers == ["rg/a", "rg/b"]  # so a worker's view never tells a prober to wait for itself
     again, _ = claim_offering([Z1, Z2], "rg/a", [], probes, [], NOW)
     assert again.offering == Z1  # a machine's own probe is its to retry
     assert all(p.until == NOW + PROBE_FOR for p in probes)
