@@ -204,6 +204,10 @@ async def create_machine(machine: Machine, azure: AzureCalls, drain_timeout: tim
         # The backoff counts from the failure: time spent compensating is part of it.
         backoff = policies.creation_backoff(state.status.attempts, failure.kind, failure.hint)
         delay = min(max(failed_at + backoff - workflow.now(), timedelta(0)), remaining)
+        if patches.patched(patches.BACKOFF_ALWAYS_WAITS):
+            # A timer even when compensating outlasted the backoff: the clock a worker reads in the task after a
+            # timed-out one differs from its replay's (sdk-core), and "no wait" against "wait" broke the replay.
+            delay = max(delay, policies.MIN_CREATION_WAIT)
         attempt = f"attempt {state.status.attempts} failed ({failure.kind or 'error'})"
         machine.operation(Stage.CREATE, OperationState.FAILED, f"{attempt}; next attempt in {humanize(delay)}",
                           error=str(failure), retry_in=delay)

@@ -64,6 +64,11 @@ TELL_POOL_PHASE = "tell-pool-phase"
 ALL_OF_THE_ABOVE = "all-patches-through-tell-pool-phase"
 
 
+# The wait before the next creation attempt is a timer of at least policies.MIN_CREATION_WAIT, also when
+# compensating took longer than the backoff: the command no longer depends on the clock, which a worker
+# reads differently in the task after a timed-out one than its replay does. Asked only after a failed attempt.
+BACKOFF_ALWAYS_WAITS = "creation-backoff-always-a-timer"
+
 def patched(patch_id: str) -> bool:
     """`workflow.patched(patch_id)`, or True without a marker of its own in a run begun with ALL_OF_THE_ABOVE."""
     return workflow.patched(ALL_OF_THE_ABOVE) or workflow.patched(patch_id)

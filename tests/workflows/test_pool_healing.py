@@ -18,9 +18,8 @@ from tests.workflows.stack import Stack
 
 def _replacing(status: PoolStatus) -> int:
     """Replacements under way: started for a Failed machine, neither Running nor Failed themselves yet."""
-    return sum(
-        1 for m in status.machines if m.replacement and m.phase not in (Phase.RUNNING, Phase.FAILED) and not m.deleting
-    )
+    return sum(1 for m in status.machines if m.replacement and m.phase not in (Phase.RUNNING, Phase.FAILED)
+               and not m.deleting)
 
 
 async def test_five_failed_machines_are_replaced_one_at_a_time(stack: Stack) -> None:
@@ -70,13 +69,11 @@ async def _failed_machines_are_preserved_uncounted_and_deleted_last(stack: Stack
     env, emulator = stack.env, stack.emulator
     emulator.add_fault("virtualMachines.put", status=409, code="AllocationFailed", times=-1)
     template = template_dict(emulator.subnet_id, timeouts={"creation": "10m"})
-    spec = pool_dict(
-        emulator.subnet_id, 3, template=template, preserve_failed=2, preserve_timeout="1h", max_replacements=3
-    )
+    spec = pool_dict(emulator.subnet_id, 3, template=template, preserve_failed=2, preserve_timeout="1h",
+                     max_replacements=3)
     handle = await start_pool(env.client, stack.task_queue, spec)
-    kept = await wait_pool(
-        env, handle, lambda s: sum(1 for m in s.machines if m.preserved) == 2, step=timedelta(seconds=20)
-    )
+    kept = await wait_pool(env, handle, lambda s: sum(1 for m in s.machines if m.preserved) == 2,
+                           step=timedelta(seconds=20))
     emulator.clear_faults()
     # Capacity is back: the shared memory of refused offerings is told to forget (else machines skip
     # the refused size for its hour).
@@ -90,8 +87,7 @@ async def _failed_machines_are_preserved_uncounted_and_deleted_last(stack: Stack
     assert [op.kind for op in running.recent_operations].count("preserve") == 2
     for name in preserved:  # the machines themselves were told: preserved, healing stopped
         machine = await env.client.get_workflow_handle(workflow_id(RESOURCE_GROUP, name)).query(
-            "status", result_type=MachineStatus
-        )
+            "status", result_type=MachineStatus)
         assert machine.preserved and machine.phase == Phase.FAILED
 
     # Deleted after preserve_timeout.
@@ -122,11 +118,8 @@ async def test_pool_delete_removes_preserved_machines_last(stack: Stack) -> None
     (serving,) = [m.name for m in ready.machines if not m.preserved]
     await handle.signal("delete", {"reason": "done"})
     final: PoolStatus = await handle.result()
-    order = [
-        op.description.split(" ")[0]
-        for op in final.recent_operations
-        if op.kind == "delete" and op.description.endswith(" deleted")
-    ]
+    order = [op.description.split(" ")[0] for op in final.recent_operations
+             if op.kind == "delete" and op.description.endswith(" deleted")]
     assert order.index(serving) < order.index(kept)
     assert pool_vms(emulator) == [] and final.machines == []
 
@@ -137,8 +130,7 @@ async def test_a_machine_preserved_by_an_operator_is_kept_and_replaced(stack: St
     first = await wait_pool(env, handle, settled(2))
     chosen = first.machines[0].name
     await env.client.get_workflow_handle(workflow_id(RESOURCE_GROUP, chosen)).signal(
-        "preserve", {"reason": "look at its disk"}
-    )
+        "preserve", {"reason": "look at its disk"})
     kept = await wait_pool(env, handle, lambda s: s.available == 2 and len(s.machines) == 3)
     (preserved,) = [m for m in kept.machines if m.preserved]
     assert preserved.name == chosen and (kept.current, kept.replicas) == (2, 2)
