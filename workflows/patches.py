@@ -69,6 +69,7 @@ ALL_OF_THE_ABOVE = "all-patches-through-tell-pool-phase"
 # reads differently in the task after a timed-out one than its replay does. Asked only after a failed attempt.
 BACKOFF_ALWAYS_WAITS = "creation-backoff-always-a-timer"
 
+
 def patched(patch_id: str) -> bool:
     """`workflow.patched(patch_id)`, or True without a marker of its own in a run begun with ALL_OF_THE_ABOVE."""
     return workflow.patched(ALL_OF_THE_ABOVE) or workflow.patched(patch_id)
