@@ -17,7 +17,9 @@ is the one it had then), or None for a 202 without a body.
 
 from typing import Any
 
+from azure.core.exceptions import DecodeError
 from azure.core.polling.base_polling import OperationFailed, _failed, _raise_if_bad_http_status_and_method
+from azure.mgmt.core.polling.arm_polling import BodyContentPolling
 from azure.mgmt.core.polling.async_arm_polling import AsyncARMPolling
 
 
@@ -28,26 +30,23 @@ def provisioned(response: Any) -> bool:
     if http.status_code not in (200, 201) or not hasattr(http, "json"):
         return False
     try:
-        body = http.json()
-    except ValueError:
+        return BodyContentPolling._get_provisioning_state(http) == "Succeeded"  # azure-mgmt-core's own reading
+    except DecodeError:
         return False
-    return isinstance(body, dict) and (body.get("properties") or {}).get("provisioningState") == "Succeeded"
 
 
 class RetryAfterPolling(AsyncARMPolling):  # type: ignore[misc]
     def __init__(self, interval_s: float, *, final_get: bool = True, **kwargs: Any) -> None:
         super().__init__(interval_s, **kwargs)
         self._final_get = final_get
-        self._done_at_once = False
 
     def initialize(self, client: Any, initial_response: Any, deserialization_callback: Any) -> None:
         super().initialize(client, initial_response, deserialization_callback)
         if not self.finished() and provisioned(initial_response):
-            self._status, self._done_at_once = "Succeeded", True
+            # Nothing to poll and nothing to GET: resource() parses the initial answer.
+            self._status, self._final_get = "Succeeded", False
 
     async def _poll(self) -> None:
-        if self._done_at_once:
-            return  # the initial answer is the provisioned resource: resource() parses it
         # azure-core's own loop, but with the delay BEFORE every status request (its first one has none).
         while not self.finished():
             await self._delay()

@@ -26,40 +26,44 @@ ZONES = [Offering(vm_size="Standard_D2s_v5", zone=z, location=LOCATION, subscrip
 BURST = 60
 
 
+@dataclasses.dataclass
+class Machines:
+    """Machines asking one worker's pair of activities (sharing its view), as their activities would."""
+
+    env: WorkflowEnvironment
+    task_queue: str
+    pair: list[Callable[..., Awaitable[Any]]]
+
+    async def _run(self, which: int, arg: Any, machine: str) -> Any:
+        activity_env = ActivityEnvironment(self.env.client)
+        activity_env.info = dataclasses.replace(activity_env.info, workflow_id=f"machine/rg/{machine}",
+                                                task_queue=self.task_queue)
+        return await activity_env.run(self.pair[which], arg)
+
+    async def claimed(self, machine: str, offerings: list[Offering] = ZONES) -> Claim:
+        request = ClaimRequest(subscription=SUBSCRIPTION, location=LOCATION, offerings=offerings,
+                               machine=f"rg/{machine}")
+        return await self._run(0, request, machine)
+
+    async def worked(self, machine: str, offering: Offering) -> None:
+        report = RefusalReport(offering=offering, worked=True, machine=f"rg/{machine}")
+        assert await self._run(1, report, machine) is None
+
+
 @contextlib.asynccontextmanager
-async def memory_of_one_worker() -> AsyncIterator[tuple[WorkflowEnvironment, Callable[..., Awaitable[Any]]]]:
-    """A dev server with one worker's Offerings workflow and its pair of activities; yields the environment
-    and `ask(activity, arg, machine)`, the activity run as the named machine's would be."""
+async def memory_of_one_worker() -> AsyncIterator[Machines]:
+    """A dev server with one worker's Offerings workflow, and machines that ask it through that worker."""
     task_queue = f"offerings-{uuid.uuid4()}"
-    pair = offerings_memory.activities()  # one worker's pair, sharing its view
     env = await WorkflowEnvironment.start_local(
         dev_server_existing_path=temporal_binary(), ui=False, data_converter=pydantic_data_converter,
         search_attributes=list(ALL_KEYS))
     async with env, offerings_worker(env.client, task_queue):
-
-        async def run(which: int, arg: Any, machine: str) -> Any:
-            activity_env = ActivityEnvironment(env.client)
-            activity_env.info = dataclasses.replace(activity_env.info, workflow_id=f"machine/rg/{machine}",
-                                                    task_queue=task_queue)
-            return await activity_env.run(pair[which], arg)
-
-        yield env, run
-
-
-ASK, TELL = 0, 1
+        yield Machines(env, task_queue, offerings_memory.activities())
 
 
 async def test_a_burst_of_machines_is_answered_with_one_update_to_the_memory() -> None:
-    async with memory_of_one_worker() as (env, run):
-
-        async def claimed(machine: str) -> Claim:
-            request = ClaimRequest(subscription=SUBSCRIPTION, location=LOCATION, offerings=ZONES,
-                                   machine=f"rg/{machine}")
-            return await run(ASK, request, machine)
-
-        async def worked(machine: str, offering: Offering) -> None:
-            report = RefusalReport(offering=offering, worked=True, machine=f"rg/{machine}")
-            assert await run(TELL, report, machine) is None
+    async with memory_of_one_worker() as machines:
+        env, claimed, worked = machines.env, machines.claimed, machines.worked
 
         first = await claimed("first")  # the probe of zone 1...
         assert first.offering == ZONES[0] and not first.proven
@@ -82,15 +86,9 @@ async def test_a_prober_whose_attempt_begins_again_gets_its_probe_back_while_the
     others' "wait for the probe" answers, kept fresh by their asks every few seconds, must not reach it (it
     waited for itself until the probe expired, 10 minutes, and every machine with it)."""
     only = ZONES[:1]
-    async with memory_of_one_worker() as (_, run):
-
-        async def claimed(machine: str) -> Claim:
-            request = ClaimRequest(subscription=SUBSCRIPTION, location=LOCATION, offerings=only,
-                                   machine=f"rg/{machine}")
-            return await run(ASK, request, machine)
-
-        assert (await claimed("prober")).offering == only[0]
-        waiting = await claimed("other")
+    async with memory_of_one_worker() as machines:
+        assert (await machines.claimed("prober", only)).offering == only[0]
+        waiting = await machines.claimed("other", only)
         assert waiting.offering is None and waiting.probers == ["rg/prober"]
-        assert (await claimed("prober")).offering == only[0]  # its own probe, not the others' wait
-        assert (await claimed("another")).offering is None
+        assert (await machines.claimed("prober", only)).offering == only[0]  # its own probe, not the others' wait
+        assert (await machines.claimed("another", only)).offering is None
