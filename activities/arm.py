@@ -90,6 +90,13 @@ async def heartbeat_until(work: Awaitable[T], details: str) -> T:
             result.cancel()
 
 
+async def heartbeating(work: Awaitable[T]) -> T:
+    """Await a short call, heartbeating (no details: there is nothing to resume) once it runs past
+    FIRST_HEARTBEAT_AFTER: its workflow gives it a heartbeat timeout (policies.SHORT_HEARTBEAT) far below
+    its start-to-close, so a dead worker's call is retried within seconds while a slow one runs on."""
+    return await heartbeat_until(work, "")
+
+
 async def get_or_none(call: Any) -> Any:
     """Await an SDK GET; None on 404 (absence is an answer, not an error)."""
     try:

@@ -18,6 +18,7 @@ from activities import (
     sweep,
     vm,
 )
+from activities.arm import heartbeating
 from activities.clients import AzureClients, build_clients
 from activities.config import AzureConfig
 from models.activity_io import (
@@ -83,12 +84,12 @@ class AzureDriver:
     @activity.defn(name=ActivityName.READ_INVENTORY.value)
     async def read_inventory(self, spec: MachineSpec) -> Inventory:
         """Every resource of the machine; the empty Inventory when nothing exists."""
-        return await inventory.read_inventory(self._clients, spec)
+        return await heartbeating(inventory.read_inventory(self._clients, spec))
 
     @activity.defn(name=ActivityName.FIND_VM.value)
     async def find_vm(self, spec: MachineSpec) -> Inventory:
         """The VM and the NICs/disks it names (one GET); without a VM, the spec's data disks that exist."""
-        return await inventory.find_vm(self._clients, spec)
+        return await heartbeating(inventory.find_vm(self._clients, spec))
 
     @activity.defn(name=ActivityName.ENSURE_NIC.value)
     async def ensure_nic(self, spec: MachineSpec) -> str:
@@ -149,5 +150,5 @@ class AzureDriver:
     @activity.defn(name=ActivityName.CHECK_ORPHAN.value)
     async def check_orphan(self, inp: OrphanCheckInput) -> OrphanVerdict:
         """Right before the sweep deletes: describe the machine's workflow, GET each resource, apply the grace."""
-        return await orphans.check_orphan(self._clients, activity.client(), inp)
+        return await heartbeating(orphans.check_orphan(self._clients, activity.client(), inp))
 

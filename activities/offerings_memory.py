@@ -13,6 +13,7 @@ from temporalio.client import Client, WithStartWorkflowOperation
 from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
 from temporalio.service import RPCError, RPCStatusCode
 
+from activities.arm import heartbeating
 from activities.offerings_view import OfferingsView
 from models.activity_io import ActivityName
 from models.offering_claims import Claim, ClaimRequest
@@ -91,16 +92,16 @@ def activities(shared: bool = True) -> list[Callable[..., Any]]:
     async def ask_offerings(request: ClaimRequest) -> Claim:
         """The shared memory's answer: the offering to try now, which to skip and until when."""
         client, task_queue, private = activity.client(), activity.info().task_queue, private_to()
-        return await view.claim(_memory_id(request.subscription, request.location, private), request,
-                                lambda: claim(client, request, task_queue, private))
+        return await heartbeating(view.claim(_memory_id(request.subscription, request.location, private), request,
+                                             lambda: claim(client, request, task_queue, private)))
 
     @activity.defn(name=ActivityName.REPORT_REFUSAL.value)
     async def report_refusal(report: RefusalReport) -> Refusal | None:
         """Tell the shared memory how an attempt ended (refused, worked, or failed otherwise)."""
         client, task_queue, private = activity.client(), activity.info().task_queue, private_to()
         offering = report.offering
-        return await view.tell(_memory_id(offering.subscription, offering.location, private), report,
-                               lambda: tell(client, report, task_queue, private))
+        return await heartbeating(view.tell(_memory_id(offering.subscription, offering.location, private), report,
+                                            lambda: tell(client, report, task_queue, private)))
 
     return [ask_offerings, report_refusal]
 

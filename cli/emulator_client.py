@@ -29,6 +29,10 @@ class EmulatorControl:
     def add_fault(self, **fault: Any) -> str:
         return str(self._call("POST", "faults", fault)["id"])
 
+    def faults(self) -> list[dict[str, Any]]:
+        """The fault rules in force, each with `hits`; a rule that used its `times` up is gone."""
+        return list(self._call("GET", "faults"))
+
     def clear_faults(self) -> None:
         self._call("DELETE", "faults")
 

@@ -97,7 +97,8 @@ class AzureCalls:
         try:
             return await self._call(
                 ActivityName.READ_INVENTORY, self.spec, result_type=Inventory,
-                start_to_close_timeout=policies.READ_TIMEOUT, retry_policy=policies.READ_RETRY,
+                start_to_close_timeout=policies.READ_TIMEOUT, heartbeat_timeout=policies.SHORT_HEARTBEAT,
+                retry_policy=policies.READ_RETRY,
                 summary=f"Read VM, NIC and disks of {self.spec.name}",
             )
         except ActivityError as err:
@@ -115,7 +116,8 @@ class AzureCalls:
         """The VM alone (one GET): creation and health checks decide on the VM, never on a NIC or disk."""
         return await self._call(
             ActivityName.FIND_VM, self.spec, result_type=Inventory,
-            start_to_close_timeout=policies.READ_TIMEOUT, retry_policy=policies.READ_RETRY,
+            start_to_close_timeout=policies.READ_TIMEOUT, heartbeat_timeout=policies.SHORT_HEARTBEAT,
+            retry_policy=policies.READ_RETRY,
             summary=f"Read VM {self.spec.name}",
         )
 

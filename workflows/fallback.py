@@ -64,7 +64,8 @@ async def _claim(machine: Machine, azure: AzureCalls, offerings: list[Offering])
     try:
         return await azure._call(  # AzureCalls runs every activity (detached on delete)
             ActivityName.ASK_OFFERINGS, request, result_type=Claim,
-            start_to_close_timeout=policies.READ_TIMEOUT, retry_policy=policies.READ_RETRY,
+            start_to_close_timeout=policies.READ_TIMEOUT, heartbeat_timeout=policies.SHORT_HEARTBEAT,
+            retry_policy=policies.READ_RETRY,
             summary=f"Ask which of {len(offerings)} offerings to try (refused recently, or tried by another)")
     except ActivityError as err:
         machine.log.warning(f"the memory of refused offerings did not answer ({error_text(err)}): trying in order")
@@ -74,7 +75,8 @@ async def _claim(machine: Machine, azure: AzureCalls, offerings: list[Offering])
 async def _tell(azure: AzureCalls, report: RefusalReport) -> Refusal | None:
     return await azure._call(
         ActivityName.REPORT_REFUSAL, report, result_type=Refusal | None,
-        start_to_close_timeout=policies.READ_TIMEOUT, retry_policy=policies.READ_RETRY,
+        start_to_close_timeout=policies.READ_TIMEOUT, heartbeat_timeout=policies.SHORT_HEARTBEAT,
+        retry_policy=policies.READ_RETRY,
         summary=f"Remember: {report.offering.describe()} "
                 + ("worked" if report.worked else f"refused ({report.code})" if report.code else "failed"))
 

@@ -102,7 +102,8 @@ class FleetSweep:
         return await workflow.execute_activity(
             ActivityName.CHECK_ORPHAN, OrphanCheckInput(orphan=orphan, orphan_grace=inp.orphan_grace,
                                                         now=workflow.now()),
-            result_type=OrphanVerdict, start_to_close_timeout=policies.READ_TIMEOUT, retry_policy=SWEEP_RETRY,
+            result_type=OrphanVerdict, start_to_close_timeout=policies.READ_TIMEOUT,
+            heartbeat_timeout=policies.SHORT_HEARTBEAT, retry_policy=SWEEP_RETRY,
             summary=f"Re-check orphan {orphan.workflow_id}: workflow and {orphan.resource_count} resources")
 
     async def _collect(self, orphan: OrphanMachine, verdict: OrphanVerdict) -> None:

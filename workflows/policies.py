@@ -104,6 +104,10 @@ DRAIN_RETRY = _policy(attempts=3, max_interval=timedelta(seconds=30))
 # A worker that dies mid-call is noticed within these: reads are short, and every call that polls an
 # Azure operation heartbeats (the driver heartbeats its continuation token while it polls).
 READ_TIMEOUT = timedelta(seconds=30)
+# Short calls (reads, and the questions to the offerings memory) heartbeat once they run past a second
+# (activities/arm.py, heartbeating), so a worker that dies mid-call is noticed within this rather than at
+# READ_TIMEOUT: in the chaos test each such call held its machine 31 s, a prober's held every machine.
+SHORT_HEARTBEAT = timedelta(seconds=10)
 OPERATION_HEARTBEAT = timedelta(seconds=30)
 NIC_TIMEOUT = timedelta(minutes=3)
 # VM operations take minutes on Azure; the driver heartbeats while it polls, so a dead worker is
