@@ -103,8 +103,8 @@ class Machine:
         status.recent_operations = [*status.recent_operations, entry][-RECENT_OPERATIONS:]
         if error:
             status.last_error = error[:_MAX_ERROR_CHARS]
-        elif state == OperationState.SUCCESSFUL:
-            status.last_error = ""
+        elif state == OperationState.SUCCESSFUL and stage != Stage.COMPENSATE:
+            status.last_error = ""  # an undo step's success is not the machine's: the failure undone stays
         status.next_retry_at = now + retry_in if retry_in is not None else None
         if status.stalled:
             # Steps run side by side (deletion): one's success must not hide another's wait.
