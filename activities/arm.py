@@ -93,7 +93,10 @@ async def heartbeat_until(work: Awaitable[T], details: str) -> T:
 async def heartbeating(work: Awaitable[T]) -> T:
     """Await a short call, heartbeating (no details: there is nothing to resume) once it runs past
     FIRST_HEARTBEAT_AFTER: its workflow gives it a heartbeat timeout (policies.SHORT_HEARTBEAT) far below
-    its start-to-close, so a dead worker's call is retried within seconds while a slow one runs on."""
+    its start-to-close, so a dead worker's call is retried within seconds while a slow one runs on. A local
+    activity cannot heartbeat (its workflow task's timeout notices a dead worker): it just awaits."""
+    if activity.in_activity() and activity.info().is_local:
+        return await work
     return await heartbeat_until(work, "")
 
 

@@ -51,6 +51,14 @@ def error_text(err: BaseException) -> str:
     return f"{kind}: {message}" if kind else message
 
 
+def _as_activity_error(name: ActivityName, failure: FailureError) -> ActivityError:
+    """What a failed activity raises (ActivityError, the failure as its cause), for a failed local activity."""
+    error = ActivityError(f"local activity {name.value} failed", scheduled_event_id=0, started_event_id=0,
+                          identity="", activity_type=name.value, activity_id="", retry_state=None)
+    error.__cause__ = failure
+    return error
+
+
 def _discard(handle: "asyncio.Future[Any]") -> None:
     if not handle.cancelled():
         handle.exception()  # retrieved, so a detached call's failure is not reported as unhandled
@@ -75,7 +83,28 @@ class AzureCalls:
         sends no command at all. Deletion first waits for detached calls to end (`settle`), so a
         VM PUT still in flight cannot land after deletion has verified that nothing is left.
         """
-        handle = workflow.start_activity(name, arg, **options)
+        return await self._detachable(workflow.start_activity(name, arg, **options))
+
+    async def short(self, name: ActivityName, arg: Any, result_type: Any, summary: str) -> Any:
+        """A short call: one read, or a question to the offerings memory. In runs with LOCAL_SHORT_CALLS a local
+        activity (the worker running the workflow task runs it: a marker in that task, no activity task and no
+        workflow task more); before, an activity that heartbeats (SHORT_HEARTBEAT). Either fails as an
+        ActivityError with the driver's ApplicationError as its cause."""
+        if not patches.patched(patches.LOCAL_SHORT_CALLS):
+            return await self._call(
+                name, arg, result_type=result_type, start_to_close_timeout=policies.READ_TIMEOUT,
+                heartbeat_timeout=policies.SHORT_HEARTBEAT, retry_policy=policies.READ_RETRY, summary=summary)
+        handle = workflow.start_local_activity(name, arg, result_type=result_type, summary=summary,
+                                               start_to_close_timeout=policies.READ_TIMEOUT,
+                                               retry_policy=policies.READ_RETRY)
+        try:
+            return await self._detachable(handle)
+        except ActivityError:
+            raise
+        except FailureError as failure:  # a local activity's failure arrives without its ActivityError
+            raise _as_activity_error(name, failure) from failure
+
+    async def _detachable(self, handle: "asyncio.Future[Any]") -> Any:
         try:
             return await asyncio.shield(handle)
         except asyncio.CancelledError:
@@ -95,12 +124,8 @@ class AzureCalls:
     async def read_inventory(self) -> Inventory:
         """Everything of the machine that exists; the empty inventory when Azure has nothing of it."""
         try:
-            return await self._call(
-                ActivityName.READ_INVENTORY, self.spec, result_type=Inventory,
-                start_to_close_timeout=policies.READ_TIMEOUT, heartbeat_timeout=policies.SHORT_HEARTBEAT,
-                retry_policy=policies.READ_RETRY,
-                summary=f"Read VM, NIC and disks of {self.spec.name}",
-            )
+            return await self.short(ActivityName.READ_INVENTORY, self.spec, Inventory,
+                                    f"Read VM, NIC and disks of {self.spec.name}")
         except ActivityError as err:
             if error_type(err) == ErrorType.NOT_FOUND:  # how workers before the empty answer said "nothing"
                 return Inventory()
@@ -114,12 +139,7 @@ class AzureCalls:
 
     async def find_vm(self) -> Inventory:
         """The VM alone (one GET): creation and health checks decide on the VM, never on a NIC or disk."""
-        return await self._call(
-            ActivityName.FIND_VM, self.spec, result_type=Inventory,
-            start_to_close_timeout=policies.READ_TIMEOUT, heartbeat_timeout=policies.SHORT_HEARTBEAT,
-            retry_policy=policies.READ_RETRY,
-            summary=f"Read VM {self.spec.name}",
-        )
+        return await self.short(ActivityName.FIND_VM, self.spec, Inventory, f"Read VM {self.spec.name}")
 
     async def ensure_nic(self) -> str:
         return await self._call(

@@ -26,7 +26,7 @@ with workflow.unsafe.imports_passed_through():
     from models.spec import Priority
     from models.status import OfferingAttempt, OperationState, Phase, Stage
 
-from workflows import patches, policies, recovery
+from workflows import patches, recovery
 from workflows.azure_calls import AzureCalls, error_text, error_type
 from workflows.machine import Machine
 
@@ -62,23 +62,19 @@ async def _claim(machine: Machine, azure: AzureCalls, offerings: list[Offering])
     request = ClaimRequest(subscription=spec.subscription, location=spec.location, offerings=offerings,
                            machine=_machine_id(machine))
     try:
-        return await azure._call(  # AzureCalls runs every activity (detached on delete)
-            ActivityName.ASK_OFFERINGS, request, result_type=Claim,
-            start_to_close_timeout=policies.READ_TIMEOUT, heartbeat_timeout=policies.SHORT_HEARTBEAT,
-            retry_policy=policies.READ_RETRY,
-            summary=f"Ask which of {len(offerings)} offerings to try (refused recently, or tried by another)")
+        return await azure.short(
+            ActivityName.ASK_OFFERINGS, request, Claim,
+            f"Ask which of {len(offerings)} offerings to try (refused recently, or tried by another)")
     except ActivityError as err:
         machine.log.warning(f"the memory of refused offerings did not answer ({error_text(err)}): trying in order")
         return Claim(offering=offerings[0], availability=Availability(available=offerings))
 
 
 async def _tell(azure: AzureCalls, report: RefusalReport) -> Refusal | None:
-    return await azure._call(
-        ActivityName.REPORT_REFUSAL, report, result_type=Refusal | None,
-        start_to_close_timeout=policies.READ_TIMEOUT, heartbeat_timeout=policies.SHORT_HEARTBEAT,
-        retry_policy=policies.READ_RETRY,
-        summary=f"Remember: {report.offering.describe()} "
-                + ("worked" if report.worked else f"refused ({report.code})" if report.code else "failed"))
+    return await azure.short(
+        ActivityName.REPORT_REFUSAL, report, Refusal | None,
+        f"Remember: {report.offering.describe()} "
+        + ("worked" if report.worked else f"refused ({report.code})" if report.code else "failed"))
 
 
 def _listed(skipped: list[SkippedOffering], now: datetime) -> str:

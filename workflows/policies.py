@@ -104,9 +104,10 @@ DRAIN_RETRY = _policy(attempts=3, max_interval=timedelta(seconds=30))
 # A worker that dies mid-call is noticed within these: reads are short, and every call that polls an
 # Azure operation heartbeats (the driver heartbeats its continuation token while it polls).
 READ_TIMEOUT = timedelta(seconds=30)
-# Short calls (reads, and the questions to the offerings memory) heartbeat once they run past a second
-# (activities/arm.py, heartbeating), so a worker that dies mid-call is noticed within this rather than at
-# READ_TIMEOUT: in the chaos test each such call held its machine 31 s, a prober's held every machine.
+# Short calls run as activities (check_orphan, and every short call of a run begun before LOCAL_SHORT_CALLS)
+# heartbeat once they run past a second (activities/arm.py, heartbeating), so a worker that dies mid-call is
+# noticed within this rather than at READ_TIMEOUT: in the chaos test each such call held its machine 31 s,
+# a prober's every machine. As local activities, they end with their workflow task's timeout (10 s).
 SHORT_HEARTBEAT = timedelta(seconds=10)
 OPERATION_HEARTBEAT = timedelta(seconds=30)
 NIC_TIMEOUT = timedelta(minutes=3)

@@ -8,6 +8,7 @@ from temporalio.client import WorkflowHandle
 
 from bench.histories import tasks_with_upserts
 from cli.machines import apply
+from models.activity_io import ActivityName
 from models.naming import workflow_id
 from models.spec import MachineSpec
 from models.status import MachineStatus, Phase
@@ -58,6 +59,11 @@ async def test_a_machine_applied_with_its_search_attributes_upserts_only_its_pha
     assert _patch_markers(events) == 1
     # Deletion's last read finds nothing: an answer, so the UI shows no failed activity in a clean lifecycle.
     assert not [e for e in events if e.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_FAILED]
+    # The short calls are local activities (LOCAL_SHORT_CALLS): markers, no activity task and no task more.
+    scheduled = {e.activity_task_scheduled_event_attributes.activity_type.name for e in events
+                 if e.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED}
+    short = {ActivityName.FIND_VM, ActivityName.READ_INVENTORY, ActivityName.ASK_OFFERINGS, ActivityName.REPORT_REFUSAL}
+    assert not scheduled & {name.value for name in short}, scheduled
 
 
 async def test_a_machine_started_without_search_attributes_still_shows_them(stack: Stack) -> None:
