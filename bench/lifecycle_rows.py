@@ -107,7 +107,7 @@ def results_rows(m: Measured) -> list[dict[str, object]]:
             f"bare {m.cpu_ms('bare', 'server'):.0f} ms"),
         row("workflow tasks per lifecycle", _per(a, "workflow_tasks"), "tasks", None,
             f"bare {_per(b, 'workflow_tasks')}", f"from {a.workflows} histories each; "
-            f"{_per(a, 'local_activities')} of the machine's activities are local (reads)"),
+            f"{_per(a, 'local_activities')} of the machine's activities are local (the short calls)"),
         row("history events per lifecycle", _per(a, "events"), "events", None, f"bare {_per(b, 'events')}",
             f"{_per(a, 'upserts')} search-attribute upserts in {_per(a, 'upsert_tasks')} workflow tasks (bare "
             f"{_per(b, 'upserts')} in {_per(b, 'upsert_tasks')}), {_per(a, 'timers')} timers"),
