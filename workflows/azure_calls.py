@@ -101,7 +101,7 @@ class AzureCalls:
             return await self._detachable(handle)
         except ActivityError:
             raise
-        except FailureError as failure:  # a local activity's failure arrives without its ActivityError
+        except FailureError as failure:  # a local activity's own failure arrives bare (its timeouts do not)
             raise _as_activity_error(name, failure) from failure
 
     async def _detachable(self, handle: "asyncio.Future[Any]") -> Any:

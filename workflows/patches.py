@@ -90,17 +90,22 @@ LOCAL_SHORT_CALLS = "local-short-calls"
 THROUGH_LOCAL_SHORT_CALLS = "all-patches-through-local-short-calls"
 COVERED_BY_THROUGH_LOCAL_SHORT_CALLS = COVERED_BY_ALL_OF_THE_ABOVE | {LOCAL_SHORT_CALLS}
 
+# Each umbrella and the ids it stands for, the newest first: it is asked first, so a new run has its marker
+# only. The next umbrella goes at the front, covering these ids and its own.
+UMBRELLAS = (
+    (THROUGH_LOCAL_SHORT_CALLS, COVERED_BY_THROUGH_LOCAL_SHORT_CALLS),
+    (ALL_OF_THE_ABOVE, COVERED_BY_ALL_OF_THE_ABOVE),
+)
+
 
 def patched(patch_id: str) -> bool:
     """`workflow.patched(patch_id)`, or True without a marker of its own in a run begun with an umbrella
-    that covers the id (the newest umbrella is asked first, so a new run has its marker only)."""
-    if patch_id in COVERED_BY_THROUGH_LOCAL_SHORT_CALLS and workflow.patched(THROUGH_LOCAL_SHORT_CALLS):
-        return True
-    if patch_id in COVERED_BY_ALL_OF_THE_ABOVE and workflow.patched(ALL_OF_THE_ABOVE):
+    that covers the id."""
+    if any(patch_id in covered and workflow.patched(umbrella) for umbrella, covered in UMBRELLAS):
         return True
     return workflow.patched(patch_id)
 
 
 def fewer_upserts() -> bool:
-    """The upserts ALL_OF_THE_ABOVE spares (a run begun before it upserts as it did)."""
-    return workflow.patched(THROUGH_LOCAL_SHORT_CALLS) or workflow.patched(ALL_OF_THE_ABOVE)
+    """The upserts the umbrellas spare (a run begun before the first upserts as it did)."""
+    return any(workflow.patched(umbrella) for umbrella, _ in UMBRELLAS)

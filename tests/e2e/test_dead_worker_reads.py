@@ -11,6 +11,7 @@ from typing import Any
 from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client
 
+from bench.histories import LOCAL_ACTIVITY_MARKER
 from cli.machines import apply
 from models.activity_io import ActivityName
 from models.naming import workflow_id
@@ -35,7 +36,7 @@ def _local(event: Any) -> dict[str, Any] | None:
     if event.event_type != _E.EVENT_TYPE_MARKER_RECORDED:
         return None
     marker = event.marker_recorded_event_attributes
-    if marker.marker_name != "core_local_activity":
+    if marker.marker_name != LOCAL_ACTIVITY_MARKER:
         return None
     return dict(json.loads(marker.details["data"].payloads[0].data))
 

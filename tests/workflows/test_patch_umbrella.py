@@ -52,6 +52,9 @@ async def test_a_run_begun_before_a_later_id_replays_on_code_that_has_it() -> No
     assert result.replay_failure is None, f"the umbrella stood for {LATER_ID}: {result.replay_failure!r}"
 
 
-def test_every_id_the_umbrella_covers_is_a_patch_of_this_module() -> None:
+def test_every_id_an_umbrella_covers_is_a_patch_of_this_module_and_each_covers_the_older() -> None:
     ids = {value for name, value in vars(patches).items() if name.isupper() and isinstance(value, str)}
-    assert patches.COVERED_BY_ALL_OF_THE_ABOVE <= ids - {patches.ALL_OF_THE_ABOVE}
+    umbrellas = {umbrella for umbrella, _ in patches.UMBRELLAS}
+    for (_, newer), (_, older) in zip(patches.UMBRELLAS, patches.UMBRELLAS[1:], strict=False):
+        assert older < newer
+    assert all(covered <= ids - umbrellas for _, covered in patches.UMBRELLAS)
