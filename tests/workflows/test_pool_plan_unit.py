@@ -110,6 +110,16 @@ def test_failed_machines_are_preserved_up_to_the_limit_then_deleted_after_the_ti
     assert expired.delete == [("a", "preserved for 2h")] and expired.create == 0
 
 
+def test_a_moment_a_few_milliseconds_away_is_waited_for_one_second() -> None:
+    # Two preservations 12 ms apart: the second one's timeout is 12 ms after the first one's deletion.
+    s = spec(1, preserve_failed=1, preserve_timeout="1h")
+    kept = PoolMachine(name="a", revision=s.revision, phase=Phase.FAILED, preserved=True,
+                       since=NOW - timedelta(hours=1) + timedelta(milliseconds=12))
+    decided = plan(s, [kept, machine("c", s.revision)], NOW, revision=s.revision, paused=False, stuck=False,
+                   progress_at=NOW)
+    assert decided.delete == [] and decided.wake_in == timedelta(seconds=1)
+
+
 def test_500_machines_keep_the_status_and_carried_state_far_below_the_payload_limit() -> None:
     s = spec(500)
     machines = [machine(f"web-{i:05d}", s.revision) for i in range(500)]
