@@ -207,7 +207,7 @@ async def create_machine(machine: Machine, azure: AzureCalls, drain_timeout: tim
         if patches.patched(patches.BACKOFF_ALWAYS_WAITS):
             # A timer even when compensating outlasted the backoff: the clock a worker reads in the task after a
             # timed-out one differs from its replay's (sdk-core), and "no wait" against "wait" broke the replay.
-            delay = max(delay, policies.MIN_CREATION_WAIT)
+            delay = max(delay, policies.SHORTEST_TIMER)
         attempt = f"attempt {state.status.attempts} failed ({failure.kind or 'error'})"
         machine.operation(Stage.CREATE, OperationState.FAILED, f"{attempt}; next attempt in {humanize(delay)}",
                           error=str(failure), retry_in=delay)

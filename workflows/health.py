@@ -13,7 +13,7 @@ with workflow.unsafe.imports_passed_through():
     from models.errors import ErrorType
     from models.status import OperationState, Phase, Stage
 
-from workflows import fallback, patches
+from workflows import fallback, patches, policies
 from workflows.azure_calls import AzureCalls, error_text, error_type
 from workflows.machine import Machine
 from workflows.power_on import start_step, start_stopped_vm
@@ -30,7 +30,7 @@ def next_check_in(machine: Machine) -> timedelta:
     if not due:
         return interval
     left = min(due) - workflow.now()
-    return max(min(interval, left), timedelta(seconds=1))
+    return max(min(interval, left), policies.SHORTEST_TIMER)
 
 
 async def check_health(machine: Machine, azure: AzureCalls) -> bool:

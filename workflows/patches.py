@@ -64,7 +64,7 @@ TELL_POOL_PHASE = "tell-pool-phase"
 ALL_OF_THE_ABOVE = "all-patches-through-tell-pool-phase"
 
 
-# The wait before the next creation attempt is a timer of at least policies.MIN_CREATION_WAIT, also when
+# The wait before the next creation attempt is a timer of at least policies.SHORTEST_TIMER, also when
 # compensating took longer than the backoff: the command no longer depends on the clock, which a worker
 # reads differently in the task after a timed-out one than its replay does. Asked only after a failed attempt.
 # Shipped implied by ALL_OF_THE_ABOVE (an oversight, kept: runs begun since replay so; docs/architecture.md).

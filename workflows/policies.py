@@ -16,8 +16,11 @@ from models.errors import NON_RETRYABLE, ErrorType
 CREATION_BACKOFF_START = timedelta(seconds=5)
 CREATION_BACKOFF_CAP = timedelta(minutes=3)
 CAPACITY_BACKOFF = timedelta(minutes=10)
-# The shortest wait between creation attempts, so the next attempt always follows a timer (creation.py).
-MIN_CREATION_WAIT = timedelta(seconds=1)
+# The shortest timer a workflow starts for a moment it waits for (the next creation attempt, a health check
+# due, a pool's next decision). No such moment needs sub-second precision, and a timer shorter than a
+# workflow task can fire while the task that cancels it is in flight (a pool's two preservations 12 ms
+# apart did; the time-skipping test server then rejected every later task of the pool).
+SHORTEST_TIMER = timedelta(seconds=1)
 # A name held by another owner (NotOwned) frees up only when a person acts (deletes it where it is
 # managed): retrying sooner would change nothing; `reconcile` cuts the wait short once they have.
 OWNERSHIP_BACKOFF = timedelta(minutes=10)

@@ -21,15 +21,13 @@ with workflow.unsafe.imports_passed_through():
     from models.pool import PoolMachine, PoolSpec
     from models.status import Phase
 
+from workflows import policies
+
 # Scale-down order, first deleted first: broken before healthy, and among Running ones older revisions,
 # then the newest (the machines that ran longest stay).
 _UNHEALTHY_RANK = MappingProxyType({Phase.FAILED: 0, Phase.CRASH_LOOP_BACK_OFF: 1, Phase.PENDING: 2,
                                     Phase.CREATING: 2, Phase.UNKNOWN: 3})  # read-only: shared (workers/sandbox.py)
 _CREATING = (Phase.PENDING, Phase.CREATING, Phase.CRASH_LOOP_BACK_OFF)
-# The shortest wait for a moment: none of them needs sub-second precision, and a timer shorter than a
-# workflow task can fire while the task that cancels it is in flight (two preservations 12 ms apart did;
-# the time-skipping test server then rejects every later task of the pool).
-_SHORTEST_WAKE = timedelta(seconds=1)
 
 
 @dataclass
@@ -148,4 +146,4 @@ def _next_wake(spec: PoolSpec, machines: list[PoolMachine], now: datetime, movin
     moments += [m.since + spec.preserve_timeout for m in machines if m.preserved and not m.deleting and m.since]
     if moving and progress_at is not None:
         moments.append(progress_at + spec.template.timeouts.creation)
-    return max(min(moments) - now, _SHORTEST_WAKE) if moments else None
+    return max(min(moments) - now, policies.SHORTEST_TIMER) if moments else None

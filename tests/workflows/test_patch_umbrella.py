@@ -7,6 +7,7 @@ the old one (that is how BACKOFF_ALWAYS_WAITS shipped: COVERED_BY_ALL_OF_THE_ABO
 
 import uuid
 from datetime import timedelta
+from itertools import pairwise
 
 from temporalio import workflow
 from temporalio.worker import Replayer, Worker
@@ -55,6 +56,6 @@ async def test_a_run_begun_before_a_later_id_replays_on_code_that_has_it() -> No
 def test_every_id_an_umbrella_covers_is_a_patch_of_this_module_and_each_covers_the_older() -> None:
     ids = {value for name, value in vars(patches).items() if name.isupper() and isinstance(value, str)}
     umbrellas = {umbrella for umbrella, _ in patches.UMBRELLAS}
-    for (_, newer), (_, older) in zip(patches.UMBRELLAS, patches.UMBRELLAS[1:], strict=False):
+    for (_, newer), (_, older) in pairwise(patches.UMBRELLAS):
         assert older < newer
     assert all(covered <= ids - umbrellas for _, covered in patches.UMBRELLAS)

@@ -55,7 +55,7 @@ async def test_five_failed_machines_are_replaced_one_at_a_time(stack: Stack) -> 
 # The time-skipping test server rejects every workflow task of a pool whose completion cancels a timer
 # that fired meanwhile ("invalid history builder state for action"; a real server drops the fired event),
 # and the test then hangs. Two preservations 12 ms apart set such a timer in about one run in three, until
-# the pool waited at least a second (pool_plan._SHORTEST_WAKE; 44 runs alone since, none failed). A task
+# the pool waited at least a second (policies.SHORTEST_TIMER; 44 runs alone since, none failed). A task
 # slower than that second on a loaded machine can still meet it: fail fast, run again. The limit is
 # asyncio's, so the test fails at an await: pytest-timeout's signal once landed inside CPython's AST code,
 # and formatting that failure (SystemError: AST constructor recursion depth mismatch) crashed the xdist
