@@ -1,6 +1,6 @@
 """Ask and tell the shared memory of refused offerings (the `Offerings` workflow) for a machine's workflow.
 
-A workflow cannot update another workflow itself, so these two activities do it with the worker's Temporal
+A workflow cannot update another workflow itself, so these activities do it with the worker's Temporal
 client, with update-with-start: the first machine of a subscription+location starts the memory, and
 machines racing to start it all reach the one workflow (WorkflowIDConflictPolicy.USE_EXISTING).
 """
@@ -21,6 +21,7 @@ from models.offerings import Availability, Refusal, availability
 from models.offerings_memory import (
     OfferingsMemory,
     OfferingsQuestion,
+    ProbeRelease,
     RefusalReport,
     offerings_task_queue,
     offerings_workflow_id,
@@ -29,6 +30,7 @@ from workflows.api import (
     OFFERINGS_AVAILABLE_QUERY,
     OFFERINGS_CLAIM_UPDATE,
     OFFERINGS_REFUSED_UPDATE,
+    OFFERINGS_RELEASE_UPDATE,
     OFFERINGS_WORKFLOW_TYPE,
 )
 
@@ -78,8 +80,19 @@ async def tell(client: Client, report: RefusalReport, task_queue: str, private_t
         start_workflow_operation=_memory(offering.subscription, offering.location, task_queue, private_to))
 
 
+async def release(client: Client, request: ProbeRelease, private_to: str = "") -> int:
+    """A stopped machine's probes end; how many. No memory: nothing to release (none is started for it)."""
+    handle = client.get_workflow_handle(_memory_id(request.subscription, request.location, private_to))
+    try:
+        return await handle.execute_update(OFFERINGS_RELEASE_UPDATE, request, result_type=int)
+    except RPCError as error:
+        if error.status == RPCStatusCode.NOT_FOUND:
+            return 0
+        raise
+
+
 def activities(shared: bool = True) -> list[Callable[..., Any]]:
-    """The two activities, sharing one view of the memory (offerings_view.py): call once per worker.
+    """The activities, sharing one view of the memory (offerings_view.py): call once per worker.
     `shared=False` (AZMC_SHARED_OFFERINGS=false, the capacity bench's baseline) gives each machine a memory
     of its own: it learns only from its own refusals, as without a shared memory."""
 
@@ -103,5 +116,12 @@ def activities(shared: bool = True) -> list[Callable[..., Any]]:
         return await heartbeating(view.tell(_memory_id(offering.subscription, offering.location, private), report,
                                             lambda: tell(client, report, task_queue, private)))
 
-    return [ask_offerings, report_refusal]
+    @activity.defn(name=ActivityName.RELEASE_PROBES.value)
+    async def release_probes(request: ProbeRelease) -> int:
+        """Tell the shared memory that a machine stopped: its probes end (how many)."""
+        client, private = activity.client(), private_to()
+        return await heartbeating(view.release(_memory_id(request.subscription, request.location, private), request,
+                                               lambda: release(client, request, private)))
+
+    return [ask_offerings, report_refusal, release_probes]
 

@@ -14,7 +14,9 @@ outcome". So this worker:
 - tells "worked" at most once per REPORT_EVERY per offering: the proof lasts PROVEN_FOR (10 min), so the
   memory hears in time to keep it; a stale probe left by a skipped report is harmless, since a proven
   offering is offered whatever its probes;
-- forgets a memory's answers whenever it tells that memory something (an outcome changes them).
+- forgets a memory's answers whenever it tells that memory something (an outcome changes them), and sends
+  every release of a stopped machine's probes (never skipped: the answers "wait for its probe" it drops are
+  exactly what this worker must stop handing out).
 Measured: 10,000 machines started at once, one answer a machine, serialized, timed the asks out.
 The cost: what another worker tells the memory reaches this one's machines up to TRUST late.
 """
@@ -26,7 +28,7 @@ from dataclasses import dataclass, field
 
 from models.offering_claims import Claim, ClaimRequest
 from models.offerings import Offering, Refusal
-from models.offerings_memory import RefusalReport
+from models.offerings_memory import ProbeRelease, RefusalReport
 
 TRUST_S = 10.0
 REPORT_EVERY_S = 60.0
@@ -119,6 +121,11 @@ class OfferingsView:
             if report.worked:
                 self._worked_told.pop(told, None)  # not told: the next success tells it
             raise
+
+    async def release(self, memory_id: str, request: ProbeRelease, send: Callable[[], Awaitable[int]]) -> int:
+        """A stopped machine's probes end: always sent, and this worker stops handing out "wait for it"."""
+        self._forget(memory_id)
+        return await send()
 
     def _forget(self, memory_id: str) -> None:
         for key in [k for k in self._shared if k[0] == memory_id]:

@@ -324,31 +324,47 @@ def offerings(
     location: Annotated[str, typer.Option("--location", "-l", help="the Azure location, e.g. westeurope")],
     subscription: Annotated[str | None, typer.Option(help="default: the worker's [env AZMC_AZURE_SUBSCRIPTION_ID]")]
     = None,
-    as_json: Annotated[bool, typer.Option("--json", help="print the refusals as JSON")] = False,
-    forget: Annotated[bool, typer.Option("--forget", help="capacity is back: drop every refusal")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help='print {"refusals": [...], "probes": [...]} as JSON')]
+    = False,
+    forget: Annotated[bool, typer.Option("--forget", help="capacity is back: drop every refusal and probe")] = False,
     temporal_address: TemporalAddress = None,
     namespace: Namespace = None,
 ) -> None:
-    """What Azure refused recently in a location (size, zone, priority) and until when machines skip it."""
+    """What Azure refused recently in a location (size, zone, priority) and until when machines skip it; which
+    offerings machines are trying now, and who (machines needing them wait for the outcome)."""
     settings = _client_settings(temporal_address, namespace)
 
     async def main() -> None:
         from datetime import UTC, datetime
 
-        from cli.offerings import current_refusals, forget_refusals, refusals_table
+        from cli.offerings import (
+            current_probes,
+            current_refusals,
+            forget_refusals,
+            forgotten_line,
+            probes_table,
+            refusals_table,
+        )
 
         now = datetime.now(UTC)
         client, place = await connect(settings), subscription or settings.subscription()
         if forget:
-            console.print(f"{await forget_refusals(client, place, location)} refusals forgotten in {location}")
+            console.print(Text(forgotten_line(await forget_refusals(client, place, location), location)))
             return
         found = await current_refusals(client, place, location, now)
+        probes = await current_probes(client, place, location, now)
         if as_json:
-            print(json.dumps([r.model_dump(mode="json") for r in found], indent=2))
-        elif not found:
-            console.print(f"nothing refused in {location}: every offering may be tried")
-        else:
+            print(json.dumps({"refusals": [r.model_dump(mode="json") for r in found],
+                              "probes": [p.model_dump(mode="json") for p in probes]}, indent=2))
+            return
+        if found:
             console.print(refusals_table(found, now))
+        else:
+            console.print(Text(f"nothing refused in {location}"
+                               + ("" if probes else ": every offering may be tried")))
+        if probes:
+            console.print(Text("being tried now (machines needing these offerings wait for the outcome):"))
+            console.print(probes_table(probes, now))
 
     run_friendly(main)
 

@@ -1,6 +1,8 @@
-"""`azmc offerings`: what the shared memory (the `Offerings` workflow of a subscription and location) skips now."""
+"""`azmc offerings`: what the shared memory (the `Offerings` workflow of a subscription and location) skips now,
+and which offerings machines are trying (probes: machines needing them wait for the outcome)."""
 
 from datetime import datetime
+from typing import Any
 
 from rich.table import Table
 from rich.text import Text
@@ -8,22 +10,35 @@ from temporalio.client import Client
 from temporalio.service import RPCError, RPCStatusCode
 
 from models.durations import humanize
+from models.offering_claims import Probe
 from models.offerings import Refusal
-from models.offerings_memory import offerings_workflow_id
-from workflows.api import OFFERINGS_ENTRIES_QUERY, OFFERINGS_FORGET_UPDATE
+from models.offerings_memory import Forgotten, offerings_workflow_id
+from workflows.api import OFFERINGS_ENTRIES_QUERY, OFFERINGS_FORGET_UPDATE, OFFERINGS_PROBES_QUERY
+
+
+async def _query(client: Client, subscription: str, location: str, query: str, result_type: Any) -> Any:
+    """The memory's answer; None when there is no memory there (nothing was ever refused or tried)."""
+    handle = client.get_workflow_handle(offerings_workflow_id(subscription, location))
+    try:
+        return await handle.query(query, result_type=result_type)
+    except RPCError as error:
+        if error.status == RPCStatusCode.NOT_FOUND:
+            return None
+        raise
 
 
 async def current_refusals(client: Client, subscription: str, location: str, now: datetime) -> list[Refusal]:
     """The refusals in force at `now` (the memory drops expired ones only at its next report); [] when
     nothing was ever refused there (no memory workflow)."""
-    handle = client.get_workflow_handle(offerings_workflow_id(subscription, location))
-    try:
-        entries = await handle.query(OFFERINGS_ENTRIES_QUERY, result_type=list[Refusal])
-    except RPCError as error:
-        if error.status == RPCStatusCode.NOT_FOUND:
-            return []
-        raise
+    entries = await _query(client, subscription, location, OFFERINGS_ENTRIES_QUERY, list[Refusal]) or []
     return sorted((r for r in entries if r.until > now), key=lambda r: r.until)
+
+
+async def current_probes(client: Client, subscription: str, location: str, now: datetime) -> list[Probe]:
+    """The offerings machines are trying at `now`, and who: until a probe's outcome (or its machine's release,
+    or its end) other machines needing that offering wait; [] when there is no memory."""
+    probes = await _query(client, subscription, location, OFFERINGS_PROBES_QUERY, list[Probe]) or []
+    return sorted((p for p in probes if p.until > now), key=lambda p: p.until)
 
 
 def refusals_table(refusals: list[Refusal], now: datetime) -> Table:
@@ -34,13 +49,28 @@ def refusals_table(refusals: list[Refusal], now: datetime) -> Table:
     return table
 
 
-async def forget_refusals(client: Client, subscription: str, location: str) -> int:
-    """Capacity is back: the memory drops every refusal (machines waiting for one still wait for their
-    timer or a `reconcile`); how many were dropped, 0 when there is no memory."""
+def probes_table(probes: list[Probe], now: datetime) -> Table:
+    table = Table("being tried", "by (workflow)", "since", "ends at the latest in", box=None, header_style="bold")
+    for probe in probes:
+        table.add_row(Text(probe.offering.describe()), Text(probe.holder()),
+                      Text(f"{humanize(now - probe.began())} ago"), Text(humanize(probe.until - now)))
+    return table
+
+
+def forgotten_line(forgotten: Forgotten, location: str) -> str:
+    return f"forgot {forgotten.refusals} refusals and {forgotten.probes} probes in {location}"
+
+
+async def forget_refusals(client: Client, subscription: str, location: str) -> Forgotten:
+    """Capacity is back: the memory drops every refusal and every probe (machines waiting for a refusal still
+    wait for their timer or a `reconcile`; those waiting for a probe try at their next question); how many
+    of each were dropped, none when there is no memory."""
     handle = client.get_workflow_handle(offerings_workflow_id(subscription, location))
     try:
-        return await handle.execute_update(OFFERINGS_FORGET_UPDATE, result_type=int)
+        # A memory on a worker from before probes were counted answers with the refusals alone.
+        answer = await handle.execute_update(OFFERINGS_FORGET_UPDATE, result_type=Forgotten | int)
     except RPCError as error:
         if error.status == RPCStatusCode.NOT_FOUND:
-            return 0
+            return Forgotten()
         raise
+    return Forgotten(refusals=answer) if isinstance(answer, int) else answer

@@ -34,6 +34,7 @@ class ActivityName(StrEnum):
     # The shared memory of refused offerings (the `Offerings` workflow), asked and told by a machine's creation:
     ASK_OFFERINGS = "ask_offerings"  # models.offering_claims.ClaimRequest -> Claim (the offering to try now)
     REPORT_REFUSAL = "report_refusal"  # models.offerings_memory.RefusalReport (an outcome) -> Refusal | None
+    RELEASE_PROBES = "release_probes"  # models.offerings_memory.ProbeRelease (a machine stopped) -> int released
 
 
 class _Io(BaseModel):

@@ -4,14 +4,16 @@ Machines that start together would all try the first offering before any refusal
 claims its offering from the memory: an offering that worked recently (proven) is free for all; an
 unproven one is claimed (a probe) by the first machine that asks, and the others take the next offering,
 or wait a moment for the probe's outcome when every available offering is being probed. The outcome (it
-worked, Azure refused it, or the attempt failed otherwise) ends the probe; a probe of a machine that
-vanished ends by itself. Pure: the `Offerings` workflow holds the state.
+worked, Azure refused it, or the attempt failed otherwise) ends the probe; a machine that stops (deleted,
+Failed, continued as new) releases its probes; a probe of a machine that vanished without a word (its
+workflow terminated) ends by itself. Pure: the `Offerings` workflow holds the state.
 """
 
 from datetime import datetime, timedelta
 
 from pydantic import BaseModel, ConfigDict
 
+from models.naming import workflow_id
 from models.offerings import Availability, Offering, Refusal, availability
 
 PROBE_FOR = timedelta(minutes=10)  # a VM create takes minutes; longer, and its machine is gone
@@ -32,8 +34,17 @@ def same(a: Offering, b: Offering) -> bool:
 
 class Probe(BaseModel):
     offering: Offering
-    machine: str
+    machine: str  # resource_group/name
     until: datetime
+    since: datetime | None = None  # None in memories carried from before it was kept
+
+    def began(self) -> datetime:
+        return self.since or self.until - PROBE_FOR
+
+    def holder(self) -> str:
+        """The prober's workflow id (`machine/<rg>/<name>`), what an operator looks it up by."""
+        resource_group, _, name = self.machine.partition("/")
+        return workflow_id(resource_group, name) if name else self.machine
 
 
 class Proven(BaseModel):
@@ -78,7 +89,7 @@ def claim_offering(offerings: list[Offering], machine: str, refusals: list[Refus
         if holder is None or holder.machine == machine:
             kept = [p for p in probes if not same(p.offering, offering)]
             return (Claim(offering=offering, availability=answer),
-                    [*kept, Probe(offering=offering, machine=machine, until=now + PROBE_FOR)])
+                    [*kept, Probe(offering=offering, machine=machine, until=now + PROBE_FOR, since=now)])
         others.append(offering)
         probers.append(holder.machine)
     return Claim(availability=answer, probed_by_others=others, probers=sorted(set(probers))), probes
@@ -86,9 +97,20 @@ def claim_offering(offerings: list[Offering], machine: str, refusals: list[Refus
 
 def outcome(offering: Offering, machine: str, worked: bool, probes: list[Probe], proven: list[Proven],
             now: datetime) -> tuple[list[Probe], list[Proven]]:
-    """An attempt ended: its probe ends; an offering that worked is proven for PROVEN_FOR."""
-    probes = [p for p in probes if p.until > now and not (same(p.offering, offering) and p.machine == machine)]
+    """An attempt ended: its probe ends; an offering that worked is proven for PROVEN_FOR, and every probe of
+    it ends too (a proven offering is offered whatever its probes, and a prober's "worked" may never come:
+    a worker tells it once a minute per offering)."""
+    probes = [p for p in probes if p.until > now and not (same(p.offering, offering) and (
+        worked or p.machine == machine))]
     proven = [p for p in proven if p.until > now and not same(p.offering, offering)]
     if worked:
         proven.append(Proven(offering=offering, until=now + PROVEN_FOR))
     return probes, proven
+
+
+def released(machine: str, probes: list[Probe], now: datetime) -> tuple[list[Probe], int]:
+    """`machine` stopped (deleted, Failed, continued as new): its probes end, so machines waiting for their
+    outcome try the offerings at once; the probes left, and how many of the machine's were in force."""
+    current = [p for p in probes if p.until > now]
+    kept = [p for p in current if p.machine != machine]
+    return kept, len(current) - len(kept)

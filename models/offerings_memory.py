@@ -52,6 +52,26 @@ class RefusalReport(BaseModel):
     worked: bool = False
 
 
+class ProbeRelease(BaseModel):
+    """`machine` stopped (deleted, Failed, continued as new) while the memory may hold probes of it: they end."""
+
+    model_config = ConfigDict(frozen=True)
+
+    subscription: str
+    location: str
+    machine: str  # resource_group/name
+    reason: str = ""
+
+
+class Forgotten(BaseModel):
+    """What `forget` dropped: the refusals, and the probes (machines waiting for them try at once)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    refusals: int = 0
+    probes: int = 0
+
+
 class OfferingsMemory(BaseModel):
     """The `Offerings` workflow's input and state, carried through continue-as-new (expired entries dropped)."""
 

@@ -15,7 +15,9 @@ OFFERINGS_WORKFLOW_TYPE = "Offerings"
 OFFERINGS_AVAILABLE_QUERY = "available"  # OfferingsQuestion -> Availability
 OFFERINGS_ENTRIES_QUERY = "entries"  # -> list[Refusal] (the current ones)
 OFFERINGS_REFUSED_UPDATE = "refused"  # RefusalReport (an attempt's outcome) -> Refusal | None (None: not refused)
-OFFERINGS_FORGET_UPDATE = "forget"  # no payload -> int: refusals forgotten ("capacity is back": try everything)
+OFFERINGS_FORGET_UPDATE = "forget"  # no payload -> Forgotten: refusals and probes dropped ("capacity is back")
+OFFERINGS_RELEASE_UPDATE = "release"  # ProbeRelease (a machine stopped) -> int: its probes ended
+OFFERINGS_PROBES_QUERY = "probes"  # -> list[Probe]: the offerings machines are trying now, and who
 OFFERINGS_CLAIM_UPDATE = "claim"  # ClaimRequest -> Claim: the offering a machine tries now (models/offering_claims.py)
 
 PRESERVE_SIGNAL = "preserve"  # {"reason"} or nothing: deallocate the VM, keep everything, stop healing until `delete`

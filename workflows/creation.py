@@ -171,6 +171,7 @@ async def create_machine(machine: Machine, azure: AzureCalls, drain_timeout: tim
         except StartFailed:
             # The VM exists and is kept: the health watch (Unknown) starts it again after the backoff.
             state.creation_started_at = None
+            await fallback.release_probes(machine, azure, "its stopped VM would not start")
             return
         except (ActivityError, ApplicationError) as err:
             failure = AttemptFailed(err)
@@ -222,6 +223,7 @@ async def _fail(machine: Machine, azure: AzureCalls, drain_timeout: timedelta) -
     state.creation_started_at = None
     cause = state.status.last_error  # the cleanup's own successes would clear it; operators need it
     machine.set_phase(Phase.FAILED)
+    await fallback.release_probes(machine, azure, "creation timed out")
     machine.operation(Stage.CREATE, OperationState.FAILED,
                       f"not running after {state.spec.timeouts.creation}; cleaning up", error=cause)
     # The compensations already ran; this makes sure, by reading Azure, that nothing is left - but the

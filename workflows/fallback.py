@@ -4,7 +4,9 @@ Each attempt asks the shared memory (the `Offerings` workflow, through ask_offer
 machine's offerings (models/offerings.py: priority, then size, then zone) may be tried now, and tries the
 first. A capacity refusal is told to the memory (report_refusal), and the next attempt starts at once with
 the next offering. Only when every offering is marked does the machine wait: until the earliest refusal
-ends, or a `reconcile`, which tries the first offering at once whatever the memory says.
+ends, or a `reconcile`, which tries the first offering at once whatever the memory says. A machine that stops
+while the memory may hold its probe (deleted or continued as new mid-attempt, Failed) releases it
+(release_probes), so machines waiting for its outcome try the offering at once instead of for PROBE_FOR.
 """
 
 import copy
@@ -19,9 +21,9 @@ with workflow.unsafe.imports_passed_through():
     from models.durations import humanize
     from models.errors import ErrorType
     from models.inventory import Inventory
-    from models.offering_claims import Claim, ClaimRequest, probe_poll
+    from models.offering_claims import PROBE_FOR, Claim, ClaimRequest, probe_poll
     from models.offerings import Availability, Offering, Refusal, SkippedOffering, narrowed, offerings_of
-    from models.offerings_memory import RefusalReport
+    from models.offerings_memory import ProbeRelease, RefusalReport
     from models.refusals import SPOT_EVICTED
     from models.spec import Priority
     from models.status import OfferingAttempt, OperationState, Phase, Stage
@@ -58,23 +60,50 @@ def _machine_id(machine: Machine) -> str:
 async def _claim(machine: Machine, azure: AzureCalls, offerings: list[Offering]) -> Claim:
     """The memory's claim; when it cannot answer (Temporal busy), the first offering: the memory saves
     attempts, it never stops a machine."""
-    spec = azure.spec
+    spec, state = azure.spec, machine.state
     request = ClaimRequest(subscription=spec.subscription, location=spec.location, offerings=offerings,
                            machine=_machine_id(machine))
+    held, state.may_hold_probe = state.may_hold_probe, True  # a claim interrupted in flight may have landed
     try:
-        return await azure.short(
+        claim = await azure.short(
             ActivityName.ASK_OFFERINGS, request, Claim,
             f"Ask which of {len(offerings)} offerings to try (refused recently, or tried by another)")
     except ActivityError as err:
         machine.log.warning(f"the memory of refused offerings did not answer ({error_text(err)}): trying in order")
         return Claim(offering=offerings[0], availability=Availability(available=offerings))
+    state.may_hold_probe = held or (claim.offering is not None and not claim.proven)
+    return claim
 
 
-async def _tell(azure: AzureCalls, report: RefusalReport) -> Refusal | None:
-    return await azure.short(
+async def _tell(machine: Machine, azure: AzureCalls, report: RefusalReport) -> Refusal | None:
+    told = await azure.short(
         ActivityName.REPORT_REFUSAL, report, Refusal | None,
         f"Remember: {report.offering.describe()} "
         + ("worked" if report.worked else f"refused ({report.code})" if report.code else "failed"))
+    machine.state.may_hold_probe = False  # the outcome ended the probe
+    return told
+
+
+async def release_probes(machine: Machine, azure: AzureCalls, why: str) -> None:
+    """The machine stops trying (deleted, continued as new, Failed, or its attempt ended without an outcome to
+    tell): the memory's probes of it end, so machines waiting for their outcome try the offerings at once.
+    Nothing is sent unless the memory may hold one."""
+    state = machine.state
+    if not state.may_hold_probe or not patches.patched(patches.RELEASE_PROBES):
+        return
+    state.may_hold_probe = False  # asked once: a memory that cannot answer lets the probe end by itself
+    spec = azure.spec
+    request = ProbeRelease(subscription=spec.subscription, location=spec.location, machine=_machine_id(machine),
+                           reason=why)
+    try:
+        released = await azure.short(ActivityName.RELEASE_PROBES, request, int,
+                                     f"Release this machine's tries of offerings: {why}")
+    except ActivityError as err:
+        machine.log.warning(f"could not release this machine's tries of offerings ({error_text(err)}): "
+                            f"they end by themselves within {humanize(PROBE_FOR)}")
+        return
+    if released:
+        machine.log.info(f"released {released} tries of offerings ({why}): machines waiting for them go on")
 
 
 def _listed(skipped: list[SkippedOffering], now: datetime) -> str:
@@ -151,7 +180,7 @@ def begin_attempt(machine: Machine, offering: Offering, skipped: list[SkippedOff
 async def attempt_worked(machine: Machine, azure: AzureCalls, offering: Offering) -> None:
     """The VM runs: the offering is proven, so machines waiting for this attempt may all use it now."""
     try:
-        await _tell(azure, RefusalReport(offering=offering, worked=True, machine=_machine_id(machine)))
+        await _tell(machine, azure, RefusalReport(offering=offering, worked=True, machine=_machine_id(machine)))
     except ActivityError as err:  # the probe then ends by itself (PROBE_FOR)
         machine.log.warning(f"could not tell the memory that {offering.describe()} worked: {error_text(err)}")
 
@@ -163,7 +192,7 @@ async def remember_refusal(machine: Machine, azure: AzureCalls, offering: Offeri
     attempt may start at once with another offering (say so with `next_offering_at_once`); else None."""
     if error_type(error) != ErrorType.CAPACITY_EXHAUSTED:
         try:  # not Azure's refusal: the offering stays untried, and this machine's probe of it ends
-            await _tell(azure, RefusalReport(offering=offering, machine=_machine_id(machine)))
+            await _tell(machine, azure, RefusalReport(offering=offering, machine=_machine_id(machine)))
         except ActivityError as err:
             machine.log.warning(f"could not tell the memory that the attempt ended: {error_text(err)}")
         return None
@@ -176,7 +205,7 @@ async def remember_refusal(machine: Machine, azure: AzureCalls, offering: Offeri
     report = RefusalReport(offering=offering, code=code, message=message,
                            machine=f"{spec.resource_group}/{spec.name}")
     try:
-        return await _tell(azure, report)
+        return await _tell(machine, azure, report)
     except ActivityError as err:
         # Not remembered: trying the next offering now would ask for this one again. Back off instead.
         machine.log.warning(f"could not tell the memory of refused offerings: {error_text(err)}")
@@ -212,8 +241,9 @@ async def evicted_spot_goes_regular(machine: Machine, azure: AzureCalls, invento
     spec = machine.state.spec
     found = f"VM {inventory.node_name} is {inventory.vm_state.power_state}" if inventory.has_vm else "VM gone"
     try:
-        await _tell(azure, RefusalReport(offering=offering, code=SPOT_EVICTED, message=f"Spot eviction: {found}",
-                                         machine=f"{spec.resource_group}/{spec.name}"))
+        await _tell(machine, azure, RefusalReport(offering=offering, code=SPOT_EVICTED,
+                                                  message=f"Spot eviction: {found}",
+                                                  machine=f"{spec.resource_group}/{spec.name}"))
     except ActivityError as err:  # not remembered: the re-creation would ask for Spot again; start it instead
         machine.log.warning(f"could not tell the memory of refused offerings: {error_text(err)}")
         return False

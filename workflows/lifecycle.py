@@ -22,7 +22,7 @@ with workflow.unsafe.imports_passed_through():
     from models.spec_changes import SpecUpdate
     from models.status import MachineStatus, OperationState, Phase, Stage
 
-from workflows import patches
+from workflows import fallback, patches
 from workflows.api import DELETE_SIGNAL, PRESERVE_SIGNAL, RECONCILE_SIGNAL, STATUS_QUERY, UPDATE_SPEC
 from workflows.azure_calls import AzureCalls
 from workflows.continuation import ContinueAsNewNeeded, history_is_long
@@ -235,6 +235,8 @@ class MachineLifecycle:
         while True:
             try:
                 async with self._busy:
+                    # First: machines waiting for the outcome of this one's attempt must not wait for it.
+                    await fallback.release_probes(machine, azure, f"deleted: {request.reason or 'no reason given'}")
                     await remove_everything(machine, azure, drain=True, force=request.force,
                                             drain_timeout=machine.state.spec.timeouts.drain)
                 break
@@ -301,6 +303,7 @@ class MachineLifecycle:
 
     async def _continue_as_new(self, machine: Machine) -> None:
         await machine.pool_notices.sent()
+        await fallback.release_probes(machine, self._azure_calls(machine), "continued as new")
         await workflow.wait_condition(workflow.all_handlers_finished)
         state = machine.state
         state.delete_request = self._delete_request

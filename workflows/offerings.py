@@ -7,7 +7,7 @@ everything is available). Entries expire (models/refusals.py says when): a quest
 asker's time, and expired entries are dropped at the next report and when the run continues as new. No
 timer waits for an expiry: that would write history for nothing (and the time-skipping test server breaks
 on an update racing a timer's cancellation). Its current details list the entries with their end times,
-so the UI shows what is skipped, why and until when.
+and the probes in flight with who holds them, so the UI shows what is skipped, why and until when.
 """
 
 from datetime import datetime
@@ -17,9 +17,16 @@ from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
     from models.errors import ErrorType
-    from models.offering_claims import Claim, ClaimRequest, claim_offering, outcome
+    from models.offering_claims import Claim, ClaimRequest, Probe, claim_offering, outcome, released
     from models.offerings import Availability, Refusal, availability
-    from models.offerings_memory import OfferingsMemory, OfferingsQuestion, RefusalReport, offerings_task_queue
+    from models.offerings_memory import (
+        Forgotten,
+        OfferingsMemory,
+        OfferingsQuestion,
+        ProbeRelease,
+        RefusalReport,
+        offerings_task_queue,
+    )
     from models.refusals import refusal_of
 
 from workflows.api import (
@@ -27,7 +34,9 @@ from workflows.api import (
     OFFERINGS_CLAIM_UPDATE,
     OFFERINGS_ENTRIES_QUERY,
     OFFERINGS_FORGET_UPDATE,
+    OFFERINGS_PROBES_QUERY,
     OFFERINGS_REFUSED_UPDATE,
+    OFFERINGS_RELEASE_UPDATE,
     OFFERINGS_WORKFLOW_TYPE,
 )
 from workflows.continuation import history_is_long
@@ -85,9 +94,24 @@ class Offerings:
                              f"until {refusal.until:%H:%M:%S} UTC, reported by {refusal.machine or '?'}")
         return refusal
 
+    @workflow.update(name=OFFERINGS_RELEASE_UPDATE)
+    def release(self, request: ProbeRelease) -> int:
+        """A machine stopped (deleted, Failed, continued as new): its probes end, so the machines waiting for
+        their outcome try those offerings at their next question; how many ended."""
+        self._memory.probes, count = released(request.machine, self._memory.probes, workflow.now())
+        self._changed = True
+        if count:
+            workflow.logger.info(f"[offerings {self._place}] {count} probes of {request.machine} released "
+                                 f"({request.reason or 'no reason given'})")
+        return count
+
     @refused.validator
     def _validate_refused(self, report: RefusalReport) -> None:
         self._check_place(report.offering.subscription, report.offering.location)
+
+    @release.validator
+    def _validate_release(self, request: ProbeRelease) -> None:
+        self._check_place(request.subscription, request.location)
 
     @claim.validator
     def _validate_claim(self, request: ClaimRequest) -> None:
@@ -99,12 +123,16 @@ class Offerings:
                                    type=ErrorType.INVALID_SPEC, non_retryable=True)
 
     @workflow.update(name=OFFERINGS_FORGET_UPDATE)
-    def forget(self) -> int:
-        """An operator knows capacity is back: every refusal (and probe) is dropped; how many refusals."""
-        forgotten = len(self._memory.refusals)
-        self._memory.refusals, self._memory.probes = [], []
+    def forget(self) -> Forgotten:
+        """An operator knows capacity is back: every refusal and every probe is dropped; how many of each were
+        in force."""
+        now, memory = workflow.now(), self._memory
+        forgotten = Forgotten(refusals=sum(1 for r in memory.refusals if r.until > now),
+                              probes=sum(1 for p in memory.probes if p.until > now))
+        memory.refusals, memory.probes = [], []
         self._changed = True
-        workflow.logger.info(f"[offerings {self._place}] {forgotten} refusals forgotten on request")
+        workflow.logger.info(f"[offerings {self._place}] {forgotten.refusals} refusals and {forgotten.probes} "
+                             "probes forgotten on request")
         return forgotten
 
     @workflow.query(name=OFFERINGS_AVAILABLE_QUERY)
@@ -116,6 +144,13 @@ class Offerings:
         """The refusals not yet expired at the last workflow task (a reader filters by its own clock too)."""
         now = workflow.now()
         return [r for r in self._memory.refusals if r.until > now]
+
+    @workflow.query(name=OFFERINGS_PROBES_QUERY)
+    def probes(self) -> list[Probe]:
+        """The probes in force at the last workflow task: who tries which offering now (a reader filters by its
+        own clock too)."""
+        now = workflow.now()
+        return [p for p in self._memory.probes if p.until > now]
 
     # ---- helpers ----------------------------------------------------------------------------
 
@@ -137,14 +172,21 @@ class Offerings:
 
 
 def render_memory(memory: OfferingsMemory, now: datetime) -> str:
-    """Markdown for the Temporal UI's current details: every refusal still in force."""
+    """Markdown for the Temporal UI's current details: every refusal still in force, and the probes in flight."""
     lines = [f"## Offerings refused in {memory.location} (subscription {memory.subscription})", ""]
     current = sorted((r for r in memory.refusals if r.until > now), key=lambda r: r.until)
+    probes = sorted((p for p in memory.probes if p.until > now), key=lambda p: p.until)
     if not current:
-        return "\n".join([*lines, "Nothing refused: every offering may be tried."])
-    lines += ["| offering | code | refused | retry after | reported by |", "|---|---|---|---|---|"]
-    lines += [f"| {r.scope()} | {r.code} | {r.refused_at:%H:%M:%S} UTC | {r.until:%H:%M:%S} UTC | "
-              f"{r.machine or '-'} |" for r in current]
+        lines.append("Nothing refused." if probes else "Nothing refused: every offering may be tried.")
+    else:
+        lines += ["| offering | code | refused | retry after | reported by |", "|---|---|---|---|---|"]
+        lines += [f"| {r.scope()} | {r.code} | {r.refused_at:%H:%M:%S} UTC | {r.until:%H:%M:%S} UTC | "
+                  f"{r.machine or '-'} |" for r in current]
+    if probes:
+        lines += ["", "### Being tried (other machines wait for the outcome)", "",
+                  "| offering | machine | since | until |", "|---|---|---|---|"]
+        lines += [f"| {p.offering.describe()} | {p.holder()} | {p.began():%H:%M:%S} UTC | {p.until:%H:%M:%S} UTC |"
+                  for p in probes]
     if memory.runs > 1:
         lines += ["", f"Run {memory.runs} (continued as new)"]
     return "\n".join(lines)

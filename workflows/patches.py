@@ -109,3 +109,8 @@ def patched(patch_id: str) -> bool:
 def fewer_upserts() -> bool:
     """The upserts the umbrellas spare (a run begun before the first upserts as it did)."""
     return any(workflow.patched(umbrella) for umbrella, _ in UMBRELLAS)
+
+# A machine that stops while the shared memory may hold its probe (deleted or continued as new mid-attempt,
+# Failed, or a start that failed) releases it (release_probes), so others stop waiting for its outcome.
+# Asked only when it may hold one, so other histories add no marker.
+RELEASE_PROBES = "release-probes-when-a-machine-stops"

@@ -32,6 +32,9 @@ class LifecycleState(BaseModel):
     # An operator's reconcile of a Failed machine: its next attempt tries the first offering, whatever the
     # shared memory of refused offerings says (workflows/fallback.py).
     ignore_refusals_once: bool = False
+    # The shared memory may hold a probe of this machine (a claim sent, or an unproven offering claimed, and
+    # no outcome told yet): a machine that stops releases it (workflows/fallback.py, release_probes).
+    may_hold_probe: bool = False
     # History length that triggers continue-as-new (besides the server's suggestion).
     history_limit: int = 0
     # 1 for the first run, +1 on every continue-as-new (shown in current details).

@@ -9,7 +9,7 @@ import pytest
 from activities.offerings_view import OfferingsView
 from models.offering_claims import Claim, ClaimRequest
 from models.offerings import Offering
-from models.offerings_memory import RefusalReport
+from models.offerings_memory import ProbeRelease, RefusalReport
 
 ZONE_1 = Offering(vm_size="Standard_D2s_v5", zone="1", location="westeurope", subscription="sub")
 ZONE_2 = ZONE_1.model_copy(update={"zone": "2"})
@@ -188,3 +188,23 @@ async def test_machines_waiting_on_a_failed_question_ask_themselves() -> None:
         await first
     assert all(claim.offering == ZONE_1 for claim in claims)
     assert memory.asked == 1  # the first waiter asked; its proven answer served the rest
+
+
+async def test_a_release_is_always_sent_and_stops_this_worker_handing_out_wait_for_it() -> None:
+    """A stopped machine's probes end: machines told "wait for its outcome" by this worker's view must hear the
+    memory again, not the answer kept for TRUST_S."""
+    view, memory = OfferingsView(clock=Clock()), Memory(WAIT)
+    await view.claim(MEMORY, request("rg/waiter-1"), memory.ask)
+    await view.claim(MEMORY, request("rg/waiter-2"), memory.ask)
+    assert memory.asked == 1  # the second waiter heard the kept answer
+    sent: list[ProbeRelease] = []
+    release = ProbeRelease(subscription="sub", location="westeurope", machine="rg/prober", reason="deleted")
+
+    async def send() -> int:
+        sent.append(release)
+        return 1
+
+    assert [await view.release(MEMORY, release, send) for _ in range(2)] == [1, 1]  # never skipped
+    memory.answer = PROBE
+    assert (await view.claim(MEMORY, request("rg/waiter-1"), memory.ask)).offering == ZONE_1
+    assert (len(sent), memory.asked) == (2, 2)

@@ -1,4 +1,5 @@
-"""`azmc offerings` and `azmc describe` show what Azure refused, what is skipped and until when."""
+"""`azmc offerings` and `azmc describe` show what Azure refused, what is skipped and until when, and which
+offerings machines are trying (and who)."""
 
 import uuid
 from datetime import UTC, datetime, timedelta
@@ -6,10 +7,18 @@ from datetime import UTC, datetime, timedelta
 from rich.console import Console
 
 from activities import offerings_memory
-from cli.offerings import current_refusals, forget_refusals, refusals_table
+from cli.offerings import (
+    current_probes,
+    current_refusals,
+    forget_refusals,
+    forgotten_line,
+    probes_table,
+    refusals_table,
+)
 from cli.render import describe_view
+from models.offering_claims import PROBE_FOR, ClaimRequest
 from models.offerings import Offering, SkippedOffering
-from models.offerings_memory import RefusalReport
+from models.offerings_memory import Forgotten, ProbeRelease, RefusalReport
 from models.status import MachineStatus, OfferingAttempt, Phase
 from tests.workflows.helpers import time_skipping_env
 from workers.worker import offerings_worker
@@ -35,9 +44,45 @@ async def test_offerings_lists_the_refusals_in_force() -> None:
         assert "48m" in shown  # retry after
         assert await current_refusals(env.client, "sub-1", "westeurope", now + timedelta(hours=2)) == []
         # An operator who knows capacity is back makes the memory forget (`azmc offerings --forget`).
-        assert await forget_refusals(env.client, "sub-1", "westeurope") == 1
+        assert await forget_refusals(env.client, "sub-1", "westeurope") == Forgotten(refusals=1, probes=0)
         assert await current_refusals(env.client, "sub-1", "westeurope", now) == []
-        assert await forget_refusals(env.client, "sub-2", "westeurope") == 0  # no memory there
+        assert await forget_refusals(env.client, "sub-2", "westeurope") == Forgotten()  # no memory there
+
+
+async def test_offerings_shows_the_probes_in_flight_and_forget_releases_and_counts_them() -> None:
+    task_queue = f"offerings-cli-{uuid.uuid4()}"
+    zone1 = Offering(vm_size="Standard_D4s_v5", zone="1", location="westeurope", subscription="sub-1")
+    zone2 = zone1.model_copy(update={"zone": "2"})
+
+    async def claim(machine: str) -> Offering | None:
+        request = ClaimRequest(subscription="sub-1", location="westeurope", offerings=[zone1, zone2], machine=machine)
+        return (await offerings_memory.claim(env.client, request, task_queue)).offering
+
+    async with time_skipping_env() as env, offerings_worker(env.client, task_queue):
+        now = await env.get_current_time()
+        assert await current_probes(env.client, "sub-1", "westeurope", now) == []  # no memory
+        assert (await claim("rg/vm1"), await claim("rg/vm2"), await claim("rg/vm3")) == (zone1, zone2, None)
+        probes = await current_probes(env.client, "sub-1", "westeurope", now)
+        assert [(p.offering, p.holder(), p.until - p.began()) for p in probes] == [
+            (zone1, "machine/rg/vm1", PROBE_FOR), (zone2, "machine/rg/vm2", PROBE_FOR)]
+        shown = text(probes_table(probes, now + timedelta(minutes=3)))
+        assert "Standard_D4s_v5 in zone 1" in shown and "machine/rg/vm1" in shown and "3m ago" in shown
+        assert "7m" in shown  # the probe ends by itself at the latest then
+
+        # A machine that stops releases its probes (its deletion sends this); the memory says how many.
+        release = ProbeRelease(subscription="sub-1", location="westeurope", machine="rg/vm1", reason="deleted")
+        assert await offerings_memory.release(env.client, release) == 1
+        assert await offerings_memory.release(env.client, release) == 0
+        assert [p.holder() for p in await current_probes(env.client, "sub-1", "westeurope", now)] == ["machine/rg/vm2"]
+        assert await claim("rg/vm3") == zone1  # nobody waits for the stopped machine's outcome
+
+        await offerings_memory.tell(env.client, RefusalReport(offering=zone2, code="ZonalAllocationFailed",
+                                                              machine="rg/vm2"), task_queue)
+        forgotten = await forget_refusals(env.client, "sub-1", "westeurope")
+        assert forgotten == Forgotten(refusals=1, probes=1)  # vm3's probe of zone 1
+        assert forgotten_line(forgotten, "westeurope") == "forgot 1 refusals and 1 probes in westeurope"
+        assert await current_probes(env.client, "sub-1", "westeurope", now) == []
+        assert await offerings_memory.release(env.client, release.model_copy(update={"location": "northeurope"})) == 0
 
 
 def test_describe_shows_the_offering_and_what_the_last_attempt_skipped() -> None:

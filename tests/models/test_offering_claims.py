@@ -2,7 +2,7 @@
 
 from datetime import UTC, datetime, timedelta
 
-from models.offering_claims import PROBE_FOR, PROVEN_FOR, claim_offering, outcome, probe_poll
+from models.offering_claims import PROBE_FOR, PROVEN_FOR, claim_offering, outcome, probe_poll, released
 from models.offerings import Offering, Refusal
 
 NOW = datetime(2026, 1, 1, 12, tzinfo=UTC)
@@ -47,3 +47,25 @@ def test_a_probe_of_a_vanished_machine_ends_by_itself() -> None:
 
 def test_a_machine_waiting_for_others_probes_asks_less_and_less_often() -> None:
     assert [probe_poll(n).total_seconds() for n in range(1, 7)] == [5, 10, 10, 10, 10, 10]
+
+
+def test_a_machine_that_stops_releases_its_probes_and_the_others_may_claim_them() -> None:
+    _, probes = claim_offering([Z1], "rg/a", [], [], [], NOW)
+    _, probes = claim_offering([Z2], "rg/b", [], probes, [], NOW)
+    probes, count = released("rg/a", probes, NOW + timedelta(seconds=5))
+    assert count == 1 and [p.machine for p in probes] == ["rg/b"]
+    assert released("rg/a", probes, NOW)[1] == 0  # nothing left of it
+    assert released("rg/b", probes, NOW + PROBE_FOR)[1] == 0  # an ended probe is not counted
+    free, _ = claim_offering([Z1], "rg/c", [], probes, [], NOW + timedelta(seconds=5))
+    assert free.offering == Z1  # without waiting PROBE_FOR for the stopped machine
+
+
+def test_an_offering_that_worked_ends_every_probe_of_it() -> None:
+    """A proven offering is offered whatever its probes, and a prober's own "worked" may never be sent (a
+    worker tells it once a minute per offering): its probe must not be shown as in flight."""
+    _, probes = claim_offering([Z1], "rg/a", [], [], [], NOW)
+    probes.append(probes[0].model_copy(update={"machine": "rg/b"}))  # claimed through another worker's stale view
+    _, probes = claim_offering([Z2], "rg/c", [], probes, [], NOW)
+    probes, proven = outcome(Z1, "rg/a", True, probes, [], NOW)
+    assert [p.machine for p in probes] == ["rg/c"] and [p.offering for p in proven] == [Z1]
+    assert probes[0].began() == NOW and probes[0].until == NOW + PROBE_FOR

@@ -10,10 +10,12 @@ from temporalio.client import Client
 from temporalio.worker import Worker
 
 from activities import offerings_memory
+from models.offering_claims import ClaimRequest
 from models.offerings import Offering, Refusal
 from models.offerings_memory import (
     OfferingsMemory,
     OfferingsQuestion,
+    ProbeRelease,
     RefusalReport,
     offerings_task_queue,
     offerings_workflow_id,
@@ -111,3 +113,18 @@ async def test_memory_continues_as_new_keeping_current_entries_on_its_own_queue(
         assert description.run_id != handle.result_run_id  # continued as new at least once...
         assert description.task_queue == offerings_task_queue(task_queue)  # ...onto its own queue
         assert sorted(r.vm_size for r in await entries(client)) == sorted(sizes)
+
+
+async def test_the_ui_shows_who_tries_which_offering_until_it_is_released() -> None:
+    task_queue = f"offerings-{uuid.uuid4()}"
+    async with time_skipping_env() as env, memory_worker(env.client, task_queue):
+        client = env.client
+        request = ClaimRequest(subscription=SUBSCRIPTION, location=LOCATION, offerings=[offering()], machine="rg/vm1")
+        assert (await offerings_memory.claim(client, request, task_queue)).offering == offering()
+        details = await current_details(client)
+        assert "Nothing refused." in details and "every offering may be tried" not in details
+        assert "| Standard_D4s_v5 in zone 1 | machine/rg/vm1 |" in details
+        release = ProbeRelease(subscription=SUBSCRIPTION, location=LOCATION, machine="rg/vm1", reason="deleted")
+        assert await offerings_memory.release(client, release) == 1
+        details = await current_details(client)
+        assert "machine/rg/vm1" not in details and "Nothing refused: every offering may be tried." in details
