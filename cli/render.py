@@ -122,7 +122,10 @@ def describe_view(status: MachineStatus, wf_id: str) -> Panel:
     for tried in status.offering_attempts[-1:]:  # what the latest attempt skipped, and why
         for skipped in tried.skipped:
             facts.add_row(f"Skipped (attempt {tried.attempt})", Text(skipped.describe(now), style="yellow"))
-    facts.add_row("Inventory", Text(inventory_lines(status.inventory)))
+    # What Azure said when: a read, or a deletion it confirmed since (a deleted disk is not listed after).
+    told = f"as Azure told it at {status.inventory_at:%H:%M:%S} UTC ({age(status.inventory_at, now)} ago)\n" \
+        if status.inventory_at else ""
+    facts.add_row("Inventory", Text(told + inventory_lines(status.inventory)))
     history = Table("when", "stage", "state", "description", box=None, header_style="bold")
     for op in status.recent_operations:
         history.add_row(Text(op.updated_at.strftime("%H:%M:%S")), Text(str(op.stage)), Text(str(op.state)),

@@ -74,6 +74,8 @@ class MachineStatus(BaseModel):
     phase: Phase = Phase.PENDING
     last_operation: LastOperation | None = None
     inventory: Inventory = Inventory()
+    # When Azure last told what `inventory` says: a read, or a NIC or disk deletion confirmed since (None: never).
+    inventory_at: datetime | None = None
     # Creation attempts so far (1 on the first try).
     attempts: int = 0
     # The last 20 operations, oldest first.

@@ -69,18 +69,27 @@ async def _data_disks_go_with_the_vm(machine: Machine, azure: AzureCalls, invent
                       f"data disks {names(detached)} go with the VM (deleteOption Delete)")
 
 
-def _steps(azure: AzureCalls, inventory: Inventory) -> list[tuple[Stage, str, Callable[[], Awaitable[None]]]]:
-    nics = [(Stage.INITIATE_NIC_DELETION, f"delete NIC {nic}", lambda nic=nic: azure.delete_nic(nic))
+def _steps(azure: AzureCalls, inventory: Inventory) -> list[tuple[Stage, str, str, Callable[[], Awaitable[None]]]]:
+    """(stage, description, resource name, delete) for each NIC and disk."""
+    nics = [(Stage.INITIATE_NIC_DELETION, f"delete NIC {nic}", nic, lambda nic=nic: azure.delete_nic(nic))
             for nic in inventory.nic_names]
-    disks = [(Stage.INITIATE_DISK_DELETION, f"delete disk {disk}", lambda disk=disk: azure.delete_disk(disk))
+    disks = [(Stage.INITIATE_DISK_DELETION, f"delete disk {disk}", disk, lambda disk=disk: azure.delete_disk(disk))
              for disk in inventory.disk_names]
     return [*nics, *disks]
 
 
+async def _delete_one(machine: Machine, stage: Stage, description: str, name: str,
+                      action: Callable[[], Awaitable[None]]) -> None:
+    """Delete one resource; once Azure says it is gone, the status stops listing it (not at the next read: a
+    step that stalls beside it can keep the next read away for long)."""
+    if await delete_or_gone(machine, stage, description, action):
+        machine.gone(name)
+
+
 async def _delete_side_by_side(machine: Machine, azure: AzureCalls, inventory: Inventory) -> None:
     """Each NIC and disk in its own retry loop: a stalled one is shown, and the others go on."""
-    tasks = [asyncio.ensure_future(delete_or_gone(machine, stage, description, action))
-             for stage, description, action in _steps(azure, inventory)]
+    tasks = [asyncio.ensure_future(_delete_one(machine, stage, description, name, action))
+             for stage, description, name, action in _steps(azure, inventory)]
     try:
         await asyncio.gather(*tasks)
     except BaseException:
@@ -93,8 +102,8 @@ async def _delete_side_by_side(machine: Machine, azure: AzureCalls, inventory: I
 
 async def _delete_one_by_one(machine: Machine, azure: AzureCalls, inventory: Inventory) -> None:
     """Before INDEPENDENT_CLEANUP: NICs, then disks, each waiting for the one before."""
-    for stage, description, action in _steps(azure, inventory):
-        await delete_or_gone(machine, stage, description, action)
+    for stage, description, name, action in _steps(azure, inventory):
+        await _delete_one(machine, stage, description, name, action)
 
 
 async def remove_everything(

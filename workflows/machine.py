@@ -124,6 +124,17 @@ class Machine:
     def inventory(self, inventory: Inventory) -> None:
         # A VM GET names the data disks but not their uniqueIds: keep the ones last read.
         self.state.status.inventory = inventory.with_unique_ids(self.state.status.inventory.unique_ids())
+        self.state.status.inventory_at = workflow.now()
+        self.refresh()
+
+    def gone(self, name: str) -> None:
+        """Azure said the NIC or disk `name` is gone (deleted, or not found): the status stops listing it."""
+        last, gone = self.state.status.inventory, name.lower()
+        self.state.status.inventory = last.model_copy(update={
+            "nic_names": [nic for nic in last.nic_names if nic.lower() != gone],
+            "disk_names": [disk for disk in last.disk_names if disk.lower() != gone],
+            "data_disks": [disk for disk in last.data_disks if disk.name.lower() != gone]})
+        self.state.status.inventory_at = workflow.now()
         self.refresh()
 
     def vm_observed(self, seen: Inventory) -> None:
@@ -174,7 +185,8 @@ def render_details(state: LifecycleState, now: datetime) -> str:
         f"**{spec.vm_size}** in `{spec.resource_group}` ({spec.location})"
         + (f", pool `{spec.pool}`" if spec.pool else ""),
         "",
-        f"- **Inventory:** {status.inventory.summary()}",
+        f"- **Inventory:** {status.inventory.summary()}" + (
+            f" (as of {status.inventory_at:%H:%M:%S} UTC)" if status.inventory_at else ""),
         f"- **Last operation:** {last.stage} {last.state} - {last.description}" if last else
         "- **Last operation:** none yet",
         f"- **Creation attempts:** {status.attempts}",

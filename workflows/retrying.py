@@ -60,22 +60,25 @@ async def _retry(machine: Machine, stage: Stage, description: str, action: Calla
 
 async def delete_or_gone(
     machine: Machine, stage: Stage, description: str, action: Callable[[], Awaitable[None]]
-) -> None:
-    """A delete that counts NotFound as done and refuses (visibly) to touch what is not ours."""
+) -> bool:
+    """A delete that counts NotFound as done and refuses (visibly) to touch what is not ours. True when the
+    resource is gone (deleted, or not found); False when it was left alone, not being ours."""
 
-    async def attempt() -> None:
+    async def attempt() -> bool:
         try:
             await action()
         except ActivityError as err:
             kind = error_type(err)
             if kind == ErrorType.NOT_FOUND:
-                return
+                return True
             if kind == ErrorType.NOT_OWNED:
                 # Same name, not our tag: someone else's resource. Deleting it would be the worse bug.
                 machine.operation(stage, OperationState.FAILED, f"{description}: skipped, not owned by azmc",
                                   error=error_text(err))
-                return
+                return False
             raise
+        return True
 
-    await until_done(machine, stage, description, attempt)
+    gone = await until_done(machine, stage, description, attempt)
     machine.operation(stage, OperationState.SUCCESSFUL, f"{description}: done")
+    return gone
