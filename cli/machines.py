@@ -121,20 +121,32 @@ def _initial_search_attributes(spec: MachineSpec) -> TypedSearchAttributes:
     return TypedSearchAttributes(pairs)
 
 
+def execution_state(status: WorkflowExecutionStatus | None) -> str:
+    """"Running", "Completed", "Terminated", "Timed Out", ... ("" when unknown)."""
+    return status.name.title().replace("_", " ") if status else ""
+
+
+def shown_phase(phase: str, status: WorkflowExecutionStatus | None) -> str:
+    """The phase a row shows. A run that ended without deleting its machine (terminated, by a reset too,
+    cancelled, timed out, failed) stopped acting: its last phase is history, not what the machine is now, so
+    the row says how the run ended and what it last said ("Terminated (was Running)")."""
+    if status == WorkflowExecutionStatus.COMPLETED:
+        return phase or "Deleted"
+    if status in (None, WorkflowExecutionStatus.RUNNING):
+        return phase or "Pending"
+    return f"{execution_state(status)} (was {phase or 'Pending'})"
+
+
 def _row(execution_id: str, attributes: TypedSearchAttributes, started: datetime | None,
          status: WorkflowExecutionStatus | None) -> MachineRow:  # fmt: skip
     rg, name = machine_of(execution_id) or ("", "")
-    phase = attributes.get(AZMC_PHASE, "")
-    state = status.name.title().replace("_", " ") if status else ""
-    if status == WorkflowExecutionStatus.COMPLETED and not phase:
-        phase = "Deleted"
     return MachineRow(
         name=attributes.get(AZMC_MACHINE, "") or name,
         resource_group=attributes.get(AZMC_RESOURCE_GROUP, "") or rg,
-        phase=phase or "Pending",
+        phase=shown_phase(attributes.get(AZMC_PHASE, ""), status),
         pool=attributes.get(AZMC_POOL, ""),
         started=started,
-        status=state,
+        status=execution_state(status),
         workflow_id=execution_id,
         open=status == WorkflowExecutionStatus.RUNNING,
     )
@@ -162,12 +174,15 @@ def visibility_query(*, open_only: bool, name: str = "", resource_group: str = "
 
 
 async def list_machines(client: Client, include_closed: bool = False, pool: str = "") -> list[MachineRow]:
+    """Open machines; with `include_closed` also the runs that ended, but not those continued as new (their
+    machine is the next run's row). A machine's open run comes before its closed ones."""
     query = visibility_query(open_only=not include_closed, pool=pool)
     rows = [
         _row(wf.id, wf.typed_search_attributes, wf.start_time, wf.status)
         async for wf in client.list_workflows(query)
+        if wf.status != WorkflowExecutionStatus.CONTINUED_AS_NEW
     ]
-    return sorted(rows, key=lambda row: (row.resource_group, row.name))
+    return sorted(rows, key=lambda row: (row.resource_group, row.name, not row.open))
 
 
 def _checked_id(resource_group: str, name: str) -> str:

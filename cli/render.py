@@ -31,7 +31,8 @@ PHASE_STYLE = {
 
 
 def phase_text(phase: str) -> Text:
-    return Text(phase, style=PHASE_STYLE.get(phase, ""))
+    """A phase in its colour; a closed run's "Terminated (was Running)" dim: it no longer acts."""
+    return Text(phase, style=PHASE_STYLE.get(phase, "dim" if " (was " in phase else ""))
 
 
 def age(started: datetime | None, now: datetime | None = None) -> str:
