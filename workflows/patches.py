@@ -109,3 +109,9 @@ def patched(patch_id: str) -> bool:
 def fewer_upserts() -> bool:
     """The upserts the umbrellas spare (a run begun before the first upserts as it did)."""
     return any(workflow.patched(umbrella) for umbrella, _ in UMBRELLAS)
+
+
+# A health check that finds the machine's resource group gone (ResourceGroupNotFound) makes the machine
+# Unknown with the reason and never re-creates it (azmc creates no resource groups); it used to stay Running,
+# and the fleet sweep signalled it every minute. Asked only on that error.
+RESOURCE_GROUP_GONE_IS_UNKNOWN = "resource-group-gone-is-unknown"
