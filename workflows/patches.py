@@ -115,3 +115,8 @@ def fewer_upserts() -> bool:
 # Unknown with the reason and never re-creates it (azmc creates no resource groups); it used to stay Running,
 # and the fleet sweep signalled it every minute. Asked only on that error.
 RESOURCE_GROUP_GONE_IS_UNKNOWN = "resource-group-gone-is-unknown"
+
+# The fleet sweep marks an orphan whose owner workflow Temporal does not know (tag azmc-orphan-seen, written
+# by mark_orphan) and collects it a grace after, and removes the marks of a machine that is open again.
+# Asked only when there is a mark to write or remove.
+ORPHAN_SEEN_MARKS = "orphan-seen-marks"
