@@ -12,6 +12,7 @@ from activities import (
     inventory_list,
     nic,
     offerings_memory,
+    orphan_marks,
     orphans,
     power,
     spec_tags,
@@ -35,7 +36,7 @@ from models.activity_io import (
 )
 from models.inventory import Inventory
 from models.spec import MachineSpec
-from models.sweep import FleetSurvey, OrphanCheckInput, OrphanVerdict
+from models.sweep import FleetSurvey, OrphanCheckInput, OrphanMarkInput, OrphanVerdict
 
 
 class AzureDriver:
@@ -77,6 +78,7 @@ class AzureDriver:
             self.update_tags,
             self.survey_fleet,
             self.check_orphan,
+            self.mark_orphan,
             # No Azure call: the shared memory of refused offerings (a workflow), asked and told by creation.
             *offerings_memory.activities(shared_offerings),
         ]
@@ -152,3 +154,7 @@ class AzureDriver:
         """Right before the sweep deletes: describe the machine's workflow, GET each resource, apply the grace."""
         return await heartbeating(orphans.check_orphan(self._clients, activity.client(), inp))
 
+    @activity.defn(name=ActivityName.MARK_ORPHAN.value)
+    async def mark_orphan(self, inp: OrphanMarkInput) -> list[str]:
+        """Mark an orphan seen (tag azmc-orphan-seen) on what is its own, or remove the mark; owner-checked."""
+        return await orphan_marks.mark_orphan(self._clients, inp)

@@ -36,13 +36,13 @@ def _unique(names: list[str]) -> list[str]:
     return list(seen.values())
 
 
-async def _patch_vm(clients: AzureClients, rg: str, name: str, tags: dict[str, str]) -> None:
+async def patch_vm_tags(clients: AzureClients, rg: str, name: str, tags: dict[str, str]) -> None:
     poller = await clients.compute.virtual_machines.begin_update(rg, name, cm.VirtualMachineUpdate(tags=tags),
                                                                  polling=clients.polling())
     await poller.result()
 
 
-async def _patch_nic(clients: AzureClients, rg: str, name: str, tags: dict[str, str]) -> None:
+async def patch_nic_tags(clients: AzureClients, rg: str, name: str, tags: dict[str, str]) -> None:
     await clients.network.network_interfaces.update_tags(rg, name, nm.TagsObject(tags=tags))
 
 
@@ -99,7 +99,7 @@ async def retag_machine(
 
     for name, nic in zip(nics, nic_bodies, strict=True):
         if nic is not None:
-            consider("NIC", name, nic.tags, False, _patch_nic)
+            consider("NIC", name, nic.tags, False, patch_nic_tags)
     for name, disk in zip(disks, disk_bodies, strict=True):
         if disk is not None:
             consider("disk", name, disk.tags, name.lower() in ours_attached, patch_disk_tags)
@@ -107,7 +107,7 @@ async def retag_machine(
         await all_patched(work)
     if vm is not None:
         work = []
-        consider("VM", spec.name, vm.tags, False, _patch_vm)
+        consider("VM", spec.name, vm.tags, False, patch_vm_tags)
         async with classified(f"tag VM {spec.name}"):
             await all_patched(work)
     if done.changed:

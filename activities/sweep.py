@@ -18,7 +18,7 @@ from activities.graph import DISK_TYPE, NIC_TYPE, VM_TYPE, query_pages, sweep_qu
 from activities.inventory_list import row_resource_group, vm_row_attachments
 from activities.ownership import tag_value
 from activities.request_count import counting
-from models.naming import MACHINE_TAG, OWNER_TAG, workflow_id
+from models.naming import MACHINE_TAG, ORPHAN_SEEN_TAG, OWNER_TAG, workflow_id
 from models.status import Phase
 from models.sweep import Drift, FleetSurvey, OrphanMachine
 from workflows.search_attributes import AZMC_PHASE
@@ -40,6 +40,7 @@ class GraphMachine:
     vm: dict[str, Any] | None = None
     nics: set[str] = field(default_factory=set)
     disks: set[str] = field(default_factory=set)
+    marked: bool = False  # a row carries azmc-orphan-seen
 
     def orphan(self) -> OrphanMachine:
         return OrphanMachine(name=self.name, resource_group=self.resource_group, workflow_id=self.workflow_id,
@@ -80,6 +81,7 @@ def split_fleet(rows: list[dict[str, Any]], installation_id: str) -> GraphFleet:
                 continue
             table = fleet.ours
         entry = table.setdefault(wf_id.lower(), GraphMachine(machine, rg, wf_id))
+        entry.marked = entry.marked or tag_value(tags, ORPHAN_SEEN_TAG) is not None
         kind, name = str(row.get("type", "")).lower(), str(row.get("name", ""))
         if kind == VM_TYPE:
             entry.vm = row
@@ -156,9 +158,10 @@ async def survey_fleet(clients: AzureClients, client: Client) -> FleetSurvey:
         if reason:
             drift.append(Drift(workflow_id=wf_id, reason=reason))
     orphans = [m.orphan() for key, m in sorted(fleet.ours.items()) if key not in open_phases]
+    marked_open = [m.orphan() for key, m in sorted(fleet.ours.items()) if key in open_phases and m.marked]
     legacy = sum(1 for key in fleet.legacy if key not in open_phases)
     return FleetSurvey(
-        machines_seen=len(open_phases) + len(orphans) + legacy, drift=drift, orphans=orphans,
+        machines_seen=len(open_phases) + len(orphans) + legacy, drift=drift, orphans=orphans, marked_open=marked_open,
         other_owners=fleet.other_owners, legacy=legacy, graph_pages=graph_pages,
         visibility_pages=visibility_pages, workflow_describes=describes, arm_requests=sum(requests.values()),
     )

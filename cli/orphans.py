@@ -6,12 +6,14 @@ delete and why the rest is left alone. It needs a worker on the task queue, like
 """
 
 import uuid
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 from rich.table import Table
+from rich.text import Text
 from temporalio.client import Client
 
-from models.sweep import SWEEP_WORKFLOW, SweepInput, SweepReport
+from models.durations import humanize
+from models.sweep import SWEEP_WORKFLOW, SweepInput, SweepReport, orphan_mark
 from workers.settings import Settings
 
 # The sweep's own activities bound it (a few minutes at most); this only stops the CLI from waiting forever.
@@ -28,18 +30,38 @@ async def sweep_now(client: Client, settings: Settings, delete: bool) -> SweepRe
     )
 
 
-def orphans_table(report: SweepReport) -> Table:
-    table = Table("resource", "machine workflow", "what happens", "why", box=None, pad_edge=False)
+def orphans_table(report: SweepReport, now: datetime | None = None) -> Table:
+    """One row per resource; a resource left alone for its grace shows what the grace counts from (a mark
+    `azmc-orphan-seen` says the same time) and when a sweep may delete it."""
+    now = now or datetime.now(UTC)
+    table = Table("resource", "machine workflow", "what happens", "why", "orphaned since", "eligible at",
+                  box=None, pad_edge=False)
+    def row(*cells: str) -> None:
+        table.add_row(*(Text(cell) for cell in cells))  # names and Azure's messages are text, never markup
+
     for line in report.deleted:
-        resource, owner = line.rsplit(" (", 1)
-        table.add_row(resource, owner.rstrip(")"), "deleted", "orphaned longer than the grace")
+        row(*_split(line), "deleted", "orphaned longer than the grace")
     for line in report.would_delete:
-        resource, owner = line.rsplit(" (", 1)
-        table.add_row(resource, owner.rstrip(")"), "would be deleted", "orphaned longer than the grace")
+        row(*_split(line), "would be deleted", "orphaned longer than the grace")
+    marked = {_split(line) for line in report.marked}
     for skip in report.skipped:
         why = f"{skip.reason.value}: {skip.detail}" if skip.detail else skip.reason.value
-        table.add_row(skip.resource, "", "left alone", why)
+        what = "marked, left alone" if (skip.resource, skip.workflow_id) in marked else "left alone"
+        since = orphan_mark(skip.orphan_since) if skip.orphan_since else ""
+        row(skip.resource, skip.workflow_id, what, why, since, _eligible(skip.eligible_at, now))
     return table
+
+
+def _split(line: str) -> tuple[str, str]:
+    """"NIC vm1-nic (machine/azmc-demo/vm1)" -> ("NIC vm1-nic", "machine/azmc-demo/vm1")."""
+    resource, _, owner = line.removesuffix(")").rpartition(" (")
+    return resource, owner
+
+
+def _eligible(at: datetime | None, now: datetime) -> str:
+    if at is None:
+        return ""
+    return f"{orphan_mark(at)} (in {humanize(at - now)})" if at > now else f"{orphan_mark(at)} (due)"
 
 
 def headline(report: SweepReport, delete: bool) -> str:

@@ -31,6 +31,7 @@ class ActivityName(StrEnum):
     UPDATE_TAGS = "update_tags"  # UpdateTagsInput -> TagsUpdated (update_spec's tag changes)
     SURVEY_FLEET = "survey_fleet"  # None -> models.sweep.FleetSurvey (one graph query, one visibility listing)
     CHECK_ORPHAN = "check_orphan"  # OrphanCheckInput -> OrphanVerdict (ARM GETs + workflow describe)
+    MARK_ORPHAN = "mark_orphan"  # OrphanMarkInput -> list[str]: tag azmc-orphan-seen written or removed
     # The shared memory of refused offerings (the `Offerings` workflow), asked and told by a machine's creation:
     ASK_OFFERINGS = "ask_offerings"  # models.offering_claims.ClaimRequest -> Claim (the offering to try now)
     REPORT_REFUSAL = "report_refusal"  # models.offerings_memory.RefusalReport (an outcome) -> Refusal | None

@@ -7,6 +7,9 @@ POOL_TAG = "azmc-pool"
 # `<installation id>/<workflow id>`: which azmc installation, and which of its workflows, owns a resource
 # (activities/ownership.py decides with it; resources without it are adopted once, see there).
 OWNER_TAG = "azmc-owner"
+# When the fleet sweep first saw a resource orphaned while Temporal knew no workflow of its owner, e.g.
+# `2026-12-03T06:12:27Z`: its grace counts from then (models/sweep.py), through sweeps and worker restarts.
+ORPHAN_SEEN_TAG = "azmc-orphan-seen"
 # An installation id: no '/', so the owner tag's value splits unambiguously; short enough that the value
 # (with `machine/<resource group>/<name>`, at most 164 characters) stays within Azure's 256.
 INSTALLATION_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"

@@ -3,9 +3,16 @@
 One FleetSweep run (every minute, from the Temporal Schedule `azmc-fleet-sweep`) reads the whole fleet
 with one paged Resource Graph query and one paged visibility listing, signals `reconcile` to machines
 that drifted and collects orphans: resources this installation tagged whose machine has no open workflow.
+
+An orphan's grace counts from the latest of: its workflow closed, a resource was made, and its mark (the
+tag `azmc-orphan-seen`). Temporal may know no workflow of the owner at all (its history removed by the
+namespace's retention, a tag copied by hand), and a NIC says nothing of its age: the first sweep that
+sees such an orphan marks it, and collects it a grace later. The mark is in Azure, on the resource, so it
+survives sweeps, worker restarts and Temporal itself, and an operator sees it; a sweep that finds the
+machine's workflow open again removes it.
 """
 
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -26,7 +33,9 @@ class SkipReason(StrEnum):
 
     WORKFLOW_OPEN = "workflow-open"  # the re-check found the machine's workflow running
     YOUNGER_THAN_GRACE = "younger-than-grace"
-    AGE_UNKNOWN = "age-unknown"  # neither a creation time nor a closed workflow to measure from
+    # Temporal knows no workflow of the owner: marked now (azmc-orphan-seen), collected a grace later.
+    FIRST_SEEN = "first-seen"
+    AGE_UNKNOWN = "age-unknown"  # nothing to measure from (sweeps before orphan marks said so of NICs)
     GONE = "gone"  # the direct GET found nothing: the graph lagged
     NOT_OURS = "not-ours"  # the direct GET shows another owner (another installation, or no azmc tag)
     LEGACY = "legacy"  # azmc-machine only (older azmc): could be any installation's, never collected
@@ -36,6 +45,21 @@ class SkipReason(StrEnum):
 
 class _Io(BaseModel):
     model_config = ConfigDict(frozen=True)
+
+
+def orphan_mark(seen_at: datetime) -> str:
+    """The value of the tag azmc-orphan-seen: UTC, to the second."""
+    return seen_at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def read_orphan_mark(value: str | None) -> datetime | None:
+    """The time a mark says; None without one, or for a value that is no time with its zone (it is then
+    written again, as if unmarked)."""
+    try:
+        seen_at = datetime.fromisoformat(value) if value else None
+    except ValueError:
+        return None
+    return seen_at if seen_at is not None and seen_at.tzinfo is not None else None
 
 
 class SweepInput(_Io):
@@ -68,6 +92,8 @@ class FleetSurvey(_Io):
     machines_seen: int  # open MachineLifecycle workflows + machines known only from Azure
     drift: list[Drift] = []
     orphans: list[OrphanMachine] = []
+    # Open machines whose resources the graph shows marked orphaned: the machine is back, the mark goes.
+    marked_open: list[OrphanMachine] = []
     other_owners: int = 0  # azmc-tagged resources of other installations: never touched
     legacy: int = 0  # azmc-machine-only resources without an open workflow: reported, never collected
     graph_pages: int = 0
@@ -82,10 +108,21 @@ class OrphanCheckInput(_Io):
     now: datetime  # the workflow's time, so the grace is measured on Temporal's clock
 
 
+class OrphanMarkInput(_Io):
+    """Mark the resources of `orphan` seen orphaned at `seen_at` (a mark already there stays), or, with
+    None, remove their marks (the machine's workflow is open again)."""
+
+    orphan: OrphanMachine
+    seen_at: datetime | None
+
+
 class Skipped(_Io):
     resource: str  # "VM vm1", "NIC vm1-nic", "disk vm1-os-disk"
     reason: SkipReason
     detail: str = ""
+    workflow_id: str = ""  # the machine workflow the resource's owner tag names
+    orphan_since: datetime | None = None  # what its grace counts from
+    eligible_at: datetime | None = None  # when a sweep may delete it (younger-than-grace, first-seen)
 
 
 class OrphanVerdict(_Io):
@@ -96,7 +133,10 @@ class OrphanVerdict(_Io):
     nics: list[str] = []
     disks: list[str] = []
     skipped: list[Skipped] = []
-    orphaned_for_s: float | None = None  # since its workflow closed or its newest resource was made
+    orphaned_for_s: float | None = None  # since its workflow closed, its newest resource was made or its mark
+    # Resources to mark seen orphaned at `first_seen` (Temporal knows no workflow of the owner).
+    to_mark: OrphanMachine | None = None
+    first_seen: datetime | None = None
     arm_requests: int = 0
 
     @property
@@ -111,6 +151,8 @@ class SweepReport(_Io):
     signalled: list[Drift] = []
     orphans_found: int = 0  # resources
     deleted: list[str] = []  # "NIC vm1-nic (machine/azmc-demo/vm1)"
+    marked: list[str] = []  # marked azmc-orphan-seen by this sweep, as `deleted`
+    unmarked: list[str] = []  # marks removed: the machine's workflow is open again
     would_delete: list[str] = []  # a dry run's answer
     skipped: list[Skipped] = []
     capped: str = ""  # why nothing was deleted, when over the safety cap
@@ -129,6 +171,7 @@ class SweepReport(_Io):
         """One line for logs and the UI."""
         skipped = ", ".join(f"{k} {v}" for k, v in self.skipped_by_reason().items()) or "none"
         return (f"machines seen {self.machines_seen}, drifted {self.drifted}, orphans found {self.orphans_found}, "
-                f"deleted {len(self.deleted)}, would delete {len(self.would_delete)}, skipped: {skipped}; "
+                f"deleted {len(self.deleted)}, would delete {len(self.would_delete)}, marked {len(self.marked)}, "
+                f"skipped: {skipped}; "
                 f"ARM requests {self.arm_requests} (graph pages {self.graph_pages}), "
                 f"visibility pages {self.visibility_pages}")

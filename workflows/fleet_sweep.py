@@ -8,11 +8,14 @@
    than the grace is deleted with the driver's delete activities: the VM first, then NICs and disks side
    by side (one that fails never stops the others; the next sweep tries again). More deletions than the
    safety cap: none at all, and the report says why.
+4. Marks: an orphan whose owner workflow Temporal does not know is marked when first seen (the tag
+   azmc-orphan-seen, models/sweep.py), so its grace counts from then; a machine whose workflow is open
+   again loses its marks. A dry run marks nothing.
 The report (counts, reasons, requests) is the result, the current details, a log line and metrics.
 """
 
 import asyncio
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from temporalio import workflow
@@ -27,6 +30,7 @@ with workflow.unsafe.imports_passed_through():
         FleetSurvey,
         OrphanCheckInput,
         OrphanMachine,
+        OrphanMarkInput,
         OrphanVerdict,
         Skipped,
         SkipReason,
@@ -34,7 +38,7 @@ with workflow.unsafe.imports_passed_through():
         SweepReport,
     )
 
-from workflows import policies
+from workflows import patches, policies
 from workflows.azure_calls import error_text
 from workflows.sweep_metrics import record_metrics
 
@@ -70,6 +74,8 @@ class FleetSweep:
         for verdict in verdicts:
             self._add(skipped=verdict.skipped)
         self._update(arm_requests=self._report.arm_requests + sum(v.arm_requests for v in verdicts))
+        if not inp.dry_run:
+            await self._mark(survey, verdicts)
         deletable = [(orphan, v) for orphan, v in zip(survey.orphans, verdicts, strict=True) if v.deletable]
         count = sum(len(v.deletable) for _, v in deletable)
         if inp.dry_run:
@@ -105,6 +111,29 @@ class FleetSweep:
             result_type=OrphanVerdict, start_to_close_timeout=policies.READ_TIMEOUT,
             heartbeat_timeout=policies.SHORT_HEARTBEAT, retry_policy=SWEEP_RETRY,
             summary=f"Re-check orphan {orphan.workflow_id}: workflow and {orphan.resource_count} resources")
+
+    async def _mark(self, survey: FleetSurvey, verdicts: list[OrphanVerdict]) -> None:
+        """Mark the orphans seen for the first time (their grace counts from this sweep); unmark the machines
+        whose workflow is open again. One that fails is marked by the next sweep: nothing of it goes before."""
+        marks = [(v.to_mark, v.first_seen) for v in verdicts if v.to_mark is not None]
+        marks += [(machine, None) for machine in survey.marked_open]
+        if not marks or not patches.patched(patches.ORPHAN_SEEN_MARKS):
+            return
+
+        async def one(orphan: OrphanMachine, seen_at: datetime | None) -> None:
+            what = "Mark orphan" if seen_at else "Remove the orphan mark of"
+            try:
+                changed: list[str] = await workflow.execute_activity(
+                    ActivityName.MARK_ORPHAN, OrphanMarkInput(orphan=orphan, seen_at=seen_at), result_type=list[str],
+                    start_to_close_timeout=policies.VM_TIMEOUT, heartbeat_timeout=policies.OPERATION_HEARTBEAT,
+                    retry_policy=SWEEP_RETRY, summary=f"{what} {orphan.workflow_id}: {orphan.resource_count} resources")
+            except ActivityError as err:
+                workflow.logger.warning("fleet sweep: %s %s failed: %s", what.lower(), orphan.workflow_id,
+                                        error_text(err))
+                return
+            self._add(**{"marked" if seen_at else "unmarked": [f"{r} ({orphan.workflow_id})" for r in changed]})
+
+        await asyncio.gather(*(one(orphan, seen_at) for orphan, seen_at in marks))
 
     async def _collect(self, orphan: OrphanMachine, verdict: OrphanVerdict) -> None:
         """The VM first (its NIC and OS disk may go with it), then NICs and disks side by side."""
@@ -144,6 +173,8 @@ class FleetSweep:
             lines += ["", f"**Safety cap:** {r.capped}"]
         lines += [f"- deleted {item}" for item in r.deleted[:20]]
         lines += [f"- would delete {item}" for item in r.would_delete[:20]]
+        lines += [f"- marked seen orphaned {item}" for item in r.marked[:20]]
+        lines += [f"- mark removed (workflow open again) {item}" for item in r.unmarked[:20]]
         lines += [f"- skipped {s.resource}: {s.reason.value} {s.detail}".rstrip() for s in r.skipped[:20]]
         lines += [f"- reconcile {d.workflow_id}: {d.reason}" for d in r.signalled[:20]]
         workflow.set_current_details("\n".join(lines))

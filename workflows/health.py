@@ -1,7 +1,8 @@
 """Health watch of a Running machine: one status read on `reconcile` or every health_check_interval.
 
 A stopped or deallocated VM is started at once (never rebuilt); a VM that is missing or Failed makes the
-machine Unknown, and is re-created (keeping its data disks) if still so after health_timeout.
+machine Unknown, and is re-created (keeping its data disks) if still so after health_timeout. A resource
+group that is gone makes it Unknown too, but nothing is re-created until the group exists again.
 """
 
 from datetime import timedelta
@@ -17,6 +18,12 @@ from workflows import fallback, patches, policies
 from workflows.azure_calls import AzureCalls, error_text, error_type
 from workflows.machine import Machine
 from workflows.power_on import start_step, start_stopped_vm
+
+RESOURCE_GROUP_NOT_FOUND = "resourcegroupnotfound"  # Azure's code, lower-cased
+
+
+def resource_group_gone(err: ActivityError) -> bool:
+    return error_type(err) == ErrorType.NOT_FOUND and fallback.azure_code(err)[0].lower() == RESOURCE_GROUP_NOT_FOUND
 
 
 def next_check_in(machine: Machine) -> timedelta:
@@ -47,6 +54,9 @@ async def check_health(machine: Machine, azure: AzureCalls) -> bool:
             machine.operation(Stage.HEALTH_CHECK, OperationState.FAILED, "the VM under this machine's name belongs to "
                               "another owner: left alone; checking again at the next check", error=error_text(err),
                               retry_in=next_check_in(machine))
+            return False
+        if resource_group_gone(err) and patches.patched(patches.RESOURCE_GROUP_GONE_IS_UNKNOWN):
+            resource_group_is_gone(machine, err)
             return False
         # Cannot tell (Azure unreachable, throttled): keep the phase, try again at the next check.
         machine.operation(Stage.HEALTH_CHECK, OperationState.FAILED, "could not read the VM; reading it again at the "
@@ -79,3 +89,17 @@ async def check_health(machine: Machine, azure: AzureCalls) -> bool:
     machine.operation(Stage.HEALTH_CHECK, OperationState.FAILED,
                       f"{found}; re-creating if still so after health timeout", error=found, retry_in=deadline - now)
     return False
+
+
+def resource_group_is_gone(machine: Machine, err: ActivityError) -> None:
+    """The group and everything in it were deleted: nothing to start or re-create (azmc creates no resource
+    groups), so no health timeout runs. Unknown shows it, and keeps the fleet sweep from signalling again."""
+    state = machine.state
+    state.unknown_since = None
+    machine.unstalled(start_step(machine))
+    machine.set_phase(Phase.UNKNOWN)
+    machine.operation(Stage.HEALTH_CHECK, OperationState.FAILED,
+                      f"resource group {state.spec.resource_group} does not exist (deleted with everything in it): "
+                      "azmc creates no resource groups, so nothing is re-created; checking again at the next "
+                      "check, or on `reconcile` once it exists; `delete` ends the machine",
+                      error=error_text(err), retry_in=next_check_in(machine))

@@ -98,6 +98,22 @@ UMBRELLAS = (
 )
 
 
+# A machine that stops while the shared memory may hold its probe (deleted or continued as new mid-attempt,
+# Failed, or a start that failed) releases it (release_probes), so others stop waiting for its outcome.
+# Asked only when it may hold one, so other histories add no marker.
+RELEASE_PROBES = "release-probes-when-a-machine-stops"
+
+# A health check that finds the machine's resource group gone (ResourceGroupNotFound) makes the machine
+# Unknown with the reason and never re-creates it (azmc creates no resource groups); it used to stay Running,
+# and the fleet sweep signalled it every minute. Asked only on that error.
+RESOURCE_GROUP_GONE_IS_UNKNOWN = "resource-group-gone-is-unknown"
+
+# The fleet sweep marks an orphan whose owner workflow Temporal does not know (tag azmc-orphan-seen, written
+# by mark_orphan) and collects it a grace after, and removes the marks of a machine that is open again.
+# Asked only when there is a mark to write or remove.
+ORPHAN_SEEN_MARKS = "orphan-seen-marks"
+
+
 def patched(patch_id: str) -> bool:
     """`workflow.patched(patch_id)`, or True without a marker of its own in a run begun with an umbrella
     that covers the id."""
@@ -109,8 +125,3 @@ def patched(patch_id: str) -> bool:
 def fewer_upserts() -> bool:
     """The upserts the umbrellas spare (a run begun before the first upserts as it did)."""
     return any(workflow.patched(umbrella) for umbrella, _ in UMBRELLAS)
-
-# A machine that stops while the shared memory may hold its probe (deleted or continued as new mid-attempt,
-# Failed, or a start that failed) releases it (release_probes), so others stop waiting for its outcome.
-# Asked only when it may hold one, so other histories add no marker.
-RELEASE_PROBES = "release-probes-when-a-machine-stops"

@@ -13,6 +13,7 @@ from azure.mgmt.compute import ComputeManagementClient
 from azure.mgmt.compute.aio import ComputeManagementClient as AsyncComputeManagementClient
 from azure.mgmt.network import NetworkManagementClient
 from azure.mgmt.network.aio import NetworkManagementClient as AsyncNetworkManagementClient
+from azure.mgmt.resource.resources import ResourceManagementClient
 from azure.mgmt.resourcegraph import ResourceGraphClient
 from azure.mgmt.resourcegraph.aio import ResourceGraphClient as AsyncResourceGraphClient
 
@@ -61,11 +62,13 @@ class SyncClients:
     compute: ComputeManagementClient
     network: NetworkManagementClient
     graph: ResourceGraphClient
+    resources: ResourceManagementClient  # resource groups and ARM's own listing of one
 
     def close(self) -> None:
         self.compute.close()
         self.network.close()
         self.graph.close()
+        self.resources.close()
 
 
 @dataclass
@@ -88,6 +91,7 @@ def sdk_clients(handle: EmulatorHandle, token: str = "emulator-token", retry_tot
         compute=ComputeManagementClient(cred, handle.subscription_id, **kw),
         network=NetworkManagementClient(cred, handle.subscription_id, **kw),
         graph=ResourceGraphClient(cred, **kw),
+        resources=ResourceManagementClient(cred, handle.subscription_id, **kw),
     )
 
 
