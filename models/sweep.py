@@ -10,7 +10,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from models.durations import Duration
+from models.durations import Duration, bounded
 
 SWEEP_WORKFLOW = "FleetSweep"
 SCHEDULE_ID = "azmc-fleet-sweep"
@@ -39,7 +39,7 @@ class _Io(BaseModel):
 
 
 class SweepInput(_Io):
-    orphan_grace: Duration = DEFAULT_ORPHAN_GRACE
+    orphan_grace: bounded("orphan_grace") = DEFAULT_ORPHAN_GRACE
     max_orphan_deletions: int = Field(DEFAULT_MAX_ORPHAN_DELETIONS, ge=0)
     dry_run: bool = False  # decide and report, delete nothing, signal nothing
 
