@@ -10,6 +10,7 @@ import urllib.request
 from pathlib import Path
 
 from cli.emulator_client import EmulatorControl
+from cli.lifeline import ends_with_parent
 from cli.processes import free_port, http_ok, port_is_free, tcp_open, temporal_binary
 from tests.e2e.stack import PYTHONPATH, ROOT, azmc_dev, wait_until
 
@@ -43,7 +44,8 @@ def test_dev_starts_everything_and_ctrl_c_stops_everything(tmp_path: Path) -> No
     env = {**PYTHONPATH, "PATH": "/usr/bin:/bin", "AZMC_SWEEP_INTERVAL": "2s"}
     with console.open("w") as out:
         argv = _dev(ports, tmp_path / ".azmc")
-        process = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
+                                   preexec_fn=ends_with_parent())
     try:
         wait_until(lambda: "Ctrl-C stops everything" in console.read_text(), 60, "the stack to be up")
         wait_until(lambda: http_ok(f"http://127.0.0.1:{ports['--metrics-port']}/metrics"), 30, "the worker's metrics")
