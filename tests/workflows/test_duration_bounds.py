@@ -15,6 +15,7 @@ from models.durations import BOUNDS
 from models.errors import ErrorType
 from models.status import Phase
 from models.sweep import SWEEP_WORKFLOW
+from tests.support.durations import extreme_durations
 from tests.workflows.helpers import in_phase, spec_dict, start_machine, status_of, wait_for
 from tests.workflows.pools import pool_dict, settled, start_pool, template_dict, wait_pool
 from tests.workflows.stack import Stack
@@ -123,6 +124,38 @@ async def test_updates_with_a_duration_out_of_bounds_are_refused_and_the_workflo
     after = await wait_pool(env, pool, settled(1))
     assert after.target_revision == before.target_revision
 
+    await machine.signal("delete")
+    await pool.signal("delete")
+    await machine.result()
+    await pool.result()
+
+
+async def test_every_extreme_duration_fails_a_machine_at_once_and_is_refused_by_both_updates(stack: Stack) -> None:
+    """The fuzz of tests/support/durations.py through the SDK: each timeout of a machine's start input, of
+    `update_spec` and of `set_template`."""
+    env, subnet = stack.env, stack.emulator.subnet_id
+    timeouts = [key for key in BOUNDS if key.startswith("timeouts.")]
+    cases = [(key, value) for key in timeouts for value in extreme_durations(key, json_only=True)]
+    starts = [await start_machine(env.client, stack.task_queue,
+                                  spec_dict(f"fuzz-{index}", subnet_id=subnet, timeouts={key.split(".")[1]: value}))
+              for index, (key, value) in enumerate(cases)]
+    for handle, (key, value) in zip(starts, cases, strict=True):
+        assert EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED not in await _settled(stack, handle), value
+        assert stack.emulator.requests()["total"] == 0, value
+        with pytest.raises(WorkflowFailureError) as failure:
+            await handle.result()
+        message = str(failure.value.cause)
+        assert f"{key}: " in message and BOUNDS[key].range in message, (value, message)
+
+    machine = await start_machine(env.client, stack.task_queue, spec_dict(subnet_id=subnet))
+    pool = await start_pool(env.client, stack.task_queue, pool_dict(subnet, 0))
+    await wait_pool(env, pool, settled(0))
+    for key, value in cases:
+        given = {key.split(".")[1]: value}
+        refused = await _refusal(machine, UPDATE_SPEC, spec_dict(subnet_id=subnet, timeouts=given))
+        assert f"{key}: " in refused and BOUNDS[key].range in refused, (value, refused)
+        refused = await _refusal(pool, SET_TEMPLATE_UPDATE, {"template": template_dict(subnet, timeouts=given)})
+        assert f"template.{key}: " in refused and BOUNDS[key].range in refused, (value, refused)
     await machine.signal("delete")
     await pool.signal("delete")
     await machine.result()
