@@ -13,11 +13,13 @@ input, a replayed history) reads back as it was written.
 
 import math
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import timedelta
 from types import MappingProxyType
 from typing import Annotated, Any
 
+from annotated_types import GroupedMetadata
 from pydantic import BeforeValidator, PlainSerializer, TypeAdapter, ValidationError, ValidationInfo, WithJsonSchema
 
 _PART = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m|h|d)")
@@ -155,16 +157,25 @@ def bounds_table() -> str:
     return "\n".join(["| Duration | Set in | Minimum | Maximum | What it is |", "|---|---|---|---|---|", *rows])
 
 
-def bounded(key: str, *, always: bool = False) -> Any:
-    """The type of the duration `key` of BOUNDS: checked with CHECK_BOUNDS (or `always`, for settings)."""
-    bounds = BOUNDS[key]
+@dataclass(frozen=True)
+class Bounded(GroupedMetadata):
+    """`Annotated[timedelta, Bounded("timeouts.creation")]`: the duration `key` of BOUNDS, checked against its
+    bounds with the validation context CHECK_BOUNDS (`always`: in any case, for settings)."""
 
-    def validate(value: Any, info: ValidationInfo) -> Any:
-        if always or (info.context or {}).get("check_duration_bounds"):
-            return bounds.check(value)
-        return parse_duration(value)
+    key: str
+    always: bool = False
 
-    return Annotated[timedelta, BeforeValidator(validate), _AS_WRITTEN, WithJsonSchema(bounds.json_schema())]
+    def __iter__(self) -> Iterator[Any]:
+        bounds = BOUNDS[self.key]
+
+        def validate(value: Any, info: ValidationInfo) -> Any:
+            if self.always or (info.context or {}).get("check_duration_bounds"):
+                return bounds.check(value)
+            return parse_duration(value)
+
+        yield BeforeValidator(validate)
+        yield _AS_WRITTEN
+        yield WithJsonSchema(bounds.json_schema())
 
 
 def format_duration(value: timedelta) -> str:

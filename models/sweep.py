@@ -7,10 +7,11 @@ that drifted and collects orphans: resources this installation tagged whose mach
 
 from datetime import datetime, timedelta
 from enum import StrEnum
+from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from models.durations import Duration, bounded
+from models.durations import Bounded, Duration
 
 SWEEP_WORKFLOW = "FleetSweep"
 SCHEDULE_ID = "azmc-fleet-sweep"
@@ -39,7 +40,7 @@ class _Io(BaseModel):
 
 
 class SweepInput(_Io):
-    orphan_grace: bounded("orphan_grace") = DEFAULT_ORPHAN_GRACE
+    orphan_grace: Annotated[timedelta, Bounded("orphan_grace")] = DEFAULT_ORPHAN_GRACE
     max_orphan_deletions: int = Field(DEFAULT_MAX_ORPHAN_DELETIONS, ge=0)
     dry_run: bool = False  # decide and report, delete nothing, signal nothing
 

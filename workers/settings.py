@@ -3,8 +3,9 @@
 Secrets (Temporal API key, emulator token) are SecretStr so they never reach a log line or a repr.
 """
 
+from datetime import timedelta
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -12,7 +13,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from activities.cloud import AzureCloud
 from activities.config import check_endpoint, is_loopback_endpoint
 from emulator.seed import SEED_SUBSCRIPTION
-from models.durations import BOUNDS, bounded
+from models.durations import BOUNDS, Bounded
 from models.naming import INSTALLATION_ID_PATTERN
 from models.sweep import DEFAULT_MAX_ORPHAN_DELETIONS, DEFAULT_ORPHAN_GRACE, DEFAULT_SWEEP_INTERVAL
 from models.validation import field_path, problem
@@ -85,8 +86,8 @@ class Settings(BaseSettings):
 
     # The fleet sweep (models/sweep.py): the Schedule `azmc-fleet-sweep` runs FleetSweep every interval.
     ensure_schedule: bool = False  # the worker creates or updates the schedule at start
-    sweep_interval: bounded("sweep_interval", always=True) = DEFAULT_SWEEP_INTERVAL
-    orphan_grace: bounded("orphan_grace", always=True) = DEFAULT_ORPHAN_GRACE
+    sweep_interval: Annotated[timedelta, Bounded("sweep_interval", always=True)] = DEFAULT_SWEEP_INTERVAL
+    orphan_grace: Annotated[timedelta, Bounded("orphan_grace", always=True)] = DEFAULT_ORPHAN_GRACE
     max_orphan_deletions: int = Field(DEFAULT_MAX_ORPHAN_DELETIONS, ge=0)
 
     # Capacity fallback: machines share one memory of the offerings Azure refused (workflows/offerings.py).

@@ -4,7 +4,7 @@ A run begun before the bounds may hold a duration they refuse (a 5 s health chec
 take it as it did then, while a new run (or a new update) is refused naming the field and the bounds.
 """
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 from temporalio import workflow
@@ -19,7 +19,7 @@ from workflows import patches
 T = TypeVar("T")
 
 
-def within_bounds(validate: Callable[[dict[str, Any] | None], T]) -> T:
+def within_bounds(validate: Callable[[Mapping[str, Any] | None], T]) -> T:
     """`validate(CHECK_BOUNDS)`; a value only the bounds refuse (`validate(None)`, azmc's earlier rules, takes it)
     passes in a run begun before DURATION_BOUNDS. For a workflow's input and an update's handler; an update's
     validator, which runs only for a new update, checks with CHECK_BOUNDS alone."""
