@@ -24,6 +24,7 @@ from cli.pool_commands import apply_pool_document, pool_app
 from cli.render import describe_view, machines_table
 from cli.schedule import schedule_app
 from cli.spec_file import SpecError, load_document
+from models.durations import BOUNDS
 from models.schema import spec_json_schema
 from models.spec import MachineSpec
 from workers.connect import connect
@@ -42,9 +43,10 @@ app.add_typer(pool_app, name="pool")
 console = Console(highlight=False, markup=False, emoji=False, width=None if sys.stdout.isatty() else 160)
 
 SweepInterval = Annotated[str | None, typer.Option(help="how often the fleet sweep runs [env AZMC_SWEEP_INTERVAL, "
-                                                       "default 1m]")]
+                                                       f"default 1m, {BOUNDS['sweep_interval'].range}]")]
 OrphanGrace = Annotated[str | None, typer.Option(help="how long a resource must be orphaned before the sweep "
-                                                     "deletes it [env AZMC_ORPHAN_GRACE, default 30m]")]
+                                                     "deletes it [env AZMC_ORPHAN_GRACE, default 30m, "
+                                                     f"{BOUNDS['orphan_grace'].range}]")]
 MaxOrphanDeletions = Annotated[int | None, typer.Option(help="safety cap: above it a sweep deletes nothing "
                                                             "[env AZMC_MAX_ORPHAN_DELETIONS, default 20]")]
 MachineName = Annotated[str, typer.Argument(help="NAME, RESOURCE_GROUP/NAME or the workflow id")]

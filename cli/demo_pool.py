@@ -18,6 +18,7 @@ from cli import pools
 from cli.demo import _SSH_KEY, request_delta
 from cli.emulator_client import EmulatorControl
 from emulator.seed import SEED_LOCATION, SEED_RESOURCE_GROUP, seed_subnet_id
+from models.durations import CHECK_BOUNDS
 from models.naming import pool_workflow_id
 from models.pool import PoolSpec, PoolStatus
 from models.status import Phase
@@ -43,7 +44,7 @@ def demo_pool_spec(subscription: str, version: str = "1", token: str | None = No
 
 def with_version(spec: PoolSpec, version: str) -> PoolSpec:
     template = {**spec.template.as_input(), "tags": {"version": version}}
-    return spec.with_changes(template=template)
+    return spec.with_changes(CHECK_BOUNDS, template=template)
 
 
 def settled(revision: str) -> Callable[[PoolStatus], bool]:

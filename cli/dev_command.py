@@ -7,6 +7,7 @@ from rich.panel import Panel
 from rich.text import Text
 
 from cli.dev_codec import dev_keys_file
+from cli.dev_exports import export_lines
 from cli.dev_stack import DevStack, StackConfig
 from cli.errors import fail
 from cli.processes import StackError, stop_on_sigterm
@@ -23,9 +24,7 @@ def stack_panel(config: StackConfig) -> Panel:
             f"Worker     task queue azmc, metrics http://127.0.0.1:{config.metrics_port}/metrics\n"
             f"Codec      {config.codec_url}  (the UI decodes payloads through it)\n"
             f"State      {config.state_dir}/ (temporal.db, logs{keys_note})\n\n"
-            "Try: azmc apply -f examples/machine.yaml; azmc get; azmc describe vm1; azmc delete vm1 --wait\n"
-            f"So that `azmc get` also shows abandoned resources: export AZMC_AZURE_ENDPOINT={config.emulator_url}"
-            + (f"\nPayloads are encrypted: in other terminals export AZMC_CODEC_KEYS_FILE={keys}" if keys else "")
+            "Try: azmc apply -f examples/machine.yaml; azmc get; azmc describe vm1; azmc delete vm1 --wait"
         ),
         title="azmc dev",
     )
@@ -39,6 +38,9 @@ def run_dev(config: StackConfig, console: Console) -> None:
         with console.status("starting Temporal, the emulator and a worker..."):
             stack.start()
         console.print(stack_panel(config))
+        console.print("In another terminal, so that azmc and temporal use this stack:")
+        for line in export_lines(config):
+            console.print(Text(line), soft_wrap=True)  # one line each, as a shell takes it
         console.print("Ctrl-C stops everything.")
         while True:
             time.sleep(0.5)

@@ -20,6 +20,7 @@ log = logging.getLogger("azmc.dev")
 SEARCH_ATTRIBUTES = tuple(key.name for key in ALL_KEYS)
 _PROJECT_ROOT = Path(__file__).resolve().parent.parent
 _MAX_WORKER_RESTARTS = 5
+DEV_NAMESPACE = "default"  # the one namespace `temporal server start-dev` makes
 
 
 @dataclass(frozen=True)
@@ -84,6 +85,7 @@ def emulator_argv(config: StackConfig) -> list[str]:
 def worker_env(config: StackConfig) -> dict[str, str]:
     return {
         "AZMC_TEMPORAL_ADDRESS": config.temporal_address,
+        "AZMC_TEMPORAL_NAMESPACE": DEV_NAMESPACE,
         "AZMC_AZURE_ENDPOINT": config.emulator_url,
         "AZMC_METRICS_PORT": str(config.metrics_port),
         "AZMC_ENSURE_SCHEDULE": "true",  # the fleet sweep runs on the dev stack too (AZMC_SWEEP_* apply)

@@ -10,9 +10,9 @@ from temporalio.common import SearchAttributePair, TypedSearchAttributes
 from temporalio.exceptions import WorkflowAlreadyStartedError
 
 from cli.machines import ID_CONFLICT_POLICY, ID_REUSE_POLICY, MachineError, checked
-from models.arm_names import RESOURCE_GROUP_NAME
+from models.arm_names import POOL_NAME, RESOURCE_GROUP_NAME
 from models.naming import POOL_WORKFLOW_ID_PREFIX, pool_workflow_id
-from models.pool import POOL_SPEC_NAME, PoolSpec, PoolStatus
+from models.pool import PoolSpec, PoolStatus
 from workflows.api import DELETE_SIGNAL, POOL_WORKFLOW_TYPE, SCALE_UPDATE, SET_TEMPLATE_UPDATE, STATUS_QUERY
 from workflows.search_attributes import AZMC_POOL, AZMC_RESOURCE_GROUP
 
@@ -30,12 +30,13 @@ def pool_of(wf_id: str) -> tuple[str, str] | None:
 
 
 def _checked_id(resource_group: str, name: str) -> str:
-    return pool_workflow_id(checked(RESOURCE_GROUP_NAME, resource_group), checked(POOL_SPEC_NAME, name))
+    return pool_workflow_id(checked(RESOURCE_GROUP_NAME, resource_group), checked(POOL_NAME, name))
 
 
 def pool_ref(name: str, resource_group: str = "") -> str | None:
     """NAME, RG/NAME or pool/RG/NAME checked by the spec's name rules (PoolError otherwise, before any call):
-    the workflow id when the resource group is known, else None (look the name up among open pools)."""
+    the workflow id when the resource group is known, else None (look the name up among open pools). A pool's
+    name follows POOL_NAME, as in `azmc get --pool`: one that no MachinePool can have is simply not found."""
     try:
         given = pool_of(name)
         if given is not None:
@@ -47,7 +48,7 @@ def pool_ref(name: str, resource_group: str = "") -> str | None:
             raise PoolError(f"{name!r} is not NAME, RESOURCE_GROUP/NAME or pool/RESOURCE_GROUP/NAME")
         if resource_group:
             return _checked_id(resource_group, name)
-        checked(POOL_SPEC_NAME, name)
+        checked(POOL_NAME, name)
         return None
     except PoolError:
         raise

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
+from cli.lifeline import ends_with_parent
+
 
 class StackError(RuntimeError):
     """The stack cannot start or died; the message is one line that says what to do."""
@@ -91,7 +93,8 @@ class Child:
         if self.log_path is not None:
             self.log_path.parent.mkdir(parents=True, exist_ok=True)
             self._log = self.log_path.open("ab")
-        # A new session: Ctrl-C in the terminal reaches only the supervisor, which stops children in order.
+        # A new session: Ctrl-C in the terminal reaches only the supervisor, which stops children in order; a
+        # supervisor that dies without stopping them (SIGKILL) still takes them with it (cli/lifeline.py).
         self.process = subprocess.Popen(
             list(self.argv),
             stdout=self._log,
@@ -99,6 +102,7 @@ class Child:
             stdin=subprocess.DEVNULL,
             env={**os.environ, **self.env},
             start_new_session=True,
+            preexec_fn=ends_with_parent(),
         )
 
     def exit_code(self) -> int | None:

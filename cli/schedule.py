@@ -4,7 +4,7 @@ from typing import Annotated
 
 import typer
 
-from models.durations import format_duration
+from models.durations import BOUNDS, format_duration
 
 schedule_app = typer.Typer(help="The fleet sweep's Temporal Schedule `azmc-fleet-sweep`.", no_args_is_help=True)
 
@@ -14,8 +14,10 @@ def ensure(
     temporal_address: Annotated[str | None, typer.Option("--temporal-address", help="[env AZMC_TEMPORAL_ADDRESS]")]
     = None,
     namespace: Annotated[str | None, typer.Option("--namespace", "-n", help="[env AZMC_TEMPORAL_NAMESPACE]")] = None,
-    sweep_interval: Annotated[str | None, typer.Option(help="e.g. 1m [env AZMC_SWEEP_INTERVAL, default 1m]")] = None,
-    orphan_grace: Annotated[str | None, typer.Option(help="e.g. 30m [env AZMC_ORPHAN_GRACE, default 30m]")] = None,
+    sweep_interval: Annotated[str | None, typer.Option(
+        help=f"e.g. 1m [env AZMC_SWEEP_INTERVAL, default 1m, {BOUNDS['sweep_interval'].range}]")] = None,
+    orphan_grace: Annotated[str | None, typer.Option(
+        help=f"e.g. 30m [env AZMC_ORPHAN_GRACE, default 30m, {BOUNDS['orphan_grace'].range}]")] = None,
     max_orphan_deletions: Annotated[
         int | None, typer.Option(help="safety cap per sweep [env AZMC_MAX_ORPHAN_DELETIONS, default 20]")] = None,
 ) -> None:

@@ -9,6 +9,7 @@ import yaml
 from pydantic import ValidationError
 
 from models.bootstrap import BOOTSTRAP_FIELDS
+from models.durations import CHECK_BOUNDS
 from models.pool import PoolSpec
 from models.spec import MachineSpec
 from models.validation import describe_validation_error
@@ -76,7 +77,7 @@ def load_document(path: Path) -> MachineSpec | PoolSpec:
     elif model is MachineSpec:
         _read_data_files(path, data)
     try:
-        return model.model_validate(data)
+        return model.model_validate(data, context=CHECK_BOUNDS)
     except ValidationError as error:
         what = "MachinePool" if model is PoolSpec else "MachineSpec"
         raise SpecError(f"{path}: {describe_validation_error(error, what)}") from None

@@ -64,6 +64,8 @@ MACHINE_NAME = NameRule("name", 1, 64, re.compile(r"[a-z0-9]([a-z0-9-]*[a-z0-9])
 RESOURCE_GROUP_NAME = NameRule("resource group", 1, 90, re.compile(r"[-\w.()]*[-\w()]"),
                                "letters, digits, '-', '_', '.', '(' and ')', not ending in '.'")  # fmt: skip
 # A pool is a tag value and a search attribute; Kubernetes label-value rules keep it readable everywhere.
+# The one rule of a pool's name wherever azmc is given one: a machine's `pool`, `azmc get --pool` and `azmc pool`
+# (a MachinePool's own name, models/pool.py POOL_SPEC_NAME, is stricter: it prefixes its machines' names).
 POOL_NAME = NameRule("pool", 1, 63, re.compile(r"[A-Za-z0-9]([A-Za-z0-9_.-]*[A-Za-z0-9])?"),
                      "letters, digits, '_', '.' and '-', starting and ending with a letter or digit")  # fmt: skip
 NIC_NAME = NameRule("NIC name", 1, 80, _NETWORK_STYLE, _ALNUM_EDGES)

@@ -9,12 +9,12 @@ import json
 import re
 from collections.abc import Mapping
 from datetime import timedelta
-from typing import Any, Self
+from typing import Annotated, Any, Self
 
 from pydantic import Field, ValidationError, ValidationInfo, field_validator, model_validator
 
 from models.arm_names import MACHINE_NAME, RESOURCE_GROUP_NAME, NameRule
-from models.durations import Duration
+from models.durations import Bounded
 from models.naming import POOL_MACHINE_SUFFIX, pool_machine_name
 from models.pool_status import PoolMachine, PoolOperation, PoolStatus, RolloutPhase
 from models.spec import MachineSpec, _Strict
@@ -65,10 +65,12 @@ class PoolTemplate(MachineSpec):
                                  "<pool>-<5 characters> and sets their pool")
         return data
 
-    def machine_spec(self, name: str, pool: str, **changes: Any) -> MachineSpec:
+    def machine_spec(self, name: str, pool: str, context: Mapping[str, Any] | None = None,
+                     **changes: Any) -> MachineSpec:
         """The spec of the pool's machine `name` (ValidationError when Azure's name rules refuse a derived name);
-        `changes`: fields the pool sets per machine (its zones' order)."""
-        return MachineSpec.model_validate({**self.model_dump(mode="json"), **changes, "name": name, "pool": pool})
+        `changes`: fields the pool sets per machine (its zones' order); `context`: the template's own."""
+        data = {**self.model_dump(mode="json"), **changes, "name": name, "pool": pool}
+        return MachineSpec.model_validate(data, context=context)
 
     def as_input(self) -> dict[str, Any]:
         """The template as a caller writes it (JSON), secrets included: for set_template and the carried state."""
@@ -92,9 +94,9 @@ class PoolSpec(_Strict):
     max_replacements: int = Field(1, ge=0, le=MAX_REPLICAS)
     # How many Failed machines to keep (powered off, not counted in replicas) for diagnosis, and how long.
     preserve_failed: int = Field(0, ge=0, le=MAX_REPLICAS)
-    preserve_timeout: Duration = timedelta(hours=96)
+    preserve_timeout: Annotated[timedelta, Bounded("preserve_timeout")] = timedelta(hours=96)
     # How long a new machine must stay Running before it counts as available.
-    min_ready: Duration = timedelta(0)
+    min_ready: Annotated[timedelta, Bounded("min_ready")] = timedelta(0)
 
     @model_validator(mode="before")
     @classmethod
@@ -127,7 +129,7 @@ class PoolSpec(_Strict):
             # The longest name a machine of this pool gets; the derived NIC and disk names follow from it.
             sample = pool_machine_name(info.data["name"], "00000", 0)
             try:
-                template.machine_spec(sample, info.data["name"])
+                template.machine_spec(sample, info.data["name"], info.context)
             except ValidationError as err:
                 raise ValueError("; ".join(f"{field_path(item)}: {problem(item)}" for item in err.errors())) from None
         return template
@@ -151,6 +153,7 @@ class PoolSpec(_Strict):
         """The revision of this spec's template as `model_dump(mode="json")` sends it (what azmc's CLI starts)."""
         return template_revision(self.template.as_input())
 
-    def with_changes(self, **changes: Any) -> "PoolSpec":
-        """A validated copy (the model is frozen): for scale and set_template."""
-        return PoolSpec.model_validate({**self.model_dump(mode="json"), **changes})
+    def with_changes(self, context: Mapping[str, Any] | None, /, **changes: Any) -> "PoolSpec":
+        """A validated copy (the model is frozen): for scale and set_template. `context`: CHECK_BOUNDS when a
+        change is new input (models/durations.py), None for what the pool holds already."""
+        return PoolSpec.model_validate({**self.model_dump(mode="json"), **changes}, context=context)

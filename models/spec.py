@@ -18,7 +18,7 @@ from models.arm_names import (
     check_user_tags,
 )
 from models.bootstrap import check_bootstrap_size
-from models.durations import Duration
+from models.durations import Bounded
 from models.naming import MACHINE_TAG, POOL_TAG, data_disk_name, nic_name, os_disk_name
 
 _SUBNET_ID = re.compile(
@@ -109,14 +109,15 @@ HEALTH_CHECK_INTERVAL = timedelta(hours=6)
 class Timeouts(_Strict):
     """MCM's defaults. Each accepts "20m", "2h", seconds or ISO 8601."""
 
-    creation: Duration = timedelta(minutes=20)
-    health: Duration = timedelta(minutes=10)
-    drain: Duration = timedelta(hours=2)
+    creation: Annotated[timedelta, Bounded("timeouts.creation")] = timedelta(minutes=20)
+    health: Annotated[timedelta, Bounded("timeouts.health")] = timedelta(minutes=10)
+    drain: Annotated[timedelta, Bounded("timeouts.drain")] = timedelta(hours=2)
     # How often a Running machine re-reads its VM on its own. Sparse on purpose: ARM allows ~25 reads/s a
     # subscription, and the fleet sweep (every minute) watches every machine and sends `reconcile` on drift.
     # Without the sweep's schedule, set 10m (the default before the sweep).
-    health_check_interval: Duration = HEALTH_CHECK_INTERVAL
+    health_check_interval: Annotated[timedelta, Bounded("timeouts.health_check_interval")] = HEALTH_CHECK_INTERVAL
 
+    # The rule before models/durations.py's bounds, for values stored then (the bounds imply it).
     @model_validator(mode="after")
     def _positive(self) -> Self:
         for field in ("creation", "health", "drain", "health_check_interval"):

@@ -14,10 +14,11 @@ machine's workflow open again removes it.
 
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
+from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from models.durations import Duration
+from models.durations import Bounded, Duration
 
 SWEEP_WORKFLOW = "FleetSweep"
 SCHEDULE_ID = "azmc-fleet-sweep"
@@ -63,7 +64,7 @@ def read_orphan_mark(value: str | None) -> datetime | None:
 
 
 class SweepInput(_Io):
-    orphan_grace: Duration = DEFAULT_ORPHAN_GRACE
+    orphan_grace: Annotated[timedelta, Bounded("orphan_grace")] = DEFAULT_ORPHAN_GRACE
     max_orphan_deletions: int = Field(DEFAULT_MAX_ORPHAN_DELETIONS, ge=0)
     dry_run: bool = False  # decide and report, delete nothing, signal nothing
 

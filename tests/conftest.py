@@ -7,6 +7,10 @@ from collections.abc import Iterator
 import pytest
 
 from tests.support.emulator import EmulatorHandle, EmulatorProcess
+from tests.support.reaper import start_reaper
+
+# Whatever this test process starts ends with it, even when it is killed (tests/support/reaper.py).
+_REAPER = start_reaper()
 
 
 @pytest.fixture(scope="session")

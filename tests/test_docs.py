@@ -147,3 +147,7 @@ def test_every_readme_guarantee_names_tests_that_exist() -> None:
         assert cited, f"a guarantee without a test: {promise[:80]!r}"
         for path in cited:
             assert (ROOT / path).is_file() and Path(path).name.startswith("test_"), path
+
+
+def test_the_configuration_page_quotes_only_real_names() -> None:
+    assert doc_problems((ROOT / "docs" / "configuration.md").read_text(encoding="utf-8")) == []

@@ -5,7 +5,7 @@ Secrets (Temporal API key, emulator token) are SecretStr so they never reach a l
 
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -13,7 +13,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from activities.cloud import AzureCloud
 from activities.config import check_endpoint, is_loopback_endpoint
 from emulator.seed import SEED_SUBSCRIPTION
-from models.durations import Duration
+from models.durations import BOUNDS, Bounded
 from models.naming import INSTALLATION_ID_PATTERN
 from models.sweep import DEFAULT_MAX_ORPHAN_DELETIONS, DEFAULT_ORPHAN_GRACE, DEFAULT_SWEEP_INTERVAL
 from models.validation import field_path, problem
@@ -54,7 +54,7 @@ class Settings(BaseSettings):
     # Worker process
     metrics_port: int = Field(METRICS_PORT, ge=0, le=65535)  # 0 turns the Prometheus endpoint off
     metrics_host: str = "127.0.0.1"
-    graceful_shutdown_s: float = Field(30.0, ge=0)
+    graceful_shutdown_s: float = 30.0
     max_concurrent_activities: int = Field(200, ge=1)
     # Workflows kept in memory between their tasks (sticky cache); one evicted replays its history on its
     # next task or query. Chosen with bench/scale.py: see README, Performance.
@@ -86,8 +86,8 @@ class Settings(BaseSettings):
 
     # The fleet sweep (models/sweep.py): the Schedule `azmc-fleet-sweep` runs FleetSweep every interval.
     ensure_schedule: bool = False  # the worker creates or updates the schedule at start
-    sweep_interval: Duration = DEFAULT_SWEEP_INTERVAL
-    orphan_grace: Duration = DEFAULT_ORPHAN_GRACE
+    sweep_interval: Annotated[timedelta, Bounded("sweep_interval", always=True)] = DEFAULT_SWEEP_INTERVAL
+    orphan_grace: Annotated[timedelta, Bounded("orphan_grace", always=True)] = DEFAULT_ORPHAN_GRACE
     max_orphan_deletions: int = Field(DEFAULT_MAX_ORPHAN_DELETIONS, ge=0)
 
     # Capacity fallback: machines share one memory of the offerings Azure refused (workflows/offerings.py).
@@ -100,12 +100,10 @@ class Settings(BaseSettings):
     def _level(cls, value: object) -> object:
         return value.lower() if isinstance(value, str) else value  # AZMC_LOG_LEVEL=DEBUG works too
 
-    @field_validator("sweep_interval")
+    @field_validator("graceful_shutdown_s", mode="before")
     @classmethod
-    def _interval(cls, value: timedelta) -> timedelta:
-        if value < timedelta(seconds=1):
-            raise ValueError("the sweep interval must be at least 1s")
-        return value
+    def _grace(cls, value: object) -> float:
+        return BOUNDS["graceful_shutdown_s"].check(value).total_seconds()
 
     @field_validator("azure_endpoint")
     @classmethod
@@ -149,12 +147,23 @@ class Settings(BaseSettings):
         return self.azure_token.get_secret_value() if self.azure_token else DEFAULT_EMULATOR_TOKEN
 
 
+# The flags whose name is not the setting's (`--temporal-address` is temporal_address's; these differ).
+FLAGS = {"temporal_namespace": "--namespace", "temporal_tls_cert": "--tls-cert", "temporal_tls_key": "--tls-key",
+         "temporal_tls_ca": "--tls-ca", "temporal_tls_server_name": "--tls-server-name"}
+
+
+def flag_of(setting: str) -> str:
+    return FLAGS.get(setting, f"--{setting.replace('_', '-')}")
+
+
 def load_settings(**overrides: Any) -> Settings:
-    """Env vars, then flags (`overrides`, None meaning "not given"). Raises SettingsError with one line."""
+    """Env vars, then flags (`overrides`, None meaning "not given"). Raises SettingsError with one line naming
+    the flag when the refused value came from one, else the env var."""
     given = {key: value for key, value in overrides.items() if value is not None}
     try:
         return Settings(**given)
     except ValidationError as error:
         first = error.errors()[0]
-        env = f"AZMC_{field_path(first).upper()}" if first["loc"] else "settings"
-        raise SettingsError(f"invalid {env}: {problem(first)}") from None
+        field = field_path(first) if first["loc"] else ""
+        source = flag_of(field) if field in given else f"AZMC_{field.upper()}" if field else "settings"
+        raise SettingsError(f"invalid {source}: {problem(first)}") from None

@@ -23,6 +23,8 @@ from temporalio.common import RetryPolicy
 from temporalio.exceptions import ActivityError
 
 with workflow.unsafe.imports_passed_through():
+    from pydantic import ValidationError
+
     from models.activity_io import ActivityName, DeleteResourceInput, DeleteVmInput, MachineRef
     from models.sweep import (
         SWEEP_WORKFLOW,
@@ -37,15 +39,31 @@ with workflow.unsafe.imports_passed_through():
         SweepInput,
         SweepReport,
     )
+    from models.validation import describe_validation_error
 
 from workflows import patches, policies
 from workflows.azure_calls import error_text
+from workflows.bounds import within_bounds
+from workflows.inputs import invalid_input
 from workflows.sweep_metrics import record_metrics
 
 SURVEY_TIMEOUT = timedelta(minutes=5)
 # A sweep retries little: the next one (a minute later) is the real retry, and sweeps never overlap.
 SWEEP_RETRY = RetryPolicy(initial_interval=timedelta(seconds=2), maximum_interval=timedelta(seconds=20),
                           maximum_attempts=3)
+
+
+def decode_sweep_input(value: Any) -> SweepInput:
+    """The input as plain JSON, validated here: a bad one fails the sweep at once naming the field (decoded by
+    the SDK, it would fail the workflow task again and again)."""
+    if value is None:
+        return SweepInput()
+    if not isinstance(value, dict):
+        raise invalid_input(f"input: expected a JSON object (a SweepInput), got {type(value).__name__}")
+    try:
+        return within_bounds(lambda context: SweepInput.model_validate(value, context=context))
+    except ValidationError as err:
+        raise invalid_input(describe_validation_error(err, "SweepInput")) from None
 
 
 @workflow.defn(name=SWEEP_WORKFLOW)
@@ -58,8 +76,8 @@ class FleetSweep:
         return self._report
 
     @workflow.run
-    async def run(self, inp: SweepInput | None = None) -> SweepReport:
-        inp = inp or SweepInput()
+    async def run(self, raw: Any = None) -> SweepReport:
+        inp = decode_sweep_input(raw)
         self._show("surveying the fleet")
         survey: FleetSurvey = await workflow.execute_activity(
             ActivityName.SURVEY_FLEET, result_type=FleetSurvey, start_to_close_timeout=SURVEY_TIMEOUT,

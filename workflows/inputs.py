@@ -17,6 +17,7 @@ from temporalio.common import RawValue
 from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
+    from models.durations import CHECK_BOUNDS
     from models.errors import ErrorType
     from models.naming import workflow_id
     from models.spec import MachineSpec
@@ -24,6 +25,7 @@ with workflow.unsafe.imports_passed_through():
 
 from workflows import patches, policies
 from workflows.api import WORKFLOW_TYPE
+from workflows.bounds import within_bounds
 from workflows.state import CARRIED_STATE_KIND, LifecycleState
 
 # Memo key a starter (or a test) may set to continue-as-new after fewer history events.
@@ -58,11 +60,14 @@ def check_workflow_type() -> None:
         raise invalid_input(f"workflow type {kind!r} is unknown on this task queue: start {WORKFLOW_TYPE!r}")
 
 
-def decode_spec(value: Any) -> MachineSpec:
+def decode_spec(value: Any, *, in_validator: bool = False) -> MachineSpec:
+    """A new MachineSpec, its durations within their bounds (an update's validator: CHECK_BOUNDS alone)."""
     if not isinstance(value, dict):
         raise invalid_input(f"input: expected a JSON object (a MachineSpec), got {type(value).__name__}")
     try:
-        return MachineSpec.model_validate(value)
+        if in_validator:
+            return MachineSpec.model_validate(value, context=CHECK_BOUNDS)
+        return within_bounds(lambda context: MachineSpec.model_validate(value, context=context))
     except ValidationError as err:
         raise invalid_input(describe_validation_error(err)) from None
 

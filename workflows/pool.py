@@ -101,7 +101,7 @@ class MachinePool:
         state, book = self._open()
         replicas = scale_request(args).replicas
         book.operation("scale", f"replicas {state.spec.replicas} -> {replicas}")
-        state.spec = state.spec.with_changes(replicas=replicas)
+        state.spec = state.spec.with_changes(None, replicas=replicas)  # the validator checked the replicas
         return self._changed()
 
     @scale.validator
@@ -123,7 +123,7 @@ class MachinePool:
 
     @set_template.validator
     def _validate_set_template(self, *args: Any) -> None:
-        template_spec(check_open(self._state, self._deleting(), "set_template"), args)
+        template_spec(check_open(self._state, self._deleting(), "set_template"), args, in_validator=True)
 
     @workflow.update(name=PAUSE_UPDATE)
     def pause(self, *_ignored: Any) -> PoolStatus:

@@ -14,6 +14,7 @@ from temporalio import workflow
 from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
+    from models.durations import CHECK_BOUNDS
     from models.errors import ErrorType
     from models.naming import pool_workflow_id
     from models.pool import MAX_REPLICAS, PoolSpec, template_revision
@@ -21,6 +22,7 @@ with workflow.unsafe.imports_passed_through():
     from models.validation import describe_validation_error
 
 from workflows.api import POOL_WORKFLOW_TYPE
+from workflows.bounds import within_bounds
 from workflows.pool_state import POOL_STATE_KIND, PoolState
 
 
@@ -48,7 +50,7 @@ def decode_pool_input(value: Any) -> PoolState:
     try:
         if data.get("kind") == POOL_STATE_KIND:
             return PoolState.model_validate(data)
-        spec = PoolSpec.model_validate(data)
+        spec = within_bounds(lambda context: PoolSpec.model_validate(data, context=context))
     except ValidationError as err:
         what = "carried pool state" if data.get("kind") == POOL_STATE_KIND else "PoolSpec"
         raise invalid(describe_validation_error(err, what)) from None
@@ -94,12 +96,15 @@ def scale_request(args: tuple[Any, ...]) -> ScaleRequest:
         raise ValueError(describe_validation_error(err, "scale request")) from None
 
 
-def template_spec(state: PoolState, args: tuple[Any, ...]) -> tuple[PoolSpec, str]:
+def template_spec(state: PoolState, args: tuple[Any, ...], *, in_validator: bool = False) -> tuple[PoolSpec, str]:
     """The pool's spec with the new template, validated as a whole (the machines' derived names too), and its
     revision: the target's or the last completed one's when equal to theirs (a rollback), else a new one."""
     try:
         request = SetTemplateRequest.model_validate(_one(args, "set_template"))
-        spec = state.spec.with_changes(template=request.template)
+        if in_validator:
+            spec = state.spec.with_changes(CHECK_BOUNDS, template=request.template)
+        else:
+            spec = within_bounds(lambda context: state.spec.with_changes(context, template=request.template))
     except ValidationError as err:
         raise ValueError(describe_validation_error(err, "set_template request")) from None
     if spec.template == state.spec.template:

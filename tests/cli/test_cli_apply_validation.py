@@ -32,7 +32,7 @@ def _with(**changes: object) -> str:
         (_with(colour="blue"), "colour:", "unknown field"),
         (_with(os_disk={"size_gb": "big"}), "os_disk.size_gb:", "integer"),
         (json.dumps({k: v for k, v in EXAMPLE.items() if k != "subnet_id"}), "subnet_id:", "required field is missing"),
-        (_with(timeouts={"creation": "0s"}), "timeouts:", "creation must be positive"),
+        (_with(timeouts={"creation": "0s"}), "timeouts.creation:", "below the minimum: give a duration from 1s"),
     ],
 )
 def test_invalid_spec_is_one_line_naming_the_field(tmp_path: Path, content: str, field: str, hint: str) -> None:

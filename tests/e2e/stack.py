@@ -15,6 +15,7 @@ from pathlib import Path
 
 from cli.dev_stack import search_attribute_flags
 from cli.emulator_client import EmulatorControl
+from cli.lifeline import ends_with_parent
 from cli.processes import Child, free_port, http_ok, tcp_open, temporal_binary
 from codec.converter import azmc_data_converter
 from codec.keys import new_key_json, parse_keys
@@ -229,7 +230,7 @@ def azmc_dev(tmp_path: Path) -> Iterator[DevRun]:
     console = tmp_path / "console.txt"
     with console.open("w") as out:
         dev = subprocess.Popen(argv, cwd=ROOT, env={**PYTHONPATH, "PATH": "/usr/bin:/bin"}, stdout=out,
-                               stderr=subprocess.STDOUT)
+                               stderr=subprocess.STDOUT, preexec_fn=ends_with_parent())
     try:
         wait_until(lambda: "Ctrl-C stops everything" in console.read_text(), 90, "azmc dev to be up")
         yield run

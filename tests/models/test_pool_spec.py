@@ -7,6 +7,7 @@ import pytest
 from pydantic import ValidationError
 
 from models.arm_names import MACHINE_NAME
+from models.durations import CHECK_BOUNDS
 from models.naming import pool_machine_name, pool_workflow_id
 from models.pool import PoolSpec, template_revision
 from models.validation import describe_validation_error
@@ -55,9 +56,9 @@ def test_the_spec_round_trips_through_json_with_the_same_revision() -> None:
 
 def test_a_changed_template_is_a_new_revision_and_the_old_one_comes_back() -> None:
     spec = PoolSpec.model_validate(pool())
-    bigger = spec.with_changes(template=template(vm_size="Standard_D4s_v3"))
+    bigger = spec.with_changes(CHECK_BOUNDS, template=template(vm_size="Standard_D4s_v3"))
     assert bigger.revision != spec.revision and len(bigger.revision) == 5
-    assert bigger.with_changes(template=template()).revision == spec.revision
+    assert bigger.with_changes(CHECK_BOUNDS, template=template()).revision == spec.revision
     assert template_revision(spec.template.as_input()) == spec.revision
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from cli.lifeline import ends_with_parent
 from emulator.seed import SEED_SUBSCRIPTION, seed_subnet_id
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -128,7 +129,7 @@ class EmulatorProcess:
     def start(self, timeout_s: float = 20.0) -> EmulatorHandle:
         env = {**os.environ, "PYTHONPATH": str(REPO_ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
         self.process = subprocess.Popen(self.args, cwd=REPO_ROOT, env=env, stdout=subprocess.DEVNULL,
-                                        stderr=subprocess.PIPE)
+                                        stderr=subprocess.PIPE, preexec_fn=ends_with_parent())
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
             if self.process.poll() is not None:

@@ -25,10 +25,15 @@ def test_defaults_and_environment(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.mark.parametrize(("field", "value"), [("sweep_interval", "0s"), ("orphan_grace", "soon"),
-                                              ("max_orphan_deletions", -1)])
-def test_bad_values_are_one_line_errors(field: str, value: object) -> None:
-    with pytest.raises(SettingsError, match=f"AZMC_{field.upper()}"):
+                                              ("max_orphan_deletions", "-1")])
+def test_bad_values_are_one_line_errors_naming_the_env_var_or_the_flag(
+    monkeypatch: pytest.MonkeyPatch, field: str, value: str,
+) -> None:
+    with pytest.raises(SettingsError, match=f"--{field.replace('_', '-')}"):
         load_settings(**{field: value})
+    monkeypatch.setenv(f"AZMC_{field.upper()}", value)
+    with pytest.raises(SettingsError, match=f"AZMC_{field.upper()}"):
+        load_settings()
 
 
 def test_the_schedule_runs_the_sweep_with_the_settings_and_never_overlaps() -> None:
