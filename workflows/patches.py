@@ -114,6 +114,11 @@ RESOURCE_GROUP_GONE_IS_UNKNOWN = "resource-group-gone-is-unknown"
 ORPHAN_SEEN_MARKS = "orphan-seen-marks"
 
 
+# A duration outside models/durations.py's bounds fails a new run's input (or refuses an update) naming the
+# field and the bounds. Asked only for a value the bounds alone refuse: a run begun before takes it as it did.
+DURATION_BOUNDS = "duration-bounds"
+
+
 def patched(patch_id: str) -> bool:
     """`workflow.patched(patch_id)`, or True without a marker of its own in a run begun with an umbrella
     that covers the id."""
@@ -125,8 +130,3 @@ def patched(patch_id: str) -> bool:
 def fewer_upserts() -> bool:
     """The upserts the umbrellas spare (a run begun before the first upserts as it did)."""
     return any(workflow.patched(umbrella) for umbrella, _ in UMBRELLAS)
-
-
-# A duration outside models/durations.py's bounds fails a new run's input (or refuses an update) naming the
-# field and the bounds. Asked only for a value the bounds alone refuse: a run begun before takes it as it did.
-DURATION_BOUNDS = "duration-bounds"
