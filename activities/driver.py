@@ -13,6 +13,8 @@ from activities import (
     nic,
     offerings_memory,
     orphans,
+    pool_leftovers,
+    pool_truth,
     power,
     spec_tags,
     sweep,
@@ -34,6 +36,7 @@ from models.activity_io import (
     UpdateTagsInput,
 )
 from models.inventory import Inventory
+from models.pool_io import MachinesOfPool, MachineTruth, PoolLeftovers, PoolLeftoversInput
 from models.spec import MachineSpec
 from models.sweep import FleetSurvey, OrphanCheckInput, OrphanVerdict
 
@@ -77,6 +80,8 @@ class AzureDriver:
             self.update_tags,
             self.survey_fleet,
             self.check_orphan,
+            self.describe_pool_machines,
+            self.find_pool_leftovers,
             # No Azure call: the shared memory of refused offerings (a workflow), asked and told by creation.
             *offerings_memory.activities(shared_offerings),
         ]
@@ -152,3 +157,13 @@ class AzureDriver:
         """Right before the sweep deletes: describe the machine's workflow, GET each resource, apply the grace."""
         return await heartbeating(orphans.check_orphan(self._clients, activity.client(), inp))
 
+
+    @activity.defn(name=ActivityName.DESCRIBE_POOL_MACHINES.value)
+    async def describe_pool_machines(self, inp: MachinesOfPool) -> list[MachineTruth]:
+        """A pool's machines as their own workflows say: describe each, and query the `status` of those that run."""
+        return await pool_truth.describe_pool_machines(activity.client(), inp)
+
+    @activity.defn(name=ActivityName.FIND_POOL_LEFTOVERS.value)
+    async def find_pool_leftovers(self, inp: PoolLeftoversInput) -> PoolLeftovers:
+        """Before a pool says none of its machines is left: its tag in the graph, then ARM GETs and describes."""
+        return await heartbeating(pool_leftovers.find_pool_leftovers(self._clients, activity.client(), inp))
