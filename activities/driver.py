@@ -14,6 +14,8 @@ from activities import (
     offerings_memory,
     orphan_marks,
     orphans,
+    pool_leftovers,
+    pool_truth,
     power,
     spec_tags,
     sweep,
@@ -35,6 +37,7 @@ from models.activity_io import (
     UpdateTagsInput,
 )
 from models.inventory import Inventory
+from models.pool_io import MachinesOfPool, MachineTruth, PoolLeftovers, PoolLeftoversInput
 from models.spec import MachineSpec
 from models.sweep import FleetSurvey, OrphanCheckInput, OrphanMarkInput, OrphanVerdict
 
@@ -79,6 +82,8 @@ class AzureDriver:
             self.survey_fleet,
             self.check_orphan,
             self.mark_orphan,
+            self.describe_pool_machines,
+            self.find_pool_leftovers,
             # No Azure call: the shared memory of refused offerings (a workflow), asked and told by creation.
             *offerings_memory.activities(shared_offerings),
         ]
@@ -158,3 +163,13 @@ class AzureDriver:
     async def mark_orphan(self, inp: OrphanMarkInput) -> list[str]:
         """Mark an orphan seen (tag azmc-orphan-seen) on what is its own, or remove the mark; owner-checked."""
         return await orphan_marks.mark_orphan(self._clients, inp)
+
+    @activity.defn(name=ActivityName.DESCRIBE_POOL_MACHINES.value)
+    async def describe_pool_machines(self, inp: MachinesOfPool) -> list[MachineTruth]:
+        """A pool's machines as their own workflows say: describe each, and query the `status` of those that run."""
+        return await pool_truth.describe_pool_machines(activity.client(), inp)
+
+    @activity.defn(name=ActivityName.FIND_POOL_LEFTOVERS.value)
+    async def find_pool_leftovers(self, inp: PoolLeftoversInput) -> PoolLeftovers:
+        """Before a pool says none of its machines is left: its tag in the graph, then ARM GETs and describes."""
+        return await heartbeating(pool_leftovers.find_pool_leftovers(self._clients, activity.client(), inp))

@@ -17,7 +17,7 @@ from cli.errors import fail, run_friendly
 from cli.options import Namespace, ResourceGroup, TemporalAddress
 from cli.pool_render import pool_view, pools_table
 from cli.pools import PoolError
-from models.pool import PoolSpec
+from models.pool import PoolSpec, PoolStatus
 from workers.connect import connect
 from workers.settings import Settings, SettingsError, load_settings
 
@@ -144,4 +144,16 @@ async def wait_pool_deleted(client: Client, wf_id: str, out: Console, poll_s: fl
             await asyncio.sleep(poll_s)
     if state != WorkflowExecutionStatus.COMPLETED:
         raise PoolError(f"{wf_id} ended {state.name.lower() if state else 'unknown'}; see `azmc pool describe`")
-    out.print(Text(f"{wf_id} deleted: none of its machines is left in Azure"))
+    final = await client.get_workflow_handle(wf_id, result_type=PoolStatus).result()
+    out.print(Text(deleted_line(wf_id, final)))
+
+
+def deleted_line(wf_id: str, final: PoolStatus) -> str:
+    """What a deleted pool can truly say of Azure: only a pool that read Azure by its tag says nothing is left."""
+    if not final.azure_checked:
+        return (f"{wf_id} deleted: every machine it knew of said Deleted (this pool did not read Azure by its "
+                "azmc-pool tag; `azmc get` lists what was abandoned)")
+    if final.left_in_azure:
+        return (f"{wf_id} deleted: none of its machines is left in Azure; tagged azmc-pool={final.name} but not "
+                f"the pool's to delete: {'; '.join(final.left_in_azure)}")
+    return f"{wf_id} deleted: none of its machines is left in Azure"

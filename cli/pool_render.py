@@ -10,7 +10,7 @@ from rich.text import Text
 
 from cli.pools import PoolRow
 from cli.render import age, phase_text
-from models.pool import PoolStatus
+from models.pool import PoolStatus, flat_settings
 
 ROLLOUT_STYLE = {"Stable": "bold green", "Scaling": "cyan", "Rolling": "cyan", "Paused": "yellow",
                  "Stuck": "bold red", "Deleting": "magenta", "Deleted": "dim green"}
@@ -59,6 +59,15 @@ def pool_view(status: PoolStatus, wf_id: str) -> Panel:
         facts.add_row("Rollout", Text(status.rollout_message, style="yellow"))
     if status.replacements_held:
         facts.add_row("Replacements held", Text(status.replacements_held, style="yellow"))
+    if status.settings:  # "max_replacements 1, strategy.max_surge 1, ..."
+        shown = ", ".join(f"{key} {value}" for key, value in flat_settings(status.settings).items())
+        facts.add_row("Settings", Text(shown))
+    if status.ignored_notices:
+        last = status.ignored_notices[-1]
+        facts.add_row("Ignored notices", Text(f"{len(status.ignored_notices)}, the last at "
+                                              f"{last.at.strftime('%H:%M:%S')}: {last.description}", style="yellow"))
+    if status.left_in_azure:
+        facts.add_row("Left in Azure", Text("; ".join(status.left_in_azure), style="yellow"))
     machines = Table("machine", "phase", "revision", "notes", box=None, header_style="bold")
     for machine in status.machines:
         notes = [label for flag, label in ((machine.preserved, "preserved"), (machine.deleting, "deleting"),

@@ -1,9 +1,11 @@
 """Client-side pool operations behind `azmc apply` (kind: MachinePool) and `azmc pool ...`, on the public
-Temporal surface only: the MachinePool workflow, its `scale`/`set_template` updates, `status` and `delete`."""
+Temporal surface only: the MachinePool workflow, its `scale`/`set_template`/`set_settings` updates, `status`
+and `delete`."""
 
 import asyncio
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from temporalio.client import Client, WorkflowExecution, WorkflowExecutionStatus, WorkflowUpdateFailedError
 from temporalio.common import SearchAttributePair, TypedSearchAttributes
@@ -12,8 +14,15 @@ from temporalio.exceptions import WorkflowAlreadyStartedError
 from cli.machines import ID_CONFLICT_POLICY, ID_REUSE_POLICY, MachineError, checked
 from models.arm_names import POOL_NAME, RESOURCE_GROUP_NAME
 from models.naming import POOL_WORKFLOW_ID_PREFIX, pool_workflow_id
-from models.pool import PoolSpec, PoolStatus
-from workflows.api import DELETE_SIGNAL, POOL_WORKFLOW_TYPE, SCALE_UPDATE, SET_TEMPLATE_UPDATE, STATUS_QUERY
+from models.pool import POOL_SPEC_NAME, PoolSpec, PoolStatus, setting_changes
+from workflows.api import (
+    DELETE_SIGNAL,
+    POOL_WORKFLOW_TYPE,
+    SCALE_UPDATE,
+    SET_SETTINGS_UPDATE,
+    SET_TEMPLATE_UPDATE,
+    STATUS_QUERY,
+)
 from workflows.search_attributes import AZMC_POOL, AZMC_RESOURCE_GROUP
 
 
@@ -132,6 +141,14 @@ async def set_template(client: Client, wf_id: str, spec: PoolSpec) -> PoolStatus
         raise _update_error(wf_id, error) from None
 
 
+async def set_settings(client: Client, wf_id: str, settings: dict[str, Any]) -> PoolStatus:
+    try:
+        return await client.get_workflow_handle(wf_id).execute_update(
+            SET_SETTINGS_UPDATE, settings, result_type=PoolStatus)
+    except WorkflowUpdateFailedError as error:
+        raise _update_error(wf_id, error) from None
+
+
 async def request_delete(client: Client, wf_id: str, reason: str = "azmc pool delete") -> None:
     await client.get_workflow_handle(wf_id).signal(DELETE_SIGNAL, {"reason": reason})
 
@@ -176,6 +193,13 @@ async def apply_pool(client: Client, spec: PoolSpec, task_queue: str) -> PoolApp
 async def _change(client: Client, wf_id: str, spec: PoolSpec) -> list[str]:
     now = await status(client, wf_id)
     changed = []
+    # The settings first, so a new template rolls out under the new strategy. A pool that shows no settings
+    # (older than set_settings) is sent them all: it refuses the unknown update, and that is said.
+    settings = spec.settings
+    differing = {key: value for key, value in settings.items() if now.settings.get(key) != value}
+    if differing:
+        await set_settings(client, wf_id, differing)
+        changed += setting_changes(now.settings, differing)
     # Always sent: the pool itself knows whether the template differs (the same template keeps its revision,
     # however it was first sent: azmc, or the `temporal` CLI with the file's JSON).
     after = await set_template(client, wf_id, spec)

@@ -32,6 +32,11 @@ class ActivityName(StrEnum):
     SURVEY_FLEET = "survey_fleet"  # None -> models.sweep.FleetSurvey (one graph query, one visibility listing)
     CHECK_ORPHAN = "check_orphan"  # OrphanCheckInput -> OrphanVerdict (ARM GETs + workflow describe)
     MARK_ORPHAN = "mark_orphan"  # OrphanMarkInput -> list[str]: tag azmc-orphan-seen written or removed
+    # A pool's machines as their workflows say (a describe; the status query when asked):
+    # models.pool_io.MachinesOfPool -> list[MachineTruth]; no Azure call
+    DESCRIBE_POOL_MACHINES = "describe_pool_machines"
+    # What Azure holds under a pool's tag (graph, then ARM GETs, describes): PoolLeftoversInput -> PoolLeftovers
+    FIND_POOL_LEFTOVERS = "find_pool_leftovers"
     # The shared memory of refused offerings (the `Offerings` workflow), asked and told by a machine's creation:
     ASK_OFFERINGS = "ask_offerings"  # models.offering_claims.ClaimRequest -> Claim (the offering to try now)
     REPORT_REFUSAL = "report_refusal"  # models.offerings_memory.RefusalReport (an outcome) -> Refusal | None

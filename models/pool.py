@@ -20,8 +20,8 @@ from models.pool_status import PoolMachine, PoolOperation, PoolStatus, RolloutPh
 from models.spec import MachineSpec, _Strict
 from models.validation import field_path, problem
 
-__all__ = ["PoolMachine", "PoolOperation", "PoolSpec", "PoolStatus", "PoolTemplate", "RolloutPhase", "Strategy",
-           "template_revision"]
+__all__ = ["POOL_SETTINGS", "PoolMachine", "PoolOperation", "PoolSpec", "PoolStatus", "PoolTemplate", "RolloutPhase",
+           "Strategy", "flat_settings", "setting_changes", "template_revision"]
 
 # A pool's name prefixes its machines' names (`<pool>-<5 chars>`), so it follows the machine name rule.
 POOL_SPEC_NAME = NameRule(
@@ -32,6 +32,8 @@ POOL_SPEC_NAME = NameRule(
 # Temporal's payload limit (models/pool_status.py keeps a machine's entry compact).
 MAX_REPLICAS = 1000
 _SET_BY_POOL = ("name", "pool")
+# A pool's settings besides its template and replicas: a running pool changes them with the set_settings update.
+POOL_SETTINGS = ("strategy", "max_replacements", "preserve_failed", "preserve_timeout", "min_ready")
 _TEMPLATE_PLACEHOLDER = "template"
 
 
@@ -157,3 +159,25 @@ class PoolSpec(_Strict):
         """A validated copy (the model is frozen): for scale and set_template. `context`: CHECK_BOUNDS when a
         change is new input (models/durations.py), None for what the pool holds already."""
         return PoolSpec.model_validate({**self.model_dump(mode="json"), **changes}, context=context)
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        """POOL_SETTINGS as the spec writes them (JSON): the pool's status shows them, `azmc apply` compares."""
+        return {key: value for key, value in self.model_dump(mode="json").items() if key in POOL_SETTINGS}
+
+
+def flat_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
+    """{"strategy.max_surge": 1, "max_replacements": 1, ...}: one level, as changes and views name them."""
+    flat: dict[str, Any] = {}
+    for key, value in settings.items():
+        if isinstance(value, Mapping):
+            flat.update({f"{key}.{inner}": item for inner, item in value.items()})
+        else:
+            flat[key] = value
+    return flat
+
+
+def setting_changes(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[str]:
+    """["max_replacements 1 -> 3", "strategy.max_surge 1 -> 2"]: each setting that differs, in `after`'s order."""
+    old, new = flat_settings(before), flat_settings(after)
+    return [f"{key} {old.get(key, '-')} -> {value}" for key, value in new.items() if old.get(key) != value]

@@ -2,6 +2,7 @@
 
 from datetime import datetime
 from enum import StrEnum
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -66,3 +67,12 @@ class PoolStatus(BaseModel):
     # A sentence: "rolling 3/5 to rev b7c1e, 1 surge machine creating".
     summary: str = ""
     runs: int = 1
+    # The pool's other settings as its spec writes them (strategy, max_replacements, preserve_failed,
+    # preserve_timeout, min_ready): what `azmc apply` compares a file with.
+    settings: dict[str, Any] = {}
+    # The last notices the pool did not act on, and why (a notice its machine's own workflow contradicts).
+    ignored_notices: list[PoolOperation] = []
+    # Once deleted: whether Azure was read by the pool's `azmc-pool` tag before it said none of its machines
+    # is left, and what tagged so remains that was not the pool's to delete (one line each).
+    azure_checked: bool = False
+    left_in_azure: list[str] = []

@@ -28,5 +28,8 @@ SCALE_UPDATE = "scale"  # {"replicas": int} -> PoolStatus
 SET_TEMPLATE_UPDATE = "set_template"  # {"template": PoolTemplate} -> PoolStatus (a new revision rolls out)
 PAUSE_UPDATE = "pause"  # pauses a rollout (healing goes on) -> PoolStatus
 RESUME_UPDATE = "resume"  # -> PoolStatus
+# {"strategy", "max_replacements", "preserve_failed", "preserve_timeout", "min_ready"}, any of them -> PoolStatus
+SET_SETTINGS_UPDATE = "set_settings"
 # A pool's machine tells its pool its phase (sent by the child MachineLifecycle to its parent).
-MACHINE_PHASE_SIGNAL = "machine_phase"  # {"name", "phase"}
+# A notice only: the pool acts once the machine's own workflow confirms it (workflows/pool_news.py).
+MACHINE_PHASE_SIGNAL = "machine_phase"  # {"name", "phase", "preserved"}

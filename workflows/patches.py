@@ -130,3 +130,13 @@ def patched(patch_id: str) -> bool:
 def fewer_upserts() -> bool:
     """The upserts the umbrellas spare (a run begun before the first upserts as it did)."""
     return any(workflow.patched(umbrella) for umbrella, _ in UMBRELLAS)
+
+
+# A pool acts on a machine's `machine_phase` notice only once the machine's own workflow confirms it
+# (describe_pool_machines, a local activity: describe and `status` query), and lists a notice it contradicts
+# as ignored: anyone may signal the pool. While deleting, it asks its machines again each POOL_RECHECK.
+POOL_CONFIRMS_NOTICES = "pool-confirms-machine-notices"
+
+# A pool's deletion ends with Azure read by the pool's tag (find_pool_leftovers: graph, then GETs): lost
+# machines of its own that run get `delete`, what its ended machines left is deleted, the rest is named.
+POOL_DELETION_READS_AZURE = "pool-deletion-reads-azure-by-tag"

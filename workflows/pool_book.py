@@ -12,7 +12,7 @@ with workflow.unsafe.imports_passed_through():
     from models.pool import PoolMachine, PoolOperation
     from models.status import Phase
 
-from workflows.pool_state import RECENT_POOL_OPERATIONS, PoolState
+from workflows.pool_state import ENDED_MACHINES_KEPT, IGNORED_NOTICES_KEPT, RECENT_POOL_OPERATIONS, PoolState
 
 _NAMES_SHOWN = 10  # an operation names at most this many machines: hundreds would bloat every status
 
@@ -53,6 +53,19 @@ class PoolBook:
         self.state.machines = [m for m in self.state.machines if m.name != name]
         if len(self.state.machines) != before:
             self.operation("delete", f"{name} {why}")
+
+    def ended(self, name: str, why: str) -> None:
+        """Forget a machine whose workflow ended without deleting it: what it left goes when the pool is deleted."""
+        if name not in self.state.ended:
+            self.state.ended = [*self.state.ended, name][-ENDED_MACHINES_KEPT:]
+        self.forget(name, why)
+
+    def ignore(self, description: str) -> None:
+        """A notice the pool did not act on: in its status (the last few) and its log."""
+        entry = PoolOperation(kind="ignored", description=description, at=workflow.now())
+        self.state.ignored = [*self.state.ignored, entry][-IGNORED_NOTICES_KEPT:]
+        workflow.logger.warning(self._prefix + f"ignored notice: {description}",
+                                extra={"azmc_pool": self.state.spec.name})
 
     def phase_notice(self, name: str, phase: Phase, now: datetime, preserved: bool = False) -> bool:
         """A machine's phase as it told us; True when it changed anything."""

@@ -1,23 +1,24 @@
 """Decoding a pool's start input and its updates' payloads: clear errors, never a stuck workflow task.
 
 The start input is taken as plain JSON (Any) and validated here, so a bad PoolSpec fails the workflow at
-once naming the field. Update payloads are checked in the updates' validators, so a bad `scale` or
-`set_template` is refused synchronously to its caller and never enters history.
+once naming the field. Update payloads are checked in the updates' validators, so a bad `scale`,
+`set_template` or `set_settings` is refused synchronously to its caller and never enters history. Numbers in
+update payloads are strict: `{"replicas": "5"}` is refused, not read as 5.
 """
 
 import json
 from collections.abc import Callable
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError
 from temporalio import workflow
 from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
-    from models.durations import CHECK_BOUNDS
+    from models.durations import CHECK_BOUNDS, Duration
     from models.errors import ErrorType
     from models.naming import pool_workflow_id
-    from models.pool import MAX_REPLICAS, PoolSpec, template_revision
+    from models.pool import MAX_REPLICAS, PoolSpec, setting_changes, template_revision
     from models.requests import DeleteRequest
     from models.validation import describe_validation_error
 
@@ -68,7 +69,17 @@ class _Request(BaseModel):
 
 
 class ScaleRequest(_Request):
-    replicas: int = Field(ge=0, le=MAX_REPLICAS)
+    replicas: StrictInt = Field(ge=0, le=MAX_REPLICAS)
+
+
+class SettingsRequest(_Request):
+    """Any of models.pool.POOL_SETTINGS; the pool's spec validates the result as a whole (bounds, strategy)."""
+
+    strategy: dict[str, StrictInt] | None = None
+    max_replacements: StrictInt | None = None
+    preserve_failed: StrictInt | None = None
+    preserve_timeout: Duration | None = None
+    min_ready: Duration | None = None
 
 
 class SetTemplateRequest(_Request):
@@ -112,6 +123,21 @@ def template_spec(state: PoolState, args: tuple[Any, ...], *, in_validator: bool
     if state.current_template is not None and spec.template == state.current_template:
         return spec, state.current_revision
     return spec, template_revision(request.template)
+
+
+def settings_spec(state: PoolState, args: tuple[Any, ...]) -> tuple[PoolSpec, list[str]]:
+    """The pool's spec with the settings sent, validated as a whole, and what changed ("min_ready 0s -> 1m")."""
+    try:
+        request = SettingsRequest.model_validate(_one(args, "set_settings"))
+        sent = {key: getattr(request, key) for key in request.model_fields_set}
+        if not sent:
+            raise ValueError("set_settings: expected at least one of " + ", ".join(SettingsRequest.model_fields))
+        if "strategy" in sent:  # the keys sent, over the pool's own: {"max_surge": 3} keeps max_unavailable
+            sent["strategy"] = {**state.spec.settings["strategy"], **sent["strategy"]}
+        spec = state.spec.with_changes(CHECK_BOUNDS, **sent)  # a new update: its bounds always apply
+    except ValidationError as err:
+        raise ValueError(describe_validation_error(err, "set_settings request")) from None
+    return spec, setting_changes(state.spec.settings, spec.settings)
 
 
 def delete_request(args: tuple[Any, ...]) -> DeleteRequest:

@@ -4,7 +4,8 @@ Push, not poll: the pool hears of a phase change when it happens, at one signal 
 pool's size (polling hundreds of children would cost queries or reads all the time). Only a machine
 started by a pool (a child workflow of `pool/...`) sends; standalone machines add nothing to their history.
 The signal goes to the pool's workflow id without a run id, so it reaches the pool's current run after
-the pool continued as new.
+the pool continued as new. Anyone may send the same signal, so the pool takes it as a notice and acts once the
+machine's workflow confirms it (pool_news.py).
 """
 
 import asyncio

@@ -13,10 +13,22 @@ from temporalio import workflow
 with workflow.unsafe.imports_passed_through():
     from models.pool import PoolMachine, PoolOperation, PoolSpec, PoolTemplate
     from models.requests import DeleteRequest
+    from models.status import Phase
 
 # Marks a continue-as-new input, so it is never mistaken for (or validated as) a fresh PoolSpec.
 POOL_STATE_KIND = "azmc.machine-pool.state/v1"
 RECENT_POOL_OPERATIONS = 20
+IGNORED_NOTICES_KEPT = 10
+# Machines that ended without deleting themselves, kept for the pool's deletion to read by name; the oldest
+# beyond this are left to the graph alone (long indexed by then).
+ENDED_MACHINES_KEPT = 200
+
+
+class Heard(BaseModel):
+    """What a notice said of a machine, until the machine's workflow is asked (pool_news.py)."""
+
+    phase: Phase
+    preserved: bool = False
 
 
 class PoolState(BaseModel):
@@ -40,6 +52,16 @@ class PoolState(BaseModel):
     operations: list[PoolOperation] = []
     runs: int = 1
     history_limit: int = 0
+    # Machines to ask, each with the distinct notices that named it since (none: the pool asks on its own);
+    # carried, so continue-as-new loses none.
+    heard: dict[str, list[Heard]] = {}
+    # Notices the pool did not act on (pool_news.py), the last IGNORED_NOTICES_KEPT.
+    ignored: list[PoolOperation] = []
+    # Its machines whose workflow ended without saying Deleted (terminated, ...): what they left in Azure
+    # goes when the pool is deleted (pool_leftovers.py).
+    ended: list[str] = []
+    azure_checked: bool = False
+    left_in_azure: list[str] = []
 
     def machine(self, name: str) -> PoolMachine | None:
         return next((m for m in self.machines if m.name == name), None)

@@ -57,7 +57,8 @@ def build_status(state: PoolState, now: datetime, held: str = "") -> PoolStatus:
         available=sum(1 for m in alive if available(m, now, spec.min_ready)),
         current_revision=state.current_revision, target_revision=target, paused=state.paused,
         replacements_held=held, machines=list(state.machines), recent_operations=list(state.operations),
-        runs=state.runs)
+        runs=state.runs, settings=spec.settings, ignored_notices=list(state.ignored),
+        azure_checked=state.azure_checked, left_in_azure=list(state.left_in_azure))
     status.rollout_message = _rollout_message(state, status)
     status.summary = summary(state, status, now)
     return status
@@ -82,7 +83,9 @@ def summary(state: PoolState, status: PoolStatus, now: datetime) -> str:
     new_available = sum(1 for m in alive if m.revision == target and available(m, now, min_ready))
     creating = sum(1 for m in alive if m.phase in _CREATING)
     deleting = sum(1 for m in state.machines if m.deleting)
-    if status.phase == RolloutPhase.DELETING:
+    if status.phase == RolloutPhase.DELETING and not state.machines:
+        text = "deleting: reading Azure by the pool's tag for anything left"
+    elif status.phase == RolloutPhase.DELETING:
         text = f"deleting: {_plural(len(state.machines), 'machine')} left"
     elif status.phase in (RolloutPhase.ROLLING, RolloutPhase.PAUSED, RolloutPhase.STUCK):
         verb = {RolloutPhase.ROLLING: "rolling", RolloutPhase.PAUSED: "paused rolling",

@@ -1,6 +1,7 @@
 """`azmc apply -f pool.yaml` and `azmc pool get|describe|scale|delete` on a real Temporal dev server, emulator
 and `azmc worker` process: the README's commands as written, what the pool's validator refuses, and the demo."""
 
+import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,6 +14,7 @@ from cli.commands import app
 from models.naming import POOL_TAG
 from tests.e2e.readme import commands
 from tests.e2e.stack import CODEC_KEYS, ROOT, Stack, running_stack, wait_until
+from tests.e2e.test_readme import _run
 
 EXAMPLE = yaml.safe_load((Path(__file__).parents[2] / "examples" / "pool.yaml").read_text())
 
@@ -121,3 +123,63 @@ async def test_the_pool_demo_heals_its_failed_creation_and_leaves_nothing(stack:
     assert any(line.startswith("pool: roll: rev ") and "rolled out" in line for line in printed)
     assert any(f"{result.hit[0]}" in line and "CrashLoopBackOff" in line for line in printed)
     assert len(result.phases) == 6 and result.leftovers == []  # 3 old, 3 new machines; all gone
+
+
+def _tagged(stack: Stack, pool: str, kind: str = "") -> list[str]:
+    return sorted(r["name"] for r in stack.emulator.control.resources()
+                  if (r.get("tags") or {}).get(POOL_TAG) == pool and r["type"].endswith(kind))
+
+
+def _described(stack: Stack, name: str) -> dict:
+    described = azmc(stack, "pool", "describe", name, "--json")
+    assert described.exit_code == 0, described.output
+    return json.loads(described.stdout)
+
+
+def test_a_pool_believes_only_its_machines_and_azure(stack: Stack, tmp_path: Path) -> None:
+    """Issue 30's case as an operator meets it: a `machine_phase` notice sent with the `temporal` CLI changes
+    nothing, and a machine whose workflow is terminated is replaced; `azmc pool delete --wait` then says none
+    of the pool's machines is left only once Azure, read by the pool's tag, has none."""
+    assert _apply(stack, tmp_path, name="db", replicas=2, min_ready="0s").exit_code == 0
+    wait_until(lambda: " 2/2/2/2 " in _row(stack, name="db"), 90, "2 machines Running")
+    first, second = sorted(m["name"] for m in _described(stack, "db")["machines"])
+
+    _run(["temporal", "workflow", "signal", "-w", "pool/azmc-demo/db", "--name", "machine_phase",
+          "--input", json.dumps({"name": first, "phase": "Deleted"})], stack)
+    def settled(status: dict) -> bool:  # the notice is listed as ignored, or (the bug) the pool acted on it
+        return bool(status.get("ignored_notices")) or sorted(m["name"] for m in status["machines"]) != [first, second]
+
+    wait_until(lambda: settled(_described(stack, "db")), 30, "the notice to be ignored")
+    status = _described(stack, "db")
+    assert sorted(m["name"] for m in status["machines"]) == [first, second]
+    ignored = [entry["description"] for entry in status["ignored_notices"]]
+    assert any(f"{first} said Deleted: its workflow runs, Running" in entry for entry in ignored), ignored
+    assert _tagged(stack, "db", "virtualMachines") == [first, second]  # no replacement was made
+    assert "Ignored notices" in azmc(stack, "pool", "describe", "db").stdout
+
+    _run(["temporal", "workflow", "terminate", "-w", f"machine/azmc-demo/{second}", "--reason", "by hand"], stack)
+    wait_until(lambda: second not in {m["name"] for m in _described(stack, "db")["machines"]}
+               and " 2/2/2/2 " in _row(stack, name="db"), 90, "the terminated machine to be replaced")
+    assert second in _tagged(stack, "db", "virtualMachines")  # nobody deleted what it made
+
+    deleted = azmc(stack, "pool", "delete", "db", "--wait")
+    assert deleted.exit_code == 0, deleted.output
+    assert "pool/azmc-demo/db deleted: none of its machines is left in Azure" in deleted.stdout
+    assert _tagged(stack, "db") == []
+
+
+def test_apply_changes_every_setting_of_a_running_pool(stack: Stack, tmp_path: Path) -> None:
+    assert _apply(stack, tmp_path, name="api", replicas=1).exit_code == 0
+    changed = _apply(stack, tmp_path, name="api", replicas=1, max_replacements=3, preserve_failed=1,
+                     preserve_timeout="2h", min_ready="1m", strategy={"max_surge": 2, "max_unavailable": 0})
+    assert changed.exit_code == 0, changed.output
+    assert ("changed: strategy.max_surge 1 -> 2, max_replacements 1 -> 3, preserve_failed 0 -> 1, "
+            "preserve_timeout 96h -> 2h, min_ready 30s -> 1m") in changed.stdout, changed.stdout
+    again = _apply(stack, tmp_path, name="api", replicas=1, max_replacements=3, preserve_failed=1,
+                   preserve_timeout="2h", min_ready="1m", strategy={"max_surge": 2, "max_unavailable": 0})
+    assert "pool azmc-demo/api unchanged" in again.stdout, again.stdout
+    assert _described(stack, "api")["settings"] == {
+        "strategy": {"max_surge": 2, "max_unavailable": 0}, "max_replacements": 3, "preserve_failed": 1,
+        "preserve_timeout": "2h", "min_ready": "1m"}
+    assert "max_replacements 3" in azmc(stack, "pool", "describe", "api").stdout
+    assert azmc(stack, "pool", "delete", "api", "--wait").exit_code == 0

@@ -13,7 +13,7 @@ from models.pool import PoolStatus
 from tests.workflows.helpers import RESOURCE_GROUP
 from tests.workflows.pools import pool_dict, pool_status, settled, start_pool, template_dict, wait_pool
 from tests.workflows.stack import Stack
-from workflows.api import POOL_WORKFLOW_TYPE, SCALE_UPDATE, SET_TEMPLATE_UPDATE
+from workflows.api import POOL_WORKFLOW_TYPE, SCALE_UPDATE, SET_SETTINGS_UPDATE, SET_TEMPLATE_UPDATE
 
 
 async def _refusal(handle: Any, update: str, *args: Any) -> str:
@@ -31,6 +31,18 @@ async def test_bad_updates_are_refused_with_clear_errors(stack: Stack) -> None:
     assert "replicas: Input should be greater than or equal to 0" in await _refusal(
         handle, SCALE_UPDATE, {"replicas": -1})
     assert "replicas: Input should be a valid integer" in await _refusal(handle, SCALE_UPDATE, {"replicas": "many"})
+    # Strict types: the number the update documents, never a string that looks like one.
+    assert "replicas: Input should be a valid integer" in await _refusal(handle, SCALE_UPDATE, {"replicas": "5"})
+    assert "replicas: Input should be a valid integer" in await _refusal(handle, SCALE_UPDATE, {"replicas": True})
+    assert "max_replacements: Input should be a valid integer" in await _refusal(
+        handle, SET_SETTINGS_UPDATE, {"max_replacements": "3"})
+    assert "strategy.max_surge: Input should be a valid integer" in await _refusal(
+        handle, SET_SETTINGS_UPDATE, {"strategy": {"max_surge": "2"}})
+    assert "max_surge and max_unavailable cannot both be 0" in await _refusal(
+        handle, SET_SETTINGS_UPDATE, {"strategy": {"max_surge": 0}})
+    assert "replicas: unknown field" in await _refusal(handle, SET_SETTINGS_UPDATE, {"replicas": 3})
+    assert "expected at least one of strategy" in await _refusal(handle, SET_SETTINGS_UPDATE, {})
+    assert "min_ready: must not be negative" in await _refusal(handle, SET_SETTINGS_UPDATE, {"min_ready": -1})
     assert "count: unknown field" in await _refusal(handle, SCALE_UPDATE, {"replicas": 1, "count": 2})
     assert "replicas: Input should be less than or equal to 1000" in await _refusal(
         handle, SCALE_UPDATE, {"replicas": 5000})
@@ -51,6 +63,25 @@ async def test_bad_updates_are_refused_with_clear_errors(stack: Stack) -> None:
     # A deleted pool accepts no more updates (it completed).
     with pytest.raises(Exception):  # noqa: B017 - completed workflows refuse updates with an RPC error
         await handle.execute_update(SCALE_UPDATE, {"replicas": 2}, result_type=PoolStatus)
+
+
+async def test_set_settings_changes_every_setting_but_template_and_replicas(stack: Stack) -> None:
+    env, subnet = stack.env, stack.emulator.subnet_id
+    handle = await start_pool(env.client, stack.task_queue, pool_dict(subnet, 1))
+    before = await wait_pool(env, handle, settled(1))
+    assert before.settings == {"strategy": {"max_surge": 1, "max_unavailable": 0}, "max_replacements": 1,
+                               "preserve_failed": 0, "preserve_timeout": "96h", "min_ready": "0s"}
+    after: PoolStatus = await handle.execute_update(
+        SET_SETTINGS_UPDATE, {"strategy": {"max_surge": 3}, "max_replacements": 4, "preserve_failed": 2,
+                              "preserve_timeout": "2h", "min_ready": "90s"}, result_type=PoolStatus)
+    assert after.settings == {"strategy": {"max_surge": 3, "max_unavailable": 0}, "max_replacements": 4,
+                              "preserve_failed": 2, "preserve_timeout": "2h", "min_ready": "90s"}
+    (said,) = [op.description for op in after.recent_operations if op.kind == "settings"]
+    assert said == ("strategy.max_surge 1 -> 3, max_replacements 1 -> 4, preserve_failed 0 -> 2, "
+                    "preserve_timeout 96h -> 2h, min_ready 0s -> 90s"), said
+    assert (after.replicas, after.target_revision) == (before.replicas, before.target_revision)
+    await handle.signal("delete")
+    await handle.result()
 
 
 async def test_bad_start_input_fails_the_pool_at_once(stack: Stack) -> None:

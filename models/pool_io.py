@@ -1,0 +1,72 @@
+"""What a pool asks about its machines, and the answers: the activities a pool calls (activities/pool_truth.py,
+activities/pool_leftovers.py).
+
+A pool believes what a machine's own workflow says (describe and query, strongly consistent) and what Azure
+holds under its `azmc-pool` tag, never a notice alone: anyone who can signal the pool can send a notice.
+"""
+
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict
+
+from models.status import Phase
+from models.sweep import OrphanMachine
+
+
+class _Io(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+
+class ChildState(StrEnum):
+    OPEN = "open"  # the pool's machine's workflow runs, in `phase` (`preserved` only when its status was queried)
+    DELETED = "deleted"  # it completed: a machine's workflow completes once its machine is deleted
+    ENDED = "ended"  # it ended otherwise (terminated, failed, timed out): what it made may be left in Azure
+    ABSENT = "absent"  # Temporal knows no workflow of that id (never started, or removed by retention)
+    FOREIGN = "foreign"  # a workflow of that id runs, but another workflow (or nobody) started it
+
+
+class MachinesOfPool(_Io):
+    """Machines (names) a pool asks about, in its resource group."""
+
+    pool_workflow_id: str
+    resource_group: str
+    names: list[str]
+    # Ask each running one its `status` (phase and preserved) instead of reading its AzmcPhase: needs a worker.
+    query_status: bool = False
+
+
+class MachineTruth(_Io):
+    name: str
+    state: ChildState
+    phase: Phase | None = None  # None: its AzmcPhase is not a phase
+    preserved: bool | None = None  # None: not asked (only its status query says)
+    detail: str = ""
+
+
+class PoolLeftoversInput(_Io):
+    pool_workflow_id: str
+    resource_group: str
+    pool: str
+    # Machines whose workflow ended without saying Deleted: read by name too, as the graph may not show them yet.
+    ended: list[OrphanMachine] = []
+
+
+class PoolLeftovers(_Io):
+    """What Azure holds under the pool's tag, confirmed by direct reads, sorted by what the pool does with it."""
+
+    # The pool's own machines whose workflows run but that it does not know (it lost them): sent `delete`.
+    open_machines: list[str] = []
+    # What the pool's own closed machines left, each resource read just now: deleted by the pool, no grace.
+    closed_machines: list[OrphanMachine] = []
+    # Tagged with the pool but not its to delete (another workflow's machine, tagged by older azmc):
+    # one line each, said when the pool is deleted.
+    others: list[str] = []
+    graph_rows: int = 0
+    arm_requests: int = 0
+
+
+def resources_of(found: OrphanMachine) -> str:
+    """"web-x1y2z (VM web-x1y2z, NIC web-x1y2z-nic, disk web-x1y2z-os-disk)"."""
+    names = ([f"VM {found.vm}"] if found.vm else []) + [f"NIC {n}" for n in found.nics] + \
+        [f"disk {d}" for d in found.disks]
+    return f"{found.name} ({', '.join(names)})"
