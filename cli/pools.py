@@ -14,7 +14,7 @@ from temporalio.exceptions import WorkflowAlreadyStartedError
 from cli.machines import ID_CONFLICT_POLICY, ID_REUSE_POLICY, MachineError, checked
 from models.arm_names import POOL_NAME, RESOURCE_GROUP_NAME
 from models.naming import POOL_WORKFLOW_ID_PREFIX, pool_workflow_id
-from models.pool import POOL_SPEC_NAME, PoolSpec, PoolStatus, setting_changes
+from models.pool import PoolSpec, PoolStatus, setting_changes
 from workflows.api import (
     DELETE_SIGNAL,
     POOL_WORKFLOW_TYPE,
