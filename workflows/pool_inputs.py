@@ -128,8 +128,9 @@ def template_spec(state: PoolState, args: tuple[Any, ...], *, in_validator: bool
 def settings_spec(state: PoolState, args: tuple[Any, ...]) -> tuple[PoolSpec, list[str]]:
     """The pool's spec with the settings sent, validated as a whole, and what changed ("min_ready 0s -> 1m")."""
     try:
-        request = SettingsRequest.model_validate(_one(args, "set_settings"))
-        sent = {key: getattr(request, key) for key in request.model_fields_set}
+        raw = _one(args, "set_settings")
+        request = SettingsRequest.model_validate(raw)
+        sent = {key: raw[key] for key in request.model_fields_set}  # as written: errors quote what was sent
         if not sent:
             raise ValueError("set_settings: expected at least one of " + ", ".join(SettingsRequest.model_fields))
         if "strategy" in sent:  # the keys sent, over the pool's own: {"max_surge": 3} keeps max_unavailable

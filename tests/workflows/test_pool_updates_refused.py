@@ -42,7 +42,7 @@ async def test_bad_updates_are_refused_with_clear_errors(stack: Stack) -> None:
         handle, SET_SETTINGS_UPDATE, {"strategy": {"max_surge": 0}})
     assert "replicas: unknown field" in await _refusal(handle, SET_SETTINGS_UPDATE, {"replicas": 3})
     assert "expected at least one of strategy" in await _refusal(handle, SET_SETTINGS_UPDATE, {})
-    assert "min_ready: must not be negative" in await _refusal(handle, SET_SETTINGS_UPDATE, {"min_ready": -1})
+    assert "min_ready: -1 is below the minimum" in await _refusal(handle, SET_SETTINGS_UPDATE, {"min_ready": -1})
     assert "count: unknown field" in await _refusal(handle, SCALE_UPDATE, {"replicas": 1, "count": 2})
     assert "replicas: Input should be less than or equal to 1000" in await _refusal(
         handle, SCALE_UPDATE, {"replicas": 5000})
