@@ -29,7 +29,7 @@ async def test_a_private_memory_is_seen_only_by_its_machine_and_a_shared_one_by_
 
         async def claimed(shared: bool, machine: str) -> str:
             """The zone the memory gives the machine to try now."""
-            ask, _ = offerings_memory.activities(shared)
+            ask, *_ = offerings_memory.activities(shared)
             request = ClaimRequest(subscription=SUBSCRIPTION, location=LOCATION, offerings=ZONES,
                                    machine=f"rg/{machine}")
             claim: Claim = await as_machine(machine).run(ask, request)
@@ -37,7 +37,7 @@ async def test_a_private_memory_is_seen_only_by_its_machine_and_a_shared_one_by_
             return claim.offering.zone
 
         async def refused(shared: bool, machine: str) -> None:
-            _, tell = offerings_memory.activities(shared)
+            _, tell, *_ = offerings_memory.activities(shared)
             report = RefusalReport(offering=ZONES[0], code="ZonalAllocationFailed", machine=f"rg/{machine}")
             assert await as_machine(machine).run(tell, report) is not None
 
