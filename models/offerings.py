@@ -1,7 +1,7 @@
 """Offerings: a size in a zone at a priority, in a location and subscription - what Azure can refuse for capacity.
 
 A machine's acceptable offerings (`offerings_of`) are tried in order; the shared memory (the `Offerings`
-workflow, workflows/offerings.py) holds `Refusal`s, each marking offerings unavailable until it expires
+workflow, workflows/offerings/workflow.py) holds `Refusal`s, each marking offerings unavailable until it expires
 (how long and how wide: models/refusals.py). Pure: safe in the workflow sandbox.
 """
 

@@ -1,6 +1,6 @@
 """What differs between a running machine's spec and a new one, and which differences it can take in place.
 
-`update_spec` (workflows/spec_update.py) applies tag, pool and timeout changes to the running machine;
+`update_spec` (workflows/machine/spec_update.py) applies tag, pool and timeout changes to the running machine;
 any other change needs a new VM (Azure cannot change a VM's image, subnet, zone, admin user or key in
 place, and azmc does not resize or re-disk a running VM), so it is refused with the fields named.
 Pure: the workflow and the CLI use the same rules.

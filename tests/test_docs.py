@@ -95,7 +95,7 @@ def test_the_checker_catches_wrong_names() -> None:
     wrong = ("`models.errors.NoSuchType` `workflows/no_such_flow.py` `activities/gone/` "
              "`no_such_helper_anywhere` `AzureCalls.no_such_method` `azmc-no-such-tag`")
     assert len(doc_problems(wrong)) == 6
-    assert doc_problems("`models.errors.ErrorType` `workflows/saga.py` `AzureCalls.settle` `azmc-owner`") == []
+    assert doc_problems("`models.errors.ErrorType` `workflows/machine/saga.py` `AzureCalls.settle` `azmc-owner`") == []
 
 
 def test_the_flows_have_one_mermaid_diagram(doc: str) -> None:

@@ -29,17 +29,23 @@ def workflow_modules() -> set[str]:
 
 
 def all_workflow_modules() -> list[str]:
-    """Every module of the workflows package, imported (once, outside any sandbox)."""
-    names = [f"{workflows.__name__}.{info.name}" for info in pkgutil.iter_modules(workflows.__path__)]
+    """Every module of the workflows package and its flows' folders, imported (once, outside any sandbox)."""
+    names = [info.name for info in pkgutil.walk_packages(workflows.__path__, f"{workflows.__name__}.")]
     for name in names:
         importlib.import_module(name)
     return sorted(names)
 
 
 def passthrough_helpers() -> list[str]:
-    """Every module of the workflows package but the package itself and the workflow definitions."""
+    """Every module of the workflows package but the packages and the workflow definitions.
+
+    A package passed through takes every module under it along (the sandbox matches a name's parents too),
+    so the flows' folders (workflows.machine, ...) stay sandboxed and only their helper modules pass.
+    """
     keep_sandboxed = workflow_modules()
-    return [name for name in all_workflow_modules() if name not in keep_sandboxed]
+    packages = {info.name for info in pkgutil.walk_packages(workflows.__path__, f"{workflows.__name__}.")
+                if info.ispkg}
+    return [name for name in all_workflow_modules() if name not in keep_sandboxed | packages]
 
 
 def workflow_runner(sandboxed: bool = False) -> WorkflowRunner:

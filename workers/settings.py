@@ -90,7 +90,7 @@ class Settings(BaseSettings):
     orphan_grace: Annotated[timedelta, Bounded("orphan_grace", always=True)] = DEFAULT_ORPHAN_GRACE
     max_orphan_deletions: int = Field(DEFAULT_MAX_ORPHAN_DELETIONS, ge=0)
 
-    # Capacity fallback: machines share one memory of the offerings Azure refused (workflows/offerings.py).
+    # Capacity fallback: machines share one memory of the offerings Azure refused (workflows/offerings/workflow.py).
     # False gives each machine its own, learning only from its own refusals: the baseline of
     # bench/capacity_fallback.py, not a production setting.
     shared_offerings: bool = True

@@ -9,7 +9,7 @@ DELETE_SIGNAL = "delete"  # {"reason", "force"}, {} or nothing (a pool: {"reason
 RECONCILE_SIGNAL = "reconcile"  # "try now": cut a wait short
 UPDATE_SPEC = "update_spec"  # a new MachineSpec -> SpecUpdate
 
-# The shared memory of refused offerings (workflows/offerings.py): one workflow per subscription and location,
+# The shared memory of refused offerings (workflows/offerings/workflow.py): one workflow per subscription and location,
 # id models.offerings_memory.offerings_workflow_id(subscription, location).
 OFFERINGS_WORKFLOW_TYPE = "Offerings"
 OFFERINGS_AVAILABLE_QUERY = "available"  # OfferingsQuestion -> Availability
@@ -22,7 +22,7 @@ OFFERINGS_CLAIM_UPDATE = "claim"  # ClaimRequest -> Claim: the offering a machin
 
 PRESERVE_SIGNAL = "preserve"  # {"reason"} or nothing: deallocate the VM, keep everything, stop healing until `delete`
 
-# MachinePool (workflows/pool.py), id pool/<resource_group>/<name>; it reuses STATUS_QUERY and DELETE_SIGNAL.
+# MachinePool (workflows/pool/workflow.py), id pool/<resource_group>/<name>; it reuses STATUS_QUERY and DELETE_SIGNAL.
 POOL_WORKFLOW_TYPE = "MachinePool"
 SCALE_UPDATE = "scale"  # {"replicas": int} -> PoolStatus
 SET_TEMPLATE_UPDATE = "set_template"  # {"template": PoolTemplate} -> PoolStatus (a new revision rolls out)
@@ -31,5 +31,5 @@ RESUME_UPDATE = "resume"  # -> PoolStatus
 # {"strategy", "max_replacements", "preserve_failed", "preserve_timeout", "min_ready"}, any of them -> PoolStatus
 SET_SETTINGS_UPDATE = "set_settings"
 # A pool's machine tells its pool its phase (sent by the child MachineLifecycle to its parent).
-# A notice only: the pool acts once the machine's own workflow confirms it (workflows/pool_news.py).
+# A notice only: the pool acts once the machine's own workflow confirms it (workflows/pool/news.py).
 MACHINE_PHASE_SIGNAL = "machine_phase"  # {"name", "phase", "preserved"}

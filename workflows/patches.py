@@ -52,7 +52,7 @@ SPOT_EVICTION_FALLBACK = "spot-eviction-falls-back-to-regular"
 PRESERVE_MACHINE = "preserve-machine"
 
 # A machine started by a pool (its parent is `pool/...`) signals its pool each phase it enters
-# (pool_notice.py). Only children send, so standalone machines' histories are unchanged.
+# (workflows/machine/pool_notice.py). Only children send, so standalone machines' histories are unchanged.
 TELL_POOL_PHASE = "tell-pool-phase"
 
 # Every patch above at once, and the search-attribute upserts a run can spare (Machine.announce, and a

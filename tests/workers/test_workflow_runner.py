@@ -30,10 +30,13 @@ def test_workflows_run_unsandboxed_unless_the_sandbox_is_asked_for(monkeypatch: 
 
 def test_sandboxed_the_workflow_definitions_stay_checked_and_helpers_pass_through():
     helpers = passthrough_helpers()
-    assert {"workflows.lifecycle", "workflows.fleet_sweep"} <= workflow_modules()
+    assert {"workflows.machine.workflow", "workflows.sweep.workflow"} <= workflow_modules()
     assert not workflow_modules() & set(helpers)
-    assert "workflows" not in helpers  # the package would take its workflow modules through with it
-    assert {"workflows.creation", "workflows.deletion", "workflows.state", "workflows.machine"} <= set(helpers)
+    # A package would take its workflow modules through with it.
+    packages = {"workflows", "workflows.machine", "workflows.pool", "workflows.offerings", "workflows.sweep"}
+    assert not packages & set(helpers)
+    assert {"workflows.machine.creation", "workflows.machine.deletion", "workflows.machine.state",
+            "workflows.machine.bookkeeping", "workflows.pool.plan"} <= set(helpers)
 
 
 def test_no_workflow_module_holds_mutable_state():

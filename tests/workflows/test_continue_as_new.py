@@ -15,7 +15,7 @@ from tests.workflows.helpers import (
     wait_for,
 )
 from tests.workflows.stack import Stack
-from workflows.lifecycle import HISTORY_LIMIT_MEMO
+from workflows.continuation import HISTORY_LIMIT_MEMO
 from workflows.policies import MIN_HISTORY_LIMIT
 
 

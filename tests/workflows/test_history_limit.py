@@ -9,7 +9,7 @@ from temporalio.client import WorkflowHandle
 from models.status import MachineStatus, Phase
 from tests.workflows.helpers import in_phase, record_history, spec_dict, start_machine, wait_for
 from tests.workflows.stack import Stack
-from workflows.lifecycle import HISTORY_LIMIT_MEMO
+from workflows.continuation import HISTORY_LIMIT_MEMO
 from workflows.policies import DEFAULT_HISTORY_LIMIT, MIN_HISTORY_LIMIT
 
 

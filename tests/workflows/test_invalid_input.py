@@ -16,7 +16,7 @@ from models.status import MachineStatus, Phase
 from tests.workflows.helpers import in_phase, record_history, spec_dict, start_machine, wait_for
 from tests.workflows.stack import Stack
 from workflows.api import WORKFLOW_TYPE
-from workflows.state import CARRIED_STATE_KIND, LifecycleState
+from workflows.machine.state import CARRIED_STATE_KIND, LifecycleState
 
 _DUPLICATE_LUN = spec_dict(data_disks=[{"lun": 1, "size_gb": 8}, {"lun": 1, "size_gb": 16}])
 _CASES: list[tuple[str, Any, str]] = [

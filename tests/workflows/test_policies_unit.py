@@ -7,9 +7,9 @@ from models.inventory import DataDiskRef, Inventory
 from models.spec import MachineSpec
 from models.status import Stage, StalledStep
 from tests.workflows.helpers import spec_dict
-from workflows.machine import render_details
+from workflows.machine.details import render_details
+from workflows.machine.state import LifecycleState
 from workflows.policies import cleanup_backoff, creation_backoff
-from workflows.state import LifecycleState
 
 
 def test_creation_backoff_doubles_from_5s_to_3m() -> None:

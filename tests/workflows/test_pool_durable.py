@@ -22,9 +22,9 @@ from tests.workflows.stack import Stack
 from workers.worker import offerings_worker
 from workflows import ALL_WORKFLOWS
 from workflows.api import SET_TEMPLATE_UPDATE
-from workflows.inputs import HISTORY_LIMIT_MEMO
+from workflows.continuation import HISTORY_LIMIT_MEMO
 from workflows.policies import MIN_HISTORY_LIMIT
-from workflows.pool_state import PoolState
+from workflows.pool.state import PoolState
 
 
 @asynccontextmanager

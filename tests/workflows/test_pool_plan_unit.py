@@ -1,4 +1,4 @@
-"""The pool's pure decisions (workflows/pool_plan.py): scale-down order, rolling bounds, min_ready, stuck,
+"""The pool's pure decisions (workflows/pool/plan.py): scale-down order, rolling bounds, min_ready, stuck,
 the meltdown guard and preservation; and that 500 machines fit far below Temporal's payload limit."""
 
 from datetime import UTC, datetime, timedelta
@@ -8,10 +8,10 @@ from models.pool import PoolMachine, PoolSpec
 from models.status import Phase
 from tests.workflows.helpers import SUBNET_ID
 from tests.workflows.pools import pool_dict
-from workflows.pool_plan import plan, scale_down_order
-from workflows.pool_state import PoolState
-from workflows.pool_view import build_status
-from workflows.pool_zones import spread_zones
+from workflows.pool.plan import plan, scale_down_order
+from workflows.pool.state import PoolState
+from workflows.pool.view import build_status
+from workflows.pool.zones import spread_zones
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 SUBNET = SUBNET_ID

@@ -9,7 +9,7 @@ from tests.workflows.data_disks import descriptions, unique_id, vm
 from tests.workflows.helpers import in_phase, record_history, spec_dict, start_machine, wait_for
 from tests.workflows.stack import Stack
 from workflows.api import PRESERVE_SIGNAL
-from workflows.lifecycle import HISTORY_LIMIT_MEMO
+from workflows.continuation import HISTORY_LIMIT_MEMO
 from workflows.policies import MIN_HISTORY_LIMIT
 
 

@@ -30,10 +30,10 @@ class LifecycleState(BaseModel):
     # A `reconcile` signal that has not been acted on yet.
     reconcile_requested: bool = False
     # An operator's reconcile of a Failed machine: its next attempt tries the first offering, whatever the
-    # shared memory of refused offerings says (workflows/fallback.py).
+    # shared memory of refused offerings says (workflows/machine/fallback.py).
     ignore_refusals_once: bool = False
     # The shared memory may hold a probe of this machine (a claim sent, or an unproven offering claimed, and
-    # no outcome told yet): a machine that stops releases it (workflows/fallback.py, release_probes).
+    # no outcome told yet): a machine that stops releases it (workflows/machine/fallback.py, release_probes).
     may_hold_probe: bool = False
     # History length that triggers continue-as-new (besides the server's suggestion).
     history_limit: int = 0

@@ -12,7 +12,7 @@ with workflow.unsafe.imports_passed_through():
     from models.pool import PoolMachine, PoolOperation
     from models.status import Phase
 
-from workflows.pool_state import ENDED_MACHINES_KEPT, IGNORED_NOTICES_KEPT, RECENT_POOL_OPERATIONS, PoolState
+from workflows.pool.state import ENDED_MACHINES_KEPT, IGNORED_NOTICES_KEPT, RECENT_POOL_OPERATIONS, PoolState
 
 _NAMES_SHOWN = 10  # an operation names at most this many machines: hundreds would bloat every status
 

@@ -22,27 +22,26 @@ with workflow.unsafe.imports_passed_through():
     from models.spec_changes import SpecUpdate
     from models.status import MachineStatus, OperationState, Phase, Stage
 
-from workflows import fallback, patches
+from workflows import patches
 from workflows.api import DELETE_SIGNAL, PRESERVE_SIGNAL, RECONCILE_SIGNAL, STATUS_QUERY, UPDATE_SPEC
 from workflows.azure_calls import AzureCalls
-from workflows.continuation import ContinueAsNewNeeded, history_is_long
-from workflows.creation import Wake, create_machine
-from workflows.deletion import remove_everything
-from workflows.health import check_health, next_check_in
-from workflows.inputs import (
-    HISTORY_LIMIT_MEMO,
+from workflows.continuation import (
+    ContinueAsNewNeeded,
     bounded_history_limit,
-    check_workflow_id,
-    check_workflow_type,
-    decode_input,
+    history_is_long,
     history_limit_from_memo,
 )
-from workflows.machine import Machine
-from workflows.preservation import preserve_machine, refuse_reconcile
-from workflows.spec_update import apply_pending_tags, apply_update, decode_update, validate
-from workflows.state import LifecycleState
+from workflows.machine import fallback
+from workflows.machine.bookkeeping import Machine
+from workflows.machine.creation import Wake, create_machine
+from workflows.machine.deletion import remove_everything
+from workflows.machine.health import check_health, next_check_in
+from workflows.machine.inputs import check_workflow_id, check_workflow_type, decode_input
+from workflows.machine.preservation import preserve_machine, refuse_reconcile
+from workflows.machine.spec_update import apply_pending_tags, apply_update, decode_update, validate
+from workflows.machine.state import LifecycleState
 
-__all__ = ["HISTORY_LIMIT_MEMO", "MachineLifecycle"]
+__all__ = ["MachineLifecycle"]
 
 
 # Dynamic: the SDK hands `run` every input as a RawValue whatever their number (and whatever the

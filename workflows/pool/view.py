@@ -13,8 +13,8 @@ with workflow.unsafe.imports_passed_through():
     from models.pool import PoolStatus, RolloutPhase
     from models.status import Phase
 
-from workflows.pool_plan import available, counted
-from workflows.pool_state import PoolState
+from workflows.pool.plan import available, counted
+from workflows.pool.state import PoolState
 from workflows.search_attributes import (
     AZMC_POOL,
     AZMC_POOL_AVAILABLE,

@@ -1,6 +1,6 @@
 """What a pool does next: pure decisions from its machines, its spec and the time (no Temporal calls).
 
-The pool's loop asks `plan` after every change and carries out the answer (pool_children.py); tests pin
+The pool's loop asks `plan` after every change and carries out the answer (children.py); tests pin
 the decisions here without a server (tests/workflows/test_pool_plan_unit.py).
 - Healing: Failed machines are preserved (up to preserve_failed) or deleted and replaced, at most
   max_replacements replacements not yet Running at once (MCM's meltdown guard); the rest wait, said so.

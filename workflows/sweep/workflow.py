@@ -44,8 +44,8 @@ with workflow.unsafe.imports_passed_through():
 from workflows import patches, policies
 from workflows.azure_calls import error_text
 from workflows.bounds import within_bounds
-from workflows.inputs import invalid_input
-from workflows.sweep_metrics import record_metrics
+from workflows.errors import invalid_input
+from workflows.sweep.metrics import record_metrics
 
 SURVEY_TIMEOUT = timedelta(minutes=5)
 # A sweep retries little: the next one (a minute later) is the real retry, and sweeps never overlap.

@@ -17,13 +17,14 @@ with workflow.unsafe.imports_passed_through():
     from models.naming import nic_name
     from models.status import OperationState, Phase, Stage
 
-from workflows import fallback, patches, policies, recovery
+from workflows import patches, policies
 from workflows.azure_calls import AzureCalls, error_text, error_type, suggested_delay
-from workflows.deletion import remove_everything
-from workflows.machine import Machine
-from workflows.power_on import start_stopped_vm
-from workflows.retrying import delete_or_gone
-from workflows.saga import Compensations
+from workflows.machine import fallback, recovery
+from workflows.machine.bookkeeping import Machine
+from workflows.machine.deletion import remove_everything
+from workflows.machine.power_on import start_stopped_vm
+from workflows.machine.retrying import delete_or_gone
+from workflows.machine.saga import Compensations
 
 
 class AttemptFailed(Exception):

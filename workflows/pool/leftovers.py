@@ -21,7 +21,7 @@ with workflow.unsafe.imports_passed_through():
 
 from workflows import policies
 from workflows.azure_calls import error_text
-from workflows.pool_state import PoolState
+from workflows.pool.state import PoolState
 
 # Finding reads the whole pool's tag: a few minutes at most; it heartbeats.
 FIND_TIMEOUT = timedelta(minutes=5)

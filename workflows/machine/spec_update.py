@@ -26,10 +26,11 @@ with workflow.unsafe.imports_passed_through():
 from workflows import policies
 from workflows.api import UPDATE_SPEC
 from workflows.azure_calls import AzureCalls, error_text
-from workflows.inputs import decode_single, decode_spec, invalid_input
-from workflows.machine import Machine
+from workflows.errors import invalid_input
+from workflows.machine.bookkeeping import Machine
+from workflows.machine.inputs import decode_single, decode_spec
+from workflows.machine.state import LifecycleState
 from workflows.search_attributes import AZMC_POOL
-from workflows.state import LifecycleState
 
 _TAGGABLE = (Phase.RUNNING, Phase.UNKNOWN)
 _CREATING = (Phase.PENDING, Phase.CREATING, Phase.CRASH_LOOP_BACK_OFF)

@@ -13,7 +13,7 @@ with workflow.unsafe.imports_passed_through():
     from models.status import OperationState, Stage
 
 from workflows.azure_calls import AzureCalls
-from workflows.machine import Machine
+from workflows.machine.bookkeeping import Machine
 
 
 def names(disks: list[DataDiskRef]) -> str:

@@ -16,8 +16,8 @@ with workflow.unsafe.imports_passed_through():
     from models.status import OperationState, Phase, Stage
 
 from workflows.azure_calls import AzureCalls, error_text, error_type
-from workflows.machine import Machine
-from workflows.retrying import until_done
+from workflows.machine.bookkeeping import Machine
+from workflows.machine.retrying import until_done
 
 
 def reason_of(request: PreserveRequest) -> str:

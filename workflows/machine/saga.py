@@ -7,8 +7,8 @@ from temporalio import workflow
 with workflow.unsafe.imports_passed_through():
     from models.status import OperationState, Stage
 
-from workflows.machine import Machine
-from workflows.retrying import until_done
+from workflows.machine.bookkeeping import Machine
+from workflows.machine.retrying import until_done
 
 
 class Compensations:

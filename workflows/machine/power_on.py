@@ -16,7 +16,7 @@ with workflow.unsafe.imports_passed_through():
 
 from workflows import policies
 from workflows.azure_calls import AzureCalls, error_text, error_type, suggested_delay
-from workflows.machine import Machine
+from workflows.machine.bookkeeping import Machine
 
 
 def start_step(machine: Machine) -> str:

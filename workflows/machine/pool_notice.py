@@ -5,7 +5,7 @@ pool's size (polling hundreds of children would cost queries or reads all the ti
 started by a pool (a child workflow of `pool/...`) sends; standalone machines add nothing to their history.
 The signal goes to the pool's workflow id without a run id, so it reaches the pool's current run after
 the pool continued as new. Anyone may send the same signal, so the pool takes it as a notice and acts once the
-machine's workflow confirms it (pool_news.py).
+machine's workflow confirms it (workflows/pool/news.py).
 """
 
 import asyncio

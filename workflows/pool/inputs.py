@@ -24,7 +24,7 @@ with workflow.unsafe.imports_passed_through():
 
 from workflows.api import POOL_WORKFLOW_TYPE
 from workflows.bounds import within_bounds
-from workflows.pool_state import POOL_STATE_KIND, PoolState
+from workflows.pool.state import POOL_STATE_KIND, PoolState
 
 
 def invalid(message: str) -> ApplicationError:

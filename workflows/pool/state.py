@@ -25,7 +25,7 @@ ENDED_MACHINES_KEPT = 200
 
 
 class Heard(BaseModel):
-    """What a notice said of a machine, until the machine's workflow is asked (pool_news.py)."""
+    """What a notice said of a machine, until the machine's workflow is asked (news.py)."""
 
     phase: Phase
     preserved: bool = False
@@ -55,10 +55,10 @@ class PoolState(BaseModel):
     # Machines to ask, each with the distinct notices that named it since (none: the pool asks on its own);
     # carried, so continue-as-new loses none.
     heard: dict[str, list[Heard]] = {}
-    # Notices the pool did not act on (pool_news.py), the last IGNORED_NOTICES_KEPT.
+    # Notices the pool did not act on (news.py), the last IGNORED_NOTICES_KEPT.
     ignored: list[PoolOperation] = []
     # Its machines whose workflow ended without saying Deleted (terminated, ...): what they left in Azure
-    # goes when the pool is deleted (pool_leftovers.py).
+    # goes when the pool is deleted (leftovers.py).
     ended: list[str] = []
     azure_checked: bool = False
     left_in_azure: list[str] = []

@@ -14,10 +14,11 @@ with workflow.unsafe.imports_passed_through():
     from models.errors import ErrorType
     from models.status import OperationState, Phase, Stage
 
-from workflows import fallback, patches, policies
+from workflows import patches, policies
 from workflows.azure_calls import AzureCalls, error_text, error_type
-from workflows.machine import Machine
-from workflows.power_on import start_step, start_stopped_vm
+from workflows.machine import fallback
+from workflows.machine.bookkeeping import Machine
+from workflows.machine.power_on import start_step, start_stopped_vm
 
 RESOURCE_GROUP_NOT_FOUND = "resourcegroupnotfound"  # Azure's code, lower-cased
 

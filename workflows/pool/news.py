@@ -1,6 +1,6 @@
 """A machine's news, believed only from the machine itself.
 
-A pool's machines tell it each phase they enter (pool_notice.py), but anyone who may signal the pool can send
+A pool's machines tell it each phase they enter (machine/pool_notice.py), but anyone who may signal the pool can send
 the same `machine_phase` notice. So a notice only names a machine to look at: the pool asks that machine's own
 workflow (describe_pool_machines: a describe, and the `status` query for a claimed preservation, both answered
 from the workflow's state and so at least as new as anything it sent) and acts on that answer alone. A notice
@@ -21,8 +21,8 @@ with workflow.unsafe.imports_passed_through():
     from models.status import Phase
 
 from workflows import patches, policies
-from workflows.pool_book import PoolBook, names_of
-from workflows.pool_state import Heard, PoolState
+from workflows.pool.book import PoolBook, names_of
+from workflows.pool.state import Heard, PoolState
 
 # A confirmation that could not be read (the machines' worker away) is tried again after this.
 CONFIRM_RETRY = timedelta(seconds=10)

@@ -14,26 +14,18 @@ from typing import Any
 from pydantic import ValidationError
 from temporalio import workflow
 from temporalio.common import RawValue
-from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
     from models.durations import CHECK_BOUNDS
-    from models.errors import ErrorType
     from models.naming import workflow_id
     from models.spec import MachineSpec
     from models.validation import describe_validation_error
 
-from workflows import patches, policies
+from workflows import patches
 from workflows.api import WORKFLOW_TYPE
 from workflows.bounds import within_bounds
-from workflows.state import CARRIED_STATE_KIND, LifecycleState
-
-# Memo key a starter (or a test) may set to continue-as-new after fewer history events.
-HISTORY_LIMIT_MEMO = "azmc_history_limit"
-
-
-def invalid_input(message: str) -> ApplicationError:
-    return ApplicationError(message, type=ErrorType.INVALID_SPEC, non_retryable=True)
+from workflows.errors import invalid_input
+from workflows.machine.state import CARRIED_STATE_KIND, LifecycleState
 
 
 def _decode_json(raw: RawValue) -> Any:
@@ -105,25 +97,3 @@ def check_workflow_id(spec: MachineSpec) -> None:
             f"managed only by workflow {expected!r}, so that two workflows never manage one VM; "
             f"start it with --workflow-id {expected} (or `azmc apply`)"
         )
-
-
-def history_limit_from_memo() -> tuple[int, str]:
-    """The memo's history limit (or the default), and a note when the memo was not usable as given."""
-    default = policies.DEFAULT_HISTORY_LIMIT
-    try:
-        value = workflow.memo_value(HISTORY_LIMIT_MEMO, None)
-    except Exception as err:  # not JSON: a starter's mistake, not a reason to stop the machine
-        return default, f"memo {HISTORY_LIMIT_MEMO} is not readable ({type(err).__name__}); using {default}"
-    if value is None:
-        return default, ""
-    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        return default, f"memo {HISTORY_LIMIT_MEMO}={value!r} is not a positive integer; using {default}"
-    return value, ""
-
-
-def bounded_history_limit(limit: int) -> tuple[int, str]:
-    """At least policies.MIN_HISTORY_LIMIT (0, no own limit, stays 0); patched for older histories."""
-    floor = policies.MIN_HISTORY_LIMIT
-    if 0 < limit < floor and patches.patched(patches.HISTORY_LIMIT_FLOOR):
-        return floor, f"history limit {limit} is below the minimum; using {floor}"
-    return limit, ""

@@ -14,7 +14,7 @@ with workflow.unsafe.imports_passed_through():
 from workflows import policies
 from workflows.azure_calls import error_text, error_type, suggested_delay
 from workflows.continuation import ContinueAsNewNeeded, history_is_long
-from workflows.machine import Machine
+from workflows.machine.bookkeeping import Machine
 
 T = TypeVar("T")
 

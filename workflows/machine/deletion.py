@@ -21,9 +21,9 @@ with workflow.unsafe.imports_passed_through():
 
 from workflows import patches, policies
 from workflows.azure_calls import AzureCalls, error_text
-from workflows.machine import Machine
-from workflows.recovery import make_data_disks_survive, names
-from workflows.retrying import delete_or_gone, until_done
+from workflows.machine.bookkeeping import Machine
+from workflows.machine.recovery import make_data_disks_survive, names
+from workflows.machine.retrying import delete_or_gone, until_done
 
 
 async def _read(machine: Machine, azure: AzureCalls, stage: Stage) -> Inventory:

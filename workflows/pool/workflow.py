@@ -1,10 +1,10 @@
 """MachinePool: N identical machines from one template, each a child MachineLifecycle workflow.
 
-Reads as a story: decode the spec, then keep the pool as specified - plan (pool_plan.py, pure), act
-(pool_children.py: start children, signal delete/preserve), show (pool_view.py), wait for a change -
+Reads as a story: decode the spec, then keep the pool as specified - plan (plan.py, pure), act
+(children.py: start children, signal delete/preserve), show (view.py), wait for a change -
 until `delete`, then delete every machine (preserved ones last), read Azure by the pool's tag for anything
-left (pool_leftovers.py) and complete once all is gone. Machines tell the pool their phases (pool_notice.py),
-so the pool never polls; it believes a notice once the machine's own workflow confirms it (pool_news.py).
+left (leftovers.py) and complete once all is gone. Machines tell the pool their phases (machine/pool_notice.py),
+so the pool never polls; it believes a notice once the machine's own workflow confirms it (news.py).
 Handlers only record intent and wake the loop; the loop continues as new before the history grows large.
 """
 
@@ -36,11 +36,10 @@ from workflows.api import (
     STATUS_QUERY,
 )
 from workflows.azure_calls import error_text
-from workflows.continuation import history_is_long
-from workflows.inputs import bounded_history_limit, history_limit_from_memo
-from workflows.pool_book import PoolBook, names_of
-from workflows.pool_children import delete_machines, preserve_machines, start_machine
-from workflows.pool_inputs import (
+from workflows.continuation import bounded_history_limit, history_is_long, history_limit_from_memo
+from workflows.pool.book import PoolBook, names_of
+from workflows.pool.children import delete_machines, preserve_machines, start_machine
+from workflows.pool.inputs import (
     check_open,
     decode_pool_input,
     delete_request,
@@ -48,12 +47,12 @@ from workflows.pool_inputs import (
     settings_spec,
     template_spec,
 )
-from workflows.pool_leftovers import FIRST_WAIT, LONGEST_WAIT, collect, find_leftovers
-from workflows.pool_news import PoolNews
-from workflows.pool_plan import Plan, available, counted, plan
-from workflows.pool_state import PoolState
-from workflows.pool_view import PoolView, build_status
-from workflows.pool_zones import machine_spec
+from workflows.pool.leftovers import FIRST_WAIT, LONGEST_WAIT, collect, find_leftovers
+from workflows.pool.news import PoolNews
+from workflows.pool.plan import Plan, available, counted, plan
+from workflows.pool.state import PoolState
+from workflows.pool.view import PoolView, build_status
+from workflows.pool.zones import machine_spec
 
 # While deleting, machines that sent no word for this long are asked (one may have ended without a word).
 POOL_RECHECK = timedelta(minutes=1)
@@ -105,7 +104,7 @@ class MachinePool:
 
     @workflow.signal(name=MACHINE_PHASE_SIGNAL)
     def machine_phase(self, notice: Any) -> None:
-        """A machine tells its phase (sent by the machine's own workflow, pool_notice.py): a notice to confirm."""
+        """A machine tells its phase (sent by its own workflow, machine/pool_notice.py): a notice to confirm."""
         if self._news is not None and self._news.confirms():
             if self._news.heard(notice):
                 self._wake = True
@@ -346,7 +345,7 @@ class MachinePool:
                 await self._continue_as_new(state, book)  # the next run deletes again (idempotent)
 
     async def _clear_azure(self, state: PoolState, book: PoolBook, forwarded: dict[str, Any]) -> None:
-        """Read Azure by the pool's tag until nothing of its own is left (pool_leftovers.py); name the rest."""
+        """Read Azure by the pool's tag until nothing of its own is left (leftovers.py); name the rest."""
         wait = FIRST_WAIT
         while True:
             self._show()

@@ -28,9 +28,10 @@ with workflow.unsafe.imports_passed_through():
     from models.spec import Priority
     from models.status import OfferingAttempt, OperationState, Phase, Stage
 
-from workflows import patches, recovery
+from workflows import patches
 from workflows.azure_calls import AzureCalls, error_text, error_type
-from workflows.machine import Machine
+from workflows.machine import recovery
+from workflows.machine.bookkeeping import Machine
 
 OFFERING_ATTEMPTS_SHOWN = 10
 

@@ -11,8 +11,8 @@ with workflow.unsafe.imports_passed_through():
     from models.pool import PoolMachine
     from models.spec import MachineSpec
 
-from workflows.pool_plan import counted
-from workflows.pool_state import PoolState
+from workflows.pool.plan import counted
+from workflows.pool.state import PoolState
 
 
 def spread_zones(zones: list[str], current: Iterable[str]) -> list[str]:
