@@ -7,8 +7,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from cli.dev_stack import search_attribute_flags
 from cli.processes import Child, free_port, http_ok, tcp_open, temporal_binary
+from cli.stack import search_attribute_flags
 
 ROOT = Path(__file__).resolve().parents[1]
 _ENV = {"PYTHONPATH": str(ROOT)}

@@ -17,13 +17,13 @@ from temporalio.client import Client
 
 from cli import machines
 from cli.codec_server import codec_server
-from cli.dev_stack import StackConfig
 from cli.errors import fail, run_friendly
 from cli.options import Namespace, ResourceGroup, TemporalAddress
-from cli.pool_commands import apply_pool_document, pool_app
+from cli.pool.commands import apply_pool_document, pool_app
 from cli.render import describe_view, machines_table
-from cli.schedule import schedule_app
 from cli.spec_file import SpecError, load_document
+from cli.stack import StackConfig
+from cli.sweep.schedule import schedule_app
 from models.durations import BOUNDS
 from models.schema import spec_json_schema
 from models.spec import MachineSpec
@@ -146,7 +146,7 @@ def dev(
     ),
 ) -> None:
     """Start Temporal (UI on :8233), the emulator and a worker together; Ctrl-C stops them all."""
-    from cli.dev_command import run_dev
+    from cli.dev.command import run_dev
 
     config = StackConfig(temporal_port, ui_port, emulator_port, metrics_port, state_dir, time_scale,
                          worker_to_console=True, codec_port=codec_port)  # fmt: skip
@@ -170,13 +170,13 @@ def demo(
 ) -> None:
     """Watch machines being created (one fails and recovers), then deleted; exit 0 only with zero leftovers.
     `--pool`: a pool's rolling update in which one new machine fails and is replaced."""
-    from cli.demo_command import run_demo_command
+    from cli.demo.command import run_demo_command
 
     config = StackConfig(temporal_port, ui_port, emulator_port, metrics_port, state_dir, time_scale,
                          codec_port=codec_port)
     interactive = console.is_terminal if non_interactive is None else not non_interactive
     if pool:
-        from cli.demo_pool_command import run_pool_demo_command
+        from cli.demo.pool_command import run_pool_demo_command
 
         run_pool_demo_command(config, interactive, console)
         return
@@ -205,7 +205,7 @@ def apply(
         applied = await machines.apply(client, spec, settings.task_queue)
         console.print(Text(applied.line(spec)))
         if wait:
-            from cli.waiting import wait_running
+            from cli.machine.waiting import wait_running
 
             await wait_running(client, applied.workflow_id, console)
 
@@ -220,7 +220,7 @@ def get(
     namespace: Namespace = None,
 ) -> None:
     """List machines (from Temporal visibility): name, phase, pool, age; and abandoned ones found in Azure."""
-    from cli import abandoned  # reads Azure with the SDK: imported only for `get`
+    from cli.machine import abandoned  # reads Azure with the SDK: imported only for `get`
 
     settings = _client_settings(temporal_address, namespace)
 
@@ -249,7 +249,7 @@ def orphans(
     namespace: Namespace = None,
 ) -> None:
     """What the fleet sweep would delete and why (a dry run); `--delete` runs one sweep now."""
-    from cli.orphans import headline, orphans_table, sweep_now
+    from cli.sweep.orphans import headline, orphans_table, sweep_now
 
     settings = _settings(temporal_address=temporal_address, temporal_namespace=namespace,
                          orphan_grace=orphan_grace, max_orphan_deletions=max_orphan_deletions)
@@ -280,7 +280,7 @@ def describe(
     async def main() -> None:
         client, wf_id = await _find_machine(settings, name, resource_group)
         if requests:
-            from cli.audit_trail import attempts_json, read_attempts, requests_table
+            from cli.machine.audit_trail import attempts_json, read_attempts, requests_table
 
             attempts = await read_attempts(client, wf_id)
             print(attempts_json(attempts)) if as_json else console.print(requests_table(attempts))
@@ -304,7 +304,7 @@ def delete(
     namespace: Namespace = None,
 ) -> None:
     """Delete a machine: drain, then VM, NIC and disks; the workflow ends when nothing is left."""
-    from cli.waiting import wait_deleted
+    from cli.machine.waiting import wait_deleted
 
     settings = _client_settings(temporal_address, namespace)
 

@@ -27,7 +27,7 @@ from emulator.handlers import (
 )
 from emulator.handlers.responses import error_response
 from emulator.handlers.routing import Call, Router, read_body
-from emulator.seed import seed
+from emulator.seeding import seed
 from emulator.settings import EmulatorConfig
 from emulator.state import EmulatorState
 

@@ -1,16 +1,7 @@
-"""The demo landscape `--seed` creates: names every test and demo may rely on, and `seed()` that makes it.
+"""The demo landscape `--seed` creates: names every test and demo may rely on (emulator/seeding.py makes it).
 
-Light on purpose (no backend import at run time): the worker, CLI and benches import the names.
+Light on purpose (no backend import): the worker, CLI, benches and the emulator's settings import the names.
 """
-
-from __future__ import annotations
-
-from typing import TYPE_CHECKING
-
-from emulator.arm_ids import Scope
-
-if TYPE_CHECKING:
-    from emulator.backends.registry import Backends
 
 SEED_SUBSCRIPTION = "00000000-0000-0000-0000-000000000000"
 SEED_TENANT = "00000000-0000-0000-0000-000000000001"
@@ -29,27 +20,3 @@ def seed_vnet_id(subscription: str = SEED_SUBSCRIPTION) -> str:
 
 def seed_subnet_id(subscription: str = SEED_SUBSCRIPTION) -> str:
     return f"{seed_vnet_id(subscription)}/subnets/{SEED_SUBNET}"
-
-
-def seed(backends: Backends) -> None:
-    """Create the demo resource group, vnet and subnet. Needs a running event loop (the vnet PUT is a
-    long-running operation, instant here)."""
-    settings = backends.state.settings
-    profile = settings.latency_profile
-    settings.latency_profile = "instant"  # the seed exists at once, whatever the profile
-    try:
-        subscription = backends.state.config.subscription
-        backends.groups.put(subscription, SEED_RESOURCE_GROUP, {"location": SEED_LOCATION})
-        backends.vnets.put(
-            Scope(subscription, SEED_RESOURCE_GROUP),
-            SEED_VNET,
-            {
-                "location": SEED_LOCATION,
-                "properties": {
-                    "addressSpace": {"addressPrefixes": [SEED_VNET_PREFIX]},
-                    "subnets": [{"name": SEED_SUBNET, "properties": {"addressPrefix": SEED_SUBNET_PREFIX}}],
-                },
-            },
-        )
-    finally:
-        settings.latency_profile = profile

@@ -16,7 +16,7 @@ from emulator.backends.vm_bootstrap import bootstrap_digests
 from emulator.capacity import priority_of
 from emulator.errors import ArmError
 from emulator.handlers.routing import read_json
-from emulator.seed import seed
+from emulator.seeding import seed
 from emulator.store import Resource
 
 BACKENDS = web.AppKey("backends", Backends)

@@ -7,7 +7,7 @@ import pytest
 
 from activities.clients import AzureClients, build_clients
 from activities.config import AzureConfig
-from cli.abandoned import confirmed, ours
+from cli.machine.abandoned import confirmed, ours
 from models.activity_io import MachineSummary
 from models.inventory import Inventory
 from models.naming import MACHINE_TAG, OWNER_TAG

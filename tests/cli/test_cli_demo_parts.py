@@ -2,8 +2,8 @@
 
 from datetime import UTC, datetime, timedelta
 
-from cli.demo import MachineTrack, demo_specs, request_delta, unlucky_creation_timeout_s
-from cli.demo_command import _compact
+from cli.demo.command import _compact
+from cli.demo.scenario import MachineTrack, demo_specs, request_delta, unlucky_creation_timeout_s
 from models.status import LastOperation, MachineStatus, OperationState, Phase, Stage
 
 

@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 from rich.console import Console
 
-from cli.orphans import orphans_table
+from cli.sweep.orphans import orphans_table
 from models.sweep import Skipped, SkipReason, SweepReport
 
 NOW = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)

@@ -107,7 +107,7 @@ def test_invalid_pool_names_are_refused_before_any_connection(argv: list[str]) -
 async def test_the_pool_demo_heals_its_failed_creation_and_leaves_nothing(stack: Stack) -> None:
     from temporalio.client import Client
 
-    from cli.demo_pool import PoolDemo, demo_pool_spec
+    from cli.demo.pool_scenario import PoolDemo, demo_pool_spec
     from emulator.seed import SEED_SUBSCRIPTION
     from tests.e2e.stack import STACK_CONVERTER
     from workers.settings import TASK_QUEUE

@@ -10,13 +10,13 @@ from pathlib import Path
 
 from rich.console import Console
 
-from cli.demo import DemoResult, MachineTrack
-from cli.demo_command import phases_table, summary
-from cli.dev_command import stack_panel
-from cli.dev_stack import StackConfig
+from cli.demo.command import phases_table, summary
+from cli.demo.scenario import DemoResult, MachineTrack
+from cli.dev.command import stack_panel
+from cli.machine.waiting import _progress
 from cli.machines import AbandonedMachine, MachineRow
 from cli.render import describe_view, machines_table
-from cli.waiting import _progress
+from cli.stack import StackConfig
 from models.inventory import Inventory
 from models.status import LastOperation, MachineStatus, OperationState, Phase, Stage
 from tests.e2e.machines import spec

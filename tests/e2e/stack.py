@@ -13,10 +13,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cli.dev_stack import search_attribute_flags
 from cli.emulator_client import EmulatorControl
 from cli.lifeline import ends_with_parent
 from cli.processes import Child, free_port, http_ok, tcp_open, temporal_binary
+from cli.stack import search_attribute_flags
 from codec.converter import azmc_data_converter
 from codec.keys import new_key_json, parse_keys
 

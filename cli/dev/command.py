@@ -6,11 +6,11 @@ from rich.console import Console
 from rich.panel import Panel
 from rich.text import Text
 
-from cli.dev_codec import dev_keys_file
-from cli.dev_exports import export_lines
-from cli.dev_stack import DevStack, StackConfig
+from cli.dev.exports import export_lines
 from cli.errors import fail
 from cli.processes import StackError, stop_on_sigterm
+from cli.stack import DevStack, StackConfig
+from cli.stack_keys import dev_keys_file
 from workers.logs import setup_logging
 
 

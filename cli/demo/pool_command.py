@@ -9,12 +9,12 @@ from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
-from cli.demo_command import show_scenario
-from cli.demo_pool import PoolDemo, PoolDemoResult, demo_pool_spec
-from cli.dev_codec import dev_keys_file
-from cli.dev_stack import StackConfig
+from cli.demo.command import show_scenario
+from cli.demo.pool_scenario import PoolDemo, PoolDemoResult, demo_pool_spec
 from cli.emulator_client import EmulatorControl
 from cli.pool_render import pool_view
+from cli.stack import StackConfig
+from cli.stack_keys import dev_keys_file
 from emulator.seed import SEED_SUBSCRIPTION
 from models.pool import PoolStatus
 from workers.connect import connect

@@ -5,8 +5,8 @@ on the default ports."""
 import os
 import shlex
 
-from cli.dev_codec import dev_keys_file
-from cli.dev_stack import DEV_NAMESPACE, StackConfig
+from cli.stack import DEV_NAMESPACE, StackConfig
+from cli.stack_keys import dev_keys_file
 from workers.settings import TASK_QUEUE
 
 # Settings the stack's worker takes from this terminal's environment, which the other one must share. Secrets

@@ -1,7 +1,7 @@
 """The `azmc demo` scenario: machines applied at once, one hit by AllocationFailed (whose NIC Azure then
 refuses to delete for a while), all reach Running, then all are deleted and nothing may be left.
 
-This module drives the scenario and records what happened; demo_command.py shows it.
+This module drives the scenario and records what happened; command.py shows it.
 """
 
 import asyncio

@@ -10,8 +10,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cli.dev_codec import codec_env
 from cli.processes import Child, StackError, http_ok, require_free_ports, tcp_open, temporal_binary
+from cli.stack_keys import codec_env
 from workers.settings import METRICS_PORT
 from workflows.search_attributes import ALL_KEYS, type_name
 

@@ -3,7 +3,7 @@ new machine's VM creation fails (InternalExecutionError); that machine compensat
 CrashLoopBackOff and is created again, and the rollout goes on to the end; then the pool is deleted and
 nothing may be left.
 
-This module drives the scenario and records what happened; demo_pool_command.py shows it.
+This module drives the scenario and records what happened; pool_command.py shows it.
 """
 
 import asyncio
@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from temporalio.client import Client, WorkflowExecutionStatus
 
 from cli import pools
-from cli.demo import _SSH_KEY, request_delta
+from cli.demo.scenario import _SSH_KEY, request_delta
 from cli.emulator_client import EmulatorControl
 from emulator.seed import SEED_LOCATION, SEED_RESOURCE_GROUP, seed_subnet_id
 from models.durations import CHECK_BOUNDS

@@ -12,13 +12,13 @@ from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
-from cli.demo import DEMO_POOL, DemoResult, DemoScenario, MachineTrack, demo_specs
-from cli.dev_codec import dev_keys_file
-from cli.dev_stack import DevStack, StackConfig
+from cli.demo.scenario import DEMO_POOL, DemoResult, DemoScenario, MachineTrack, demo_specs
 from cli.emulator_client import EmulatorControl
 from cli.errors import fail
 from cli.processes import StackError, stop_on_sigterm, tcp_open
 from cli.render import phase_text
+from cli.stack import DevStack, StackConfig
+from cli.stack_keys import dev_keys_file
 from emulator.seed import SEED_SUBSCRIPTION
 from models.inventory import Inventory
 from workers.connect import connect

@@ -1,0 +1,36 @@
+"""`seed()`: makes the demo landscape of emulator/seed.py (resource group, vnet, subnet) through the backends."""
+
+from emulator.arm_ids import Scope
+from emulator.backends.registry import Backends
+from emulator.seed import (
+    SEED_LOCATION,
+    SEED_RESOURCE_GROUP,
+    SEED_SUBNET,
+    SEED_SUBNET_PREFIX,
+    SEED_VNET,
+    SEED_VNET_PREFIX,
+)
+
+
+def seed(backends: Backends) -> None:
+    """Create the demo resource group, vnet and subnet. Needs a running event loop (the vnet PUT is a
+    long-running operation, instant here)."""
+    settings = backends.state.settings
+    profile = settings.latency_profile
+    settings.latency_profile = "instant"  # the seed exists at once, whatever the profile
+    try:
+        subscription = backends.state.config.subscription
+        backends.groups.put(subscription, SEED_RESOURCE_GROUP, {"location": SEED_LOCATION})
+        backends.vnets.put(
+            Scope(subscription, SEED_RESOURCE_GROUP),
+            SEED_VNET,
+            {
+                "location": SEED_LOCATION,
+                "properties": {
+                    "addressSpace": {"addressPrefixes": [SEED_VNET_PREFIX]},
+                    "subnets": [{"name": SEED_SUBNET, "properties": {"addressPrefix": SEED_SUBNET_PREFIX}}],
+                },
+            },
+        )
+    finally:
+        settings.latency_profile = profile
