@@ -18,7 +18,7 @@ from azure.mgmt.resourcegraph.aio import ResourceGraphClient
 from activities.audit import AuditPolicy
 from activities.config import AzureConfig
 from activities.lro import RetryAfterPolling
-from activities.memory import MachineMemory
+from activities.read_cache import ReadCache
 from activities.request_count import RequestCounter, RequestCountingPolicy
 
 # The SDK's http logging already redacts headers outside its allow-list (Authorization included);
@@ -63,8 +63,8 @@ class AzureClients:
     installation_id: str | None
     # Waited between operation-status polls only when ARM's answer carries no Retry-After.
     polling_interval_s: float = 2.0
-    # What this worker last learned of each machine (activities/memory.py): spares reads ARM answered already.
-    memory: MachineMemory = field(default_factory=MachineMemory)
+    # What this worker last learned of each machine (activities/read_cache.py): spares reads ARM answered already.
+    read_cache: ReadCache = field(default_factory=ReadCache)
 
     def polling(self, *, final_get: bool = True) -> RetryAfterPolling:
         """The `polling=` of every begin_* call: Retry-After honoured from the first poll (activities/lro.py)."""

@@ -52,7 +52,7 @@ async def set_data_disk_delete_option(clients: AzureClients, inp: DataDiskDelete
                                                  polling=clients.polling(final_get=False)))
     if resumed and updated is not None:
         return _confirmed(name, vm_inventory(updated), option)
-    known = clients.memory.vm(rg, name)
+    known = clients.read_cache.vm(rg, name)
     for vm in ([known] if known is not None and known.etag else []) + [None]:
         remembered = vm is not None
         vm = vm or await get_vm(clients, rg, name)
@@ -67,7 +67,7 @@ async def set_data_disk_delete_option(clients: AzureClients, inp: DataDiskDelete
             return inventory
         updated = await _patch(clients, rg, name, vm, option)
         if updated is not None:
-            clients.memory.saw_vm(rg, name, updated)
+            clients.read_cache.saw_vm(rg, name, updated)
             return _confirmed(name, vm_inventory(updated), option)
         log(name, "VM changed since it was read (412 on If-Match): reading it again")
     raise error(ErrorType.TRANSIENT, f"VM {name} changed while its data disks' deleteOption was being set")

@@ -8,8 +8,8 @@ from azure.core.polling import AsyncLROPoller
 
 from activities.arm import classified, get_or_none, log, log_start, resume_operation, wait_heartbeating
 from activities.clients import AzureClients
-from activities.memory import TRUST_S
 from activities.ownership import Owner, owner_of
+from activities.read_cache import TRUST_S
 from models.activity_io import DeleteResourceInput, DeleteVmInput
 
 Getter = Callable[[], Awaitable[Any]]
@@ -19,7 +19,7 @@ Starter = Callable[..., Awaitable[AsyncLROPoller[None]]]
 async def _delete_owned(kind: str, name: str, owner: Owner, get: Getter, begin: Starter,
                         seen: Any = None) -> bool:
     """True when this call deleted it (or resumed its delete); `seen`: the resource as this worker read or
-    wrote it moments ago (activities/memory.py), whose ownership then needs no GET."""
+    wrote it moments ago (activities/read_cache.py), whose ownership then needs no GET."""
     machine = owner.machine
     action = f"delete {kind} {name}"
     async with classified(action):
@@ -54,11 +54,11 @@ async def delete_vm(clients: AzureClients, inp: DeleteVmInput) -> None:
     owner = owner_of(clients, rg, name, inp.owner_workflow_id)
     # Azure takes no If-Match on a VM DELETE: the ownership check is the read (or the conditional
     # deleteOption PATCH) this worker made at most TRUST_S ago, else a GET now.
-    seen = clients.memory.vm(rg, name, within_s=TRUST_S)
+    seen = clients.read_cache.vm(rg, name, within_s=TRUST_S)
     if await _delete_owned("VM", name, owner, lambda: vms.get(rg, name), begin, seen):
-        clients.memory.saw_deleted(rg, name)
+        clients.read_cache.saw_deleted(rg, name)
     else:
-        clients.memory.saw_vm(rg, name, None)
+        clients.read_cache.saw_vm(rg, name, None)
 
 
 async def delete_nic(clients: AzureClients, inp: DeleteResourceInput) -> None:

@@ -17,8 +17,8 @@ from activities import (
     pool_leftovers,
     pool_truth,
     power,
-    spec_tags,
     sweep,
+    tags,
     vm,
 )
 from activities.arm import heartbeating
@@ -147,7 +147,7 @@ class AzureDriver:
     @activity.defn(name=ActivityName.UPDATE_TAGS.value)
     async def update_tags(self, inp: UpdateTagsInput) -> TagsUpdated:
         """The spec's tags on the machine's own VM, NICs and disks (another owner's are left alone)."""
-        return await spec_tags.update_tags(self._clients, inp)
+        return await tags.update_tags(self._clients, inp)
 
     @activity.defn(name=ActivityName.SURVEY_FLEET.value)
     async def survey_fleet(self) -> FleetSurvey:

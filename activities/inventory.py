@@ -19,7 +19,7 @@ from activities.clients import AzureClients
 from activities.graph import DISK_TYPE, NIC_TYPE, VM_TYPE
 from activities.machine_list import Listed, machine_resources
 from activities.ownership import Ownership, owner_of
-from activities.retag import adopt_legacy_machine
+from activities.tags import adopt_legacy_machine
 from activities.vm_reader import get_vm, vm_inventory
 from models.errors import ErrorType
 from models.inventory import DataDiskRef, Inventory
@@ -49,7 +49,7 @@ async def find_vm(clients: AzureClients, spec: MachineSpec) -> Inventory:
     GET follows (one request more, once per machine and worker start)."""
     rg = spec.resource_group
     listed = None
-    if not clients.memory.knows(rg, spec.name):
+    if not clients.read_cache.knows(rg, spec.name):
         listed = await machine_resources(clients, rg, spec.name)
         if any(res.type == VM_TYPE and res.name.lower() == spec.name.lower() for res in listed):
             listed = None
@@ -64,7 +64,7 @@ async def find_vm(clients: AzureClients, spec: MachineSpec) -> Inventory:
 
 async def read_inventory(clients: AzureClients, spec: MachineSpec) -> Inventory:
     not_ours: list[str] = []
-    if clients.memory.deleted_recently(spec.resource_group, spec.name):
+    if clients.read_cache.deleted_recently(spec.resource_group, spec.name):
         # This worker just deleted the VM: ARM's list answers for every type at once, the VM included.
         listed = await machine_resources(clients, spec.resource_group, spec.name)
         if not any(res.type == VM_TYPE and res.name.lower() == spec.name.lower() for res in listed):
@@ -101,7 +101,7 @@ async def _leftovers(clients: AzureClients, spec: MachineSpec, listed: list[List
     owner = owner_of(clients, rg, spec.name)
     if listed is None:
         listed = await machine_resources(clients, rg, spec.name)
-    clients.memory.saw_listed(rg, spec.name, listed)
+    clients.read_cache.saw_listed(rg, spec.name, listed)
     os_disk = os_disk_name(spec.name).lower()
     luns = {data_disk_name(spec.name, d.lun, d.name).lower(): d.lun for d in spec.data_disks}
     derived = {nic_name(spec.name).lower(), *(d.lower() for d in spec.all_disk_names())}

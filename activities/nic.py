@@ -42,7 +42,7 @@ def _matches(nic: nm.NetworkInterface, spec: MachineSpec, owner: Owner) -> bool:
 async def ensure_nic(clients: AzureClients, spec: MachineSpec) -> str:
     name = nic_name(spec.name)
     rg = spec.resource_group
-    listed = clients.memory.listed_recently(rg, spec.name)
+    listed = clients.read_cache.listed_recently(rg, spec.name)
     if listed is not None and not any(res.type == NIC_TYPE and res.name.lower() == name.lower() for res in listed):
         # ARM listed the machine's resources moments ago (find_vm) and no NIC of this name was there.
         existing = None
@@ -62,6 +62,6 @@ async def ensure_nic(clients: AzureClients, spec: MachineSpec) -> str:
         poller = await clients.network.network_interfaces.begin_create_or_update(
             rg, name, body, polling=clients.polling(final_get=False))
         nic = await wait_heartbeating(poller)
-    clients.memory.saw_listed(rg, spec.name, None)  # the listing no longer says what exists
+    clients.read_cache.saw_listed(rg, spec.name, None)  # the listing no longer says what exists
     log(spec.name, "NIC %s ready", name)
     return str(nic.id)

@@ -7,8 +7,8 @@ from azure.mgmt.compute import models as cm
 from activities.arm import classified, log, log_start, resume_operation, wait_heartbeating
 from activities.clients import AzureClients
 from activities.errors import error
-from activities.memory import TRUST_S
 from activities.ownership import owner_of
+from activities.read_cache import TRUST_S
 from activities.vm_reader import get_vm, vm_inventory, vm_state
 from models.activity_io import MachineRef
 from models.errors import ErrorType
@@ -33,9 +33,9 @@ async def power_off(clients: AzureClients, machine: MachineRef) -> None:
     if resumed:
         log(name, "VM powered off (resumed operation)")
         return
-    # The VM `delete` read seconds ago (activities/memory.py) may stand for the check before the POST, but
+    # The VM `delete` read seconds ago (activities/read_cache.py) may stand for the check before the POST, but
     # only to power it off: "already stopped" is ARM's to say, never a remembered state's.
-    vm = clients.memory.vm(rg, name, within_s=TRUST_S)
+    vm = clients.read_cache.vm(rg, name, within_s=TRUST_S)
     if vm is not None and vm_state(vm).power_state in _ALREADY_ON:
         owner_of(clients, rg, name).require("VM", name, vm.tags)
     else:

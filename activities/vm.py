@@ -11,10 +11,9 @@ from temporalio.exceptions import ApplicationError
 
 from activities.arm import classified, get_or_none, log, log_start, resume_operation, wait_heartbeating
 from activities.clients import AzureClients
-from activities.disk_tags import tag_vm_disks
 from activities.errors import classify_code, error
 from activities.ownership import Ownership, owner_of
-from activities.retag import adopt_legacy_machine
+from activities.tags import adopt_legacy_machine, tag_vm_disks
 from activities.vm_body import build_vm
 from activities.vm_reader import get_vm, vm_inventory
 from models.activity_io import EnsureVmInput
@@ -143,7 +142,7 @@ async def ensure_vm(clients: AzureClients, inp: EnsureVmInput) -> Inventory:
         vm = await _put(clients, spec, body, etag=vm.etag if vm is not None else None)
         if vm is None:
             raise error(ErrorType.TRANSIENT, f"VM {spec.name} changed while it was being created; checking again")
-    clients.memory.saw_vm(spec.resource_group, spec.name, vm)
+    clients.read_cache.saw_vm(spec.resource_group, spec.name, vm)
     if created:
         inventory = created_inventory(body, vm)
     else:

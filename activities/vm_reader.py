@@ -69,5 +69,5 @@ async def get_vm(clients: AzureClients, resource_group: str, name: str) -> cm.Vi
     async with classified(f"get VM {name}"):
         vm = await get_or_none(clients.compute.virtual_machines.get(
             resource_group, name, expand=InstanceViewTypes.INSTANCE_VIEW))
-    clients.memory.saw_vm(resource_group, name, vm)
+    clients.read_cache.saw_vm(resource_group, name, vm)
     return vm

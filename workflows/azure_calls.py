@@ -85,7 +85,7 @@ class AzureCalls:
         """
         return await self._detachable(workflow.start_activity(name, arg, **options))
 
-    async def short(self, name: ActivityName, arg: Any, result_type: Any, summary: str) -> Any:
+    async def short_call(self, name: ActivityName, arg: Any, result_type: Any, summary: str) -> Any:
         """A short call: one read, or a question to the offerings memory. In runs with LOCAL_SHORT_CALLS a local
         activity (the worker running the workflow task runs it: a marker in that task, no activity task and no
         workflow task more); before, an activity that heartbeats (SHORT_HEARTBEAT). Either fails as an
@@ -124,7 +124,7 @@ class AzureCalls:
     async def read_inventory(self) -> Inventory:
         """Everything of the machine that exists; the empty inventory when Azure has nothing of it."""
         try:
-            return await self.short(ActivityName.READ_INVENTORY, self.spec, Inventory,
+            return await self.short_call(ActivityName.READ_INVENTORY, self.spec, Inventory,
                                     f"Read VM, NIC and disks of {self.spec.name}")
         except ActivityError as err:
             if error_type(err) == ErrorType.NOT_FOUND:  # how workers before the empty answer said "nothing"
@@ -139,7 +139,7 @@ class AzureCalls:
 
     async def find_vm(self) -> Inventory:
         """The VM alone (one GET): creation and health checks decide on the VM, never on a NIC or disk."""
-        return await self.short(ActivityName.FIND_VM, self.spec, Inventory, f"Read VM {self.spec.name}")
+        return await self.short_call(ActivityName.FIND_VM, self.spec, Inventory, f"Read VM {self.spec.name}")
 
     async def ensure_nic(self) -> str:
         return await self._call(

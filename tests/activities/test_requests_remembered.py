@@ -1,4 +1,4 @@
-"""Reads the driver spares because it just read or wrote the same thing (activities/memory.py), and the
+"""Reads the driver spares because it just read or wrote the same thing (activities/read_cache.py), and the
 guarantees that still hold: a VM changed since the read is never PATCHed blindly (If-Match, 412, GET
 again), a driver that read nothing reads first."""
 

@@ -113,7 +113,7 @@ async def _attempt(machine: Machine, azure: AzureCalls, undo: Compensations) -> 
     undo.register(f"delete VM {azure.spec.name} and the disks this attempt created",
                   lambda: _cleanup_after_vm(machine, azure, created))
     machine.operation(Stage.CREATE, OperationState.PROCESSING, f"attempt {attempt}: ensuring VM {azure.spec.name}"
-                      + (f", attaching the existing data disks {recovery.names(attach)}" if attach else ""))
+                      + (f", attaching the existing data disks {recovery.disk_names(attach)}" if attach else ""))
     inventory = await azure.ensure_vm(nic_id, attach, vm_absent=not inventory.has_vm)
     machine.inventory(inventory)
     if not inventory.vm_healthy:
@@ -122,7 +122,7 @@ async def _attempt(machine: Machine, azure: AzureCalls, undo: Compensations) -> 
                                type=ErrorType.TRANSIENT)
     if attach:
         machine.operation(Stage.CREATE, OperationState.PROCESSING,
-                          f"re-created the VM, kept data disks {recovery.names(attach)}")
+                          f"re-created the VM, kept data disks {recovery.disk_names(attach)}")
     return inventory
 
 
@@ -130,17 +130,17 @@ async def _attempt(machine: Machine, azure: AzureCalls, undo: Compensations) -> 
 class Wake:
     """How an operator's `reconcile` cuts a CrashLoopBackOff wait short ("re-check Azure now")."""
 
-    pending: Callable[[], bool]
-    take: Callable[[], None]
+    requested: Callable[[], bool]  # has an operator asked to reconcile since the last wake?
+    clear_request: Callable[[], None]  # the request is being acted on: the next wait waits again
 
 
 async def _back_off(machine: Machine, delay: timedelta, wake: Wake) -> None:
     try:
-        await workflow.wait_condition(wake.pending, timeout=delay,
+        await workflow.wait_condition(wake.requested, timeout=delay,
                                       timeout_summary="CrashLoopBackOff: wait before the next creation attempt")
     except TimeoutError:
         return
-    wake.take()
+    wake.clear_request()
     machine.log.info("reconcile: retrying creation now instead of waiting out the backoff")
 
 
@@ -158,7 +158,7 @@ async def create_machine(machine: Machine, azure: AzureCalls, drain_timeout: tim
     while True:
         offering, skipped, attempt_azure = None, [], azure
         if patches.patched(patches.CAPACITY_FALLBACK):
-            chosen = await fallback.choose_offering(machine, azure, wake.pending, wake.take, deadline)
+            chosen = await fallback.choose_offering(machine, azure, wake.requested, wake.clear_request, deadline)
             if chosen is None:
                 break  # every offering refused until the creation timeout
             (offering, skipped), attempt_azure = chosen, fallback.for_offering(azure, chosen[0])
@@ -232,7 +232,7 @@ async def _fail(machine: Machine, azure: AzureCalls, drain_timeout: timedelta) -
     keep_data = patches.patched(patches.KEEP_DATA_DISKS)
     kept = await remove_everything(machine, azure, drain=False, force=True, drain_timeout=drain_timeout,
                                    keep_data_disks=keep_data)
-    left = f"nothing left in Azure but the data disks {recovery.names(kept)} (kept)" if kept else \
+    left = f"nothing left in Azure but the data disks {recovery.disk_names(kept)} (kept)" if kept else \
         "nothing left in Azure"
     machine.operation(Stage.CREATE, OperationState.FAILED,
                       f"creation timed out; {left}; send `reconcile` to try again or `delete`", error=cause)

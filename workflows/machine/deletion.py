@@ -22,7 +22,7 @@ with workflow.unsafe.imports_passed_through():
 from workflows import patches, policies
 from workflows.azure_calls import AzureCalls, error_text
 from workflows.machine.bookkeeping import Machine
-from workflows.machine.recovery import make_data_disks_survive, names
+from workflows.machine.recovery import disk_names, make_data_disks_survive
 from workflows.machine.retrying import delete_or_gone, until_done
 
 
@@ -62,11 +62,11 @@ async def _data_disks_go_with_the_vm(machine: Machine, azure: AzureCalls, invent
         await azure.set_data_disk_delete_option("Delete")
     except ActivityError as err:
         machine.operation(Stage.INITIATE_VM_DELETION, OperationState.FAILED,
-                          f"could not set deleteOption Delete on data disks {names(detached)}: "
+                          f"could not set deleteOption Delete on data disks {disk_names(detached)}: "
                           "deleting them one by one after the VM", error=error_text(err))
         return
     machine.operation(Stage.INITIATE_VM_DELETION, OperationState.PROCESSING,
-                      f"data disks {names(detached)} go with the VM (deleteOption Delete)")
+                      f"data disks {disk_names(detached)} go with the VM (deleteOption Delete)")
 
 
 def _steps(azure: AzureCalls, inventory: Inventory) -> list[tuple[Stage, str, str, Callable[[], Awaitable[None]]]]:
@@ -159,6 +159,6 @@ async def remove_everything(
         inventory = await _read(machine, azure, Stage.VERIFY_DELETION)
     kept = inventory.data_disks if keep_data_disks else []
     machine.operation(Stage.VERIFY_DELETION, OperationState.SUCCESSFUL,
-                      f"nothing of the machine is left in Azure but its data disks {names(kept)} (kept)" if kept
+                      f"nothing of the machine is left in Azure but its data disks {disk_names(kept)} (kept)" if kept
                       else "nothing of the machine exists in Azure")
     return kept

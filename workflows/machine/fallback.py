@@ -66,7 +66,7 @@ async def _claim(machine: Machine, azure: AzureCalls, offerings: list[Offering])
                            machine=_machine_id(machine))
     held, state.may_hold_probe = state.may_hold_probe, True  # a claim interrupted in flight may have landed
     try:
-        claim = await azure.short(
+        claim = await azure.short_call(
             ActivityName.ASK_OFFERINGS, request, Claim,
             f"Ask which of {len(offerings)} offerings to try (refused recently, or tried by another)")
     except ActivityError as err:
@@ -77,7 +77,7 @@ async def _claim(machine: Machine, azure: AzureCalls, offerings: list[Offering])
 
 
 async def _tell(machine: Machine, azure: AzureCalls, report: RefusalReport) -> Refusal | None:
-    told = await azure.short(
+    told = await azure.short_call(
         ActivityName.REPORT_REFUSAL, report, Refusal | None,
         f"Remember: {report.offering.describe()} "
         + ("worked" if report.worked else f"refused ({report.code})" if report.code else "failed"))
@@ -97,7 +97,7 @@ async def release_probes(machine: Machine, azure: AzureCalls, why: str) -> None:
     request = ProbeRelease(subscription=spec.subscription, location=spec.location, machine=_machine_id(machine),
                            reason=why)
     try:
-        released = await azure.short(ActivityName.RELEASE_PROBES, request, int,
+        released = await azure.short_call(ActivityName.RELEASE_PROBES, request, int,
                                      f"Release this machine's tries of offerings: {why}")
     except ActivityError as err:
         machine.log.warning(f"could not release this machine's tries of offerings ({error_text(err)}): "
@@ -111,25 +111,25 @@ def _listed(skipped: list[SkippedOffering], now: datetime) -> str:
     return "; ".join(s.describe(now) for s in skipped)
 
 
-async def _woken_before(delay: timedelta, pending: Callable[[], bool], take: Callable[[], None]) -> bool:
-    """Wait `delay`; True when a `reconcile` (pending/take: creation.Wake) cut it short."""
+async def _woken_before(delay: timedelta, requested: Callable[[], bool], clear_request: Callable[[], None]) -> bool:
+    """Wait `delay`; True when a `reconcile` (requested/clear_request: creation.Wake) cut it short."""
     try:
-        await workflow.wait_condition(pending, timeout=delay,
+        await workflow.wait_condition(requested, timeout=delay,
                                       timeout_summary="every offering refused: wait for the first to be free")
     except TimeoutError:
         return False
-    take()
+    clear_request()
     return True
 
 
-async def choose_offering(machine: Machine, azure: AzureCalls, pending: Callable[[], bool],
-                          take: Callable[[], None], deadline: datetime
+async def choose_offering(machine: Machine, azure: AzureCalls, requested: Callable[[], bool],
+                          clear_request: Callable[[], None], deadline: datetime
                           ) -> tuple[Offering, list[SkippedOffering]] | None:
     """The offering the next attempt tries, and those it skips; None when the creation timeout passed
     while every offering was refused (the machine then fails as after any creation timeout).
 
     While every offering is refused the machine waits (CrashLoopBackOff) until the first refusal ends, or
-    a `reconcile` (pending/take: creation.Wake), which tries the first offering at once whatever the
+    a `reconcile` (requested/clear_request: creation.Wake), which tries the first offering at once whatever the
     memory says; so does the first attempt after a reconcile of a Failed machine.
     """
     offerings = offerings_of(azure.spec)
@@ -151,7 +151,7 @@ async def choose_offering(machine: Machine, azure: AzureCalls, pending: Callable
             names = ", ".join(o.describe() for o in claim.probed_by_others)
             machine.operation(Stage.CREATE, OperationState.PROCESSING,
                               f"waiting for another machine's attempt at {names}", retry_in=probe_poll(waits))
-            if await _woken_before(probe_poll(waits), pending, take) or workflow.now() >= deadline:
+            if await _woken_before(probe_poll(waits), requested, clear_request) or workflow.now() >= deadline:
                 return (offerings[0], answer.skipped) if workflow.now() < deadline else None
             continue
         delay = max(min(answer.earliest or now, deadline) - now, timedelta(0))
@@ -161,7 +161,7 @@ async def choose_offering(machine: Machine, azure: AzureCalls, pending: Callable
                           f"(or at once on reconcile): {_listed(answer.skipped, now)}", retry_in=delay)
         if delay <= timedelta(0):
             return None
-        if await _woken_before(delay, pending, take):
+        if await _woken_before(delay, requested, clear_request):
             machine.log.info("reconcile: trying the first offering now, whatever the memory says")
             return offerings[0], answer.skipped
         if workflow.now() >= deadline:

@@ -16,7 +16,7 @@ from workflows.azure_calls import AzureCalls
 from workflows.machine.bookkeeping import Machine
 
 
-def names(disks: list[DataDiskRef]) -> str:
+def disk_names(disks: list[DataDiskRef]) -> str:
     return ", ".join(disk.name for disk in disks)
 
 
@@ -39,7 +39,7 @@ async def make_data_disks_survive(machine: Machine, azure: AzureCalls, inventory
     if not doomed:
         return
     machine.operation(stage, OperationState.PROCESSING,
-                      f"data disks {names(doomed)} would be deleted with VM {inventory.node_name} "
+                      f"data disks {disk_names(doomed)} would be deleted with VM {inventory.node_name} "
                       "(deleteOption Delete, set by an older azmc): setting Detach first")
     await azure.set_data_disk_delete_option("Detach")
 
@@ -58,7 +58,7 @@ async def disks_to_attach(machine: Machine, azure: AzureCalls, inventory: Invent
         return kept
     await make_data_disks_survive(machine, azure, inventory, Stage.CREATE)
     state = inventory.vm_state
-    keeping = f", keeping data disks {names(kept)}" if kept else ""
+    keeping = f", keeping data disks {disk_names(kept)}" if kept else ""
     machine.operation(Stage.CREATE, OperationState.PROCESSING,
                       f"VM {inventory.node_name} is {state.provisioning_state}/{state.power_state or '?'}: "
                       f"deleting it{keeping}, before creating it again")

@@ -171,7 +171,7 @@ class MachineLifecycle:
             phase = machine.phase
             if phase in (Phase.PENDING, Phase.CREATING, Phase.CRASH_LOOP_BACK_OFF):
                 try:
-                    wake = Wake(pending=lambda: self._reconcile_requested, take=self._take_reconcile)
+                    wake = Wake(requested=lambda: self._reconcile_requested, clear_request=self._take_reconcile)
                     await self._until_deleted(create_machine(machine, azure, machine.state.spec.timeouts.drain, wake))
                     await self._tag_if_pending(machine, azure)
                 except ContinueAsNewNeeded as reason:

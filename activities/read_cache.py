@@ -1,4 +1,4 @@
-"""What this worker last learned of each machine from ARM, so the next activity need not ask again.
+"""The read cache: what this worker last learned of each machine from ARM, so the next activity need not ask again.
 
 Never trusted for more than it proves:
   - a VM read (or written) is used for a conditional write: the PATCH carries If-Match with the VM's
@@ -31,7 +31,7 @@ class _Seen:
     listed_at: float = 0.0
 
 
-class MachineMemory:
+class ReadCache:
     def __init__(self, max_machines: int = MAX_MACHINES) -> None:
         self._seen: OrderedDict[tuple[str, str], _Seen] = OrderedDict()
         self._max = max_machines
