@@ -12,15 +12,19 @@ The report (counts, reasons, requests) is the result, the current details, a log
 """
 
 import asyncio
+from collections.abc import Sequence
 from datetime import timedelta
 from typing import Any
 
+from pydantic import ValidationError
 from temporalio import workflow
 from temporalio.common import RetryPolicy
-from temporalio.exceptions import ActivityError
+from temporalio.exceptions import ActivityError, ApplicationError
 
 with workflow.unsafe.imports_passed_through():
+    from codec.undecodable import Undecodable
     from models.activity_io import ActivityName, DeleteResourceInput, DeleteVmInput, MachineRef
+    from models.errors import ErrorType
     from models.sweep import (
         SWEEP_WORKFLOW,
         Drift,
@@ -33,9 +37,11 @@ with workflow.unsafe.imports_passed_through():
         SweepInput,
         SweepReport,
     )
+    from models.validation import describe_validation_error
 
 from workflows import policies
 from workflows.azure_calls import error_text
+from workflows.refusals import REFUSED_AT_START, refuse_input, refused_at_start
 from workflows.sweep_metrics import record_metrics
 
 SURVEY_TIMEOUT = timedelta(minutes=5)
@@ -54,8 +60,8 @@ class FleetSweep:
         return self._report
 
     @workflow.run
-    async def run(self, inp: SweepInput | None = None) -> SweepReport:
-        inp = inp or SweepInput()
+    async def run(self, *args: Any) -> SweepReport:
+        inp = _sweep_input(args)
         self._show("surveying the fleet")
         survey: FleetSurvey = await workflow.execute_activity(
             ActivityName.SURVEY_FLEET, result_type=FleetSurvey, start_to_close_timeout=SURVEY_TIMEOUT,
@@ -147,3 +153,22 @@ class FleetSweep:
         lines += [f"- skipped {s.resource}: {s.reason.value} {s.detail}".rstrip() for s in r.skipped[:20]]
         lines += [f"- reconcile {d.workflow_id}: {d.reason}" for d in r.signalled[:20]]
         workflow.set_current_details("\n".join(lines))
+
+
+def _sweep_input(args: Sequence[Any]) -> SweepInput:
+    """None, nothing or a SweepInput; anything else fails the sweep at once, naming why (it deletes nothing)."""
+    if refused_at_start():
+        raise _invalid(REFUSED_AT_START)
+    if len(args) > 1:
+        raise _invalid(f"input: expected one SweepInput, got {len(args)} values")
+    value = args[0] if args else None
+    if isinstance(value, Undecodable):
+        raise _invalid(refuse_input(value, "input"))
+    try:
+        return SweepInput() if value is None else SweepInput.model_validate(value)
+    except ValidationError as err:
+        raise _invalid(describe_validation_error(err, "SweepInput")) from None
+
+
+def _invalid(message: str) -> ApplicationError:
+    return ApplicationError(message, type=ErrorType.INVALID_SPEC, non_retryable=True)

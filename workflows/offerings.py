@@ -10,17 +10,23 @@ on an update racing a timer's cancellation). Its current details list the entrie
 so the UI shows what is skipped, why and until when.
 """
 
+from collections.abc import Sequence
 from datetime import datetime
+from typing import Any, TypeVar
 
+from pydantic import BaseModel, ValidationError
 from temporalio import workflow
 from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
+    from codec.undecodable import Undecodable
     from models.errors import ErrorType
     from models.offering_claims import Claim, ClaimRequest, claim_offering, outcome
     from models.offerings import Availability, Refusal, availability
     from models.offerings_memory import OfferingsMemory, OfferingsQuestion, RefusalReport, offerings_task_queue
     from models.refusals import refusal_of
+    from models.status import RefusedMessage
+    from models.validation import describe_validation_error
 
 from workflows.api import (
     OFFERINGS_AVAILABLE_QUERY,
@@ -31,18 +37,33 @@ from workflows.api import (
     OFFERINGS_WORKFLOW_TYPE,
 )
 from workflows.continuation import history_is_long
+from workflows.refusals import REFUSED_AT_START, Refusals, accepted, recent, refuse_input, refused_at_start
+
+Model = TypeVar("Model", bound=BaseModel)
 
 
 @workflow.defn(name=OFFERINGS_WORKFLOW_TYPE)
 class Offerings:
     @workflow.init
-    def __init__(self, memory: OfferingsMemory) -> None:
-        # Updates may run before `run` starts: the state exists from the first moment.
-        self._memory = memory
+    def __init__(self, *args: Any) -> None:
+        # Updates may run before `run` starts: the state exists from the first moment (None: a bad input,
+        # which `run` fails with; updates are refused until then).
+        self._input_error: ApplicationError | None = None
+        self._memory: OfferingsMemory = OfferingsMemory(subscription="", location="")
+        try:
+            self._memory = _decode_input(args)
+        except ApplicationError as err:
+            self._input_error = err
         self._changed = False
+        # Updates refused because their payload did not decode (workflows/refusals.py), shown in the details.
+        self._refused: list[RefusedMessage] = []
+        self._refusals = Refusals(self._note_refused)
 
     @workflow.run
-    async def run(self, memory: OfferingsMemory) -> None:
+    async def run(self, *args: Any) -> None:
+        if self._input_error is not None:
+            workflow.logger.warning(f"[offerings {workflow.info().workflow_id}] rejected input: {self._input_error}")
+            raise self._input_error
         self._prune()
         self._show()
         while True:
@@ -58,8 +79,10 @@ class Offerings:
                 workflow.continue_as_new(self._memory, task_queue=offerings_task_queue(workflow.info().task_queue))
 
     @workflow.update(name=OFFERINGS_CLAIM_UPDATE)
-    def claim(self, request: ClaimRequest) -> Claim:
+    def claim(self, *args: Any) -> Claim:
         """The offering `request.machine` tries now: not refused, and proven or not being probed by another."""
+        accepted(OFFERINGS_CLAIM_UPDATE, args)
+        request = _one(ClaimRequest, OFFERINGS_CLAIM_UPDATE, args)
         memory = self._memory
         answer, memory.probes = claim_offering(request.offerings, request.machine, memory.refusals,
                                                memory.probes, memory.proven, workflow.now())
@@ -67,9 +90,11 @@ class Offerings:
         return answer
 
     @workflow.update(name=OFFERINGS_REFUSED_UPDATE)
-    def refused(self, report: RefusalReport) -> Refusal | None:
+    def refused(self, *args: Any) -> Refusal | None:
         """An attempt ended: its probe ends; `worked` proves the offering; a capacity refusal is remembered
         and returned (how wide, until when); None otherwise."""
+        accepted(OFFERINGS_REFUSED_UPDATE, args)
+        report = _one(RefusalReport, OFFERINGS_REFUSED_UPDATE, args)
         memory, now = self._memory, workflow.now()
         memory.probes, memory.proven = outcome(report.offering, report.machine, report.worked, memory.probes,
                                                memory.proven, now)
@@ -86,12 +111,22 @@ class Offerings:
         return refusal
 
     @refused.validator
-    def _validate_refused(self, report: RefusalReport) -> None:
+    def _validate_refused(self, *args: Any) -> None:
+        self._check_open(OFFERINGS_REFUSED_UPDATE, args)
+        report = _one(RefusalReport, OFFERINGS_REFUSED_UPDATE, args)
         self._check_place(report.offering.subscription, report.offering.location)
 
     @claim.validator
-    def _validate_claim(self, request: ClaimRequest) -> None:
+    def _validate_claim(self, *args: Any) -> None:
+        self._check_open(OFFERINGS_CLAIM_UPDATE, args)
+        request = _one(ClaimRequest, OFFERINGS_CLAIM_UPDATE, args)
         self._check_place(request.subscription, request.location)
+
+    def _check_open(self, name: str, args: Sequence[Any]) -> None:
+        self._refusals.validate(name, args)
+        if self._input_error is not None:
+            raise ApplicationError(f"{name}: this memory has no valid input ({self._input_error})",
+                                   type=ErrorType.INVALID_SPEC, non_retryable=True)
 
     def _check_place(self, subscription: str, location: str) -> None:
         if (subscription, location) != (self._memory.subscription, self._memory.location):
@@ -99,13 +134,19 @@ class Offerings:
                                    type=ErrorType.INVALID_SPEC, non_retryable=True)
 
     @workflow.update(name=OFFERINGS_FORGET_UPDATE)
-    def forget(self) -> int:
-        """An operator knows capacity is back: every refusal (and probe) is dropped; how many refusals."""
+    def forget(self, *args: Any) -> int:
+        """An operator knows capacity is back: every refusal (and probe) is dropped; how many refusals.
+        Takes no payload; one that does not decode is refused, any other is not read."""
+        accepted(OFFERINGS_FORGET_UPDATE, args)
         forgotten = len(self._memory.refusals)
         self._memory.refusals, self._memory.probes = [], []
         self._changed = True
         workflow.logger.info(f"[offerings {self._place}] {forgotten} refusals forgotten on request")
         return forgotten
+
+    @forget.validator
+    def _validate_forget(self, *args: Any) -> None:
+        self._check_open(OFFERINGS_FORGET_UPDATE, args)
 
     @workflow.query(name=OFFERINGS_AVAILABLE_QUERY)
     def available(self, question: OfferingsQuestion) -> Availability:
@@ -133,18 +174,50 @@ class Offerings:
         memory.proven = [p for p in memory.proven if p.until > now]
 
     def _show(self) -> None:
-        workflow.set_current_details(render_memory(self._memory, workflow.now()))
+        workflow.set_current_details(render_memory(self._memory, workflow.now(), self._refused))
+
+    def _note_refused(self, message: RefusedMessage) -> None:
+        self._refused = recent(self._refused, message)
+        self._changed = True  # shown at the next task (a validator cannot set the details)
 
 
-def render_memory(memory: OfferingsMemory, now: datetime) -> str:
-    """Markdown for the Temporal UI's current details: every refusal still in force."""
+def _decode_input(args: Sequence[Any]) -> OfferingsMemory:
+    if refused_at_start():
+        raise _invalid(REFUSED_AT_START)
+    if len(args) != 1:
+        raise _invalid(f"input: expected one OfferingsMemory, got {len(args)} values")
+    if isinstance(args[0], Undecodable):
+        raise _invalid(refuse_input(args[0], "input"))
+    try:
+        return OfferingsMemory.model_validate(args[0])
+    except ValidationError as err:
+        raise _invalid(describe_validation_error(err, "OfferingsMemory")) from None
+
+
+def _one(model: type[Model], name: str, args: Sequence[Any]) -> Model:
+    """An update's one payload as `model`; its validator refuses anything else, naming why."""
+    if len(args) != 1:
+        raise _invalid(f"{name}: expected one {model.__name__}, got {len(args)} values")
+    try:
+        return model.model_validate(args[0])
+    except ValidationError as err:
+        raise _invalid(describe_validation_error(err, f"{name} ({model.__name__})")) from None
+
+
+def _invalid(message: str) -> ApplicationError:
+    return ApplicationError(message, type=ErrorType.INVALID_SPEC, non_retryable=True)
+
+
+def render_memory(memory: OfferingsMemory, now: datetime, refused: Sequence[RefusedMessage] = ()) -> str:
+    """Markdown for the Temporal UI's current details: every refusal still in force (and messages refused)."""
     lines = [f"## Offerings refused in {memory.location} (subscription {memory.subscription})", ""]
+    notes = ["", "**Messages refused** (payload not decodable):", *(f"- {m.describe()}" for m in refused)]
     current = sorted((r for r in memory.refusals if r.until > now), key=lambda r: r.until)
     if not current:
-        return "\n".join([*lines, "Nothing refused: every offering may be tried."])
+        return "\n".join([*lines, "Nothing refused: every offering may be tried.", *(notes if refused else [])])
     lines += ["| offering | code | refused | retry after | reported by |", "|---|---|---|---|---|"]
     lines += [f"| {r.scope()} | {r.code} | {r.refused_at:%H:%M:%S} UTC | {r.until:%H:%M:%S} UTC | "
               f"{r.machine or '-'} |" for r in current]
     if memory.runs > 1:
         lines += ["", f"Run {memory.runs} (continued as new)"]
-    return "\n".join(lines)
+    return "\n".join([*lines, *(notes if refused else [])])

@@ -109,3 +109,17 @@ def patched(patch_id: str) -> bool:
 def fewer_upserts() -> bool:
     """The upserts the umbrellas spare (a run begun before the first upserts as it did)."""
     return any(workflow.patched(umbrella) for umbrella, _ in UMBRELLAS)
+
+
+# A signal whose payload this worker cannot open (sealed with a key it lacks, which another worker may have) is
+# refused and marked: a worker replaying the run, with the key or without, refuses it too (workflows/refusals.py).
+# One marker per refused signal, named by the signal's number in the run (refused_signal); asked only on replay.
+REFUSED_SIGNAL_PREFIX = "refused-signal-"
+
+# A fresh start whose input or memo is sealed with a key this worker lacks fails at once, marked so that a worker
+# replaying it (a query of the failed run), with the key or without, fails it the same way. Asked only on replay.
+REFUSED_INPUT = "refused-input"
+
+
+def refused_signal(number: int) -> str:
+    return f"{REFUSED_SIGNAL_PREFIX}{number}"
