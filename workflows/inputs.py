@@ -17,6 +17,7 @@ from temporalio.common import RawValue
 from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
+    from codec.undecodable import Undecodable
     from models.durations import CHECK_BOUNDS
     from models.errors import ErrorType
     from models.naming import workflow_id
@@ -26,6 +27,7 @@ with workflow.unsafe.imports_passed_through():
 from workflows import patches, policies
 from workflows.api import WORKFLOW_TYPE
 from workflows.bounds import within_bounds
+from workflows.refusals import refuse_input
 from workflows.state import CARRIED_STATE_KIND, LifecycleState
 
 # Memo key a starter (or a test) may set to continue-as-new after fewer history events.
@@ -44,6 +46,8 @@ def _decode_json(raw: RawValue) -> Any:
         raise invalid_input(
             f"input: the workflow input is not a JSON MachineSpec (payload encoding {encoding!r}): {err}"
         ) from None
+    if isinstance(value, Undecodable):  # a worker's converter: workflows/refusals.py says whose fault it is
+        raise invalid_input(refuse_input(value, "input"))
     if isinstance(value, str | bytes):
         # `--input '"{...}"'`: a spec that was JSON-encoded twice.
         try:
@@ -114,6 +118,10 @@ def history_limit_from_memo() -> tuple[int, str]:
         value = workflow.memo_value(HISTORY_LIMIT_MEMO, None)
     except Exception as err:  # not JSON: a starter's mistake, not a reason to stop the machine
         return default, f"memo {HISTORY_LIMIT_MEMO} is not readable ({type(err).__name__}); using {default}"
+    if isinstance(value, Undecodable):
+        if value.depends_on_keys:  # decided as for the input it came with
+            raise invalid_input(refuse_input(value, f"memo {HISTORY_LIMIT_MEMO}"))
+        return default, f"memo {HISTORY_LIMIT_MEMO} is not readable ({value.reason}); using {default}"
     if value is None:
         return default, ""
     if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
