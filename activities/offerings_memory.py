@@ -5,8 +5,8 @@ client, with update-with-start: the first machine of a subscription+location sta
 machines racing to start it all reach the one workflow (WorkflowIDConflictPolicy.USE_EXISTING).
 """
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
 from temporalio import activity
 from temporalio.client import Client, WithStartWorkflowOperation
@@ -54,15 +54,24 @@ def _memory(subscription: str, location: str, task_queue: str, private_to: str =
     )
 
 
+T = TypeVar("T")
+
+
+async def _unless_no_memory(call: Awaitable[T], without_memory: T) -> T:
+    """`call`'s answer, or `without_memory` when no memory was ever started for the place (nothing refused)."""
+    try:
+        return await call
+    except RPCError as error:
+        if error.status == RPCStatusCode.NOT_FOUND:
+            return without_memory
+        raise
+
+
 async def ask(client: Client, question: OfferingsQuestion, private_to: str = "") -> Availability:
     """Which offerings are not refused at `question.at` (a read: no claim); all when nothing was refused."""
     handle = client.get_workflow_handle(_memory_id(question.subscription, question.location, private_to))
-    try:
-        return await handle.query(OFFERINGS_AVAILABLE_QUERY, question, result_type=Availability)
-    except RPCError as error:
-        if error.status == RPCStatusCode.NOT_FOUND:
-            return availability(question.offerings, [], question.at)
-        raise
+    return await _unless_no_memory(handle.query(OFFERINGS_AVAILABLE_QUERY, question, result_type=Availability),
+                                   availability(question.offerings, [], question.at))
 
 
 async def claim(client: Client, request: ClaimRequest, task_queue: str, private_to: str = "") -> Claim:
@@ -83,12 +92,7 @@ async def tell(client: Client, report: RefusalReport, task_queue: str, private_t
 async def release(client: Client, request: ProbeRelease, private_to: str = "") -> int:
     """A stopped machine's probes end; how many. No memory: nothing to release (none is started for it)."""
     handle = client.get_workflow_handle(_memory_id(request.subscription, request.location, private_to))
-    try:
-        return await handle.execute_update(OFFERINGS_RELEASE_UPDATE, request, result_type=int)
-    except RPCError as error:
-        if error.status == RPCStatusCode.NOT_FOUND:
-            return 0
-        raise
+    return await _unless_no_memory(handle.execute_update(OFFERINGS_RELEASE_UPDATE, request, result_type=int), 0)
 
 
 def activities(shared: bool = True) -> list[Callable[..., Any]]:

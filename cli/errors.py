@@ -12,7 +12,7 @@ from temporalio.service import RPCError
 from cli.machines import MachineError
 from cli.processes import StackError
 from cli.spec_file import SpecError
-from codec.aes_gcm import MissingKeyError
+from codec.aes_gcm import UndecodablePayloadError
 from workers.settings import SettingsError
 
 T = TypeVar("T")
@@ -20,7 +20,8 @@ T = TypeVar("T")
 stderr = Console(stderr=True, highlight=False, soft_wrap=True, markup=False, emoji=False)
 
 # Errors whose message already says what is wrong and how to fix it.
-USER_ERRORS: tuple[type[Exception], ...] = (SettingsError, SpecError, StackError, MachineError, MissingKeyError)
+USER_ERRORS: tuple[type[Exception], ...] = (SettingsError, SpecError, StackError, MachineError,
+                                             UndecodablePayloadError)
 
 
 def fail(message: str, code: int = 1) -> NoReturn:

@@ -3,6 +3,8 @@
 An encrypted payload's metadata says `encoding: binary/encrypted` and which key sealed it
 (`encryption-key-id`), so a process holding older keys still opens old histories. Payloads that are not
 encrypted (histories from before encryption, a plain `temporal workflow start --input`) pass through.
+A payload that does not open raises an UndecodablePayloadError naming why, or, in a worker
+(`mark_undecodable`), becomes a marker (codec/undecodable.py) so the workflow decides instead of its task failing.
 """
 
 import os
@@ -10,24 +12,29 @@ from collections.abc import Sequence
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from google.protobuf.message import DecodeError
 from temporalio.api.common.v1 import Payload
 from temporalio.converter import PayloadCodec
 
 from codec.keys import KeyRing
+from codec.undecodable import CorruptPayloadError, MissingKeyError, UndecodablePayloadError, marker
+
+__all__ = ["ENCODING", "KEY_ID", "AesGcmCodec", "MissingKeyError", "UndecodablePayloadError"]
 
 ENCODING = b"binary/encrypted"
 KEY_ID = "encryption-key-id"
 _NONCE = 12
-
-
-class MissingKeyError(RuntimeError):
-    """A payload was sealed with a key this process does not have. Not an ApplicationError on purpose: in a
-    worker it fails the workflow task, which Temporal retries, so the workflow waits for a worker with the key."""
+_TAG = 16  # AES-GCM's authentication tag: a sealed payload is at least nonce + tag bytes
 
 
 class AesGcmCodec(PayloadCodec):
-    def __init__(self, keys: KeyRing) -> None:
+    def __init__(self, keys: KeyRing, mark_undecodable: bool = False) -> None:
         self._keys = keys
+        self._mark = mark_undecodable
+
+    def marking(self) -> "AesGcmCodec":
+        """The same keys, turning what does not open into markers (a worker's codec)."""
+        return AesGcmCodec(self._keys, mark_undecodable=True)
 
     def describe(self) -> str:
         """One line for a log: the key ids, never the keys."""
@@ -49,21 +56,37 @@ class AesGcmCodec(PayloadCodec):
         return out
 
     async def decode(self, payloads: Sequence[Payload]) -> list[Payload]:
-        return [self._open(p) if p.metadata.get("encoding") == ENCODING else p for p in payloads]
+        return [self._decoded(p) if p.metadata.get("encoding") == ENCODING else p for p in payloads]
+
+    def _decoded(self, payload: Payload) -> Payload:
+        if not self._mark:
+            return self._open(payload)
+        try:
+            return self._open(payload)
+        except UndecodablePayloadError as error:
+            return marker(error)
 
     def _open(self, payload: Payload) -> Payload:
         key_id = payload.metadata.get(KEY_ID, b"").decode(errors="replace")
+        if not key_id:
+            raise CorruptPayloadError(f"encrypted payload names no codec key (metadata {KEY_ID})")
+        if len(payload.data) < _NONCE + _TAG:
+            raise CorruptPayloadError(f"payload under codec key {key_id[:64]!r} is {len(payload.data)} bytes, shorter "
+                                      f"than an AES-GCM nonce and tag ({_NONCE + _TAG}): it was never sealed by azmc")
         key = self._keys.keys.get(key_id)
         if key is None:
             have = ", ".join(self._keys.keys) or "none"
-            raise MissingKeyError(
-                f"payload encrypted with codec key {key_id!r}, which this process does not have (keys: {have}); "
-                "add it to AZMC_CODEC_KEYS / AZMC_CODEC_KEYS_FILE: nothing is lost, the work waits for it")
+            raise MissingKeyError(f"payload encrypted with codec key {key_id[:64]!r}, which this process does not "
+                                  f"have (keys: {have}); add it to AZMC_CODEC_KEYS / AZMC_CODEC_KEYS_FILE")
         try:
             plain = AESGCM(key).decrypt(payload.data[:_NONCE], payload.data[_NONCE:], key_id.encode())
         except InvalidTag:
-            raise MissingKeyError(f"payload does not open with codec key {key_id!r}: the key under that id "
-                                  "differs from the one that encrypted it") from None
+            raise MissingKeyError(f"payload does not open with codec key {key_id!r}: the key under that id differs "
+                                  "from the one that encrypted it, or the payload was altered") from None
         opened = Payload()
-        opened.ParseFromString(plain)
+        try:
+            opened.ParseFromString(plain)
+        except DecodeError:
+            raise CorruptPayloadError(f"payload under codec key {key_id!r} opens, but is not a Temporal "
+                                      "payload") from None
         return opened

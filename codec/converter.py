@@ -5,19 +5,27 @@ messages and stack traces stay readable (the default failure converter, not one 
 `encode_common_attributes`): azmc writes no secret into a message, and an operator reading a failed
 workflow in any UI needs them. Search attributes are never encrypted (the server indexes them) and the
 static summary names only the machine, size and place: neither holds a secret by design.
+
+A worker decodes with `for_workers`: what does not decode reaches the workflow as an `Undecodable`
+(codec/undecodable.py) where a handler takes any value, instead of failing the workflow task forever.
 """
 
 import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
-from temporalio.api.common.v1 import Payload
+from temporalio.api.common.v1 import Payload, Payloads
+from temporalio.common import RawValue
 from temporalio.contrib.pydantic import PydanticPayloadConverter, pydantic_data_converter
 from temporalio.converter import DataConverter
 
 from codec.aes_gcm import AesGcmCodec
 from codec.keys import KeyRing
+from codec.undecodable import Undecodable, read_marker
 from models.audit import AUDIT_METADATA, TRAIL, Audited
+
+# The type hints of handlers that take any value (`*args: Any`, `x: Any`): these get an Undecodable.
+_ANY_VALUE = (None, Any, object)
 
 
 class AzmcPayloadConverter(PydanticPayloadConverter):
@@ -31,11 +39,64 @@ class AzmcPayloadConverter(PydanticPayloadConverter):
                 payload.metadata[AUDIT_METADATA] = TRAIL.dump_json(value.trail)
         return payloads
 
+    def from_payloads(self, payloads: Sequence[Payload], type_hints: list[type] | None = None) -> list[Any]:
+        for payload in payloads:
+            found = read_marker(payload)
+            if found is not None:
+                raise found.error()  # raised here, so its message is not wrapped in "Payload at index ..."
+        return super().from_payloads(payloads, type_hints)
+
+
+class WorkerPayloadConverter(AzmcPayloadConverter):
+    """A worker's: a payload that does not decode into "any value" becomes an Undecodable, so the handler
+    that asked for it refuses the message; a typed value (an activity's result, a query's argument) and a
+    failure's details still raise, failing that one step as before."""
+
+    def from_payloads(self, payloads: Sequence[Payload], type_hints: list[type] | None = None) -> list[Any]:
+        hints = type_hints or []
+        values = []
+        for index, payload in enumerate(payloads):
+            hint = hints[index] if index < len(hints) else None
+            if hint is RawValue:
+                values.append(RawValue(payload))
+            elif hint not in _ANY_VALUE:
+                values.extend(super().from_payloads([payload], [hint]))
+            else:
+                values.append(self._any_value(payload))
+        return values
+
+    def _any_value(self, payload: Payload) -> Any:
+        found = read_marker(payload)
+        if found is not None:
+            return found
+        try:
+            (value,) = super().from_payloads([payload])
+        except Exception as error:  # a payload no worker can read the same way: the handler refuses it
+            encoding = payload.metadata.get("encoding", b"").decode(errors="replace") or "none"
+            detail = str(error.__cause__ or error).splitlines()[0][:200] if str(error.__cause__ or error) else ""
+            return Undecodable(f"payload encoding {encoding!r} does not decode: {type(error).__name__} {detail}"
+                               .rstrip(), depends_on_keys=False)
+        return value
+
+    def from_payloads_wrapper(self, payloads: Payloads | None) -> list[Any]:
+        """Failures' and heartbeats' details: never an Undecodable (a failure is not a handler's message)."""
+        if not payloads or not payloads.payloads:
+            return []
+        return AzmcPayloadConverter.from_payloads(self, payloads.payloads)
+
 
 def azmc_data_converter(keys: KeyRing) -> DataConverter:
     """With no keys nothing is encrypted, but an encrypted payload still fails naming its key id."""
     return dataclasses.replace(pydantic_data_converter, payload_converter_class=AzmcPayloadConverter,
                                payload_codec=AesGcmCodec(keys))
+
+
+def for_workers(converter: DataConverter) -> DataConverter:
+    """The same keys, as a worker decodes: markers for what does not open, Undecodable for handlers."""
+    codec = converter.payload_codec
+    if not isinstance(codec, AesGcmCodec):
+        return converter
+    return dataclasses.replace(converter, payload_converter_class=WorkerPayloadConverter, payload_codec=codec.marking())
 
 
 def describe_codec(converter: DataConverter) -> str:

@@ -13,7 +13,7 @@ from aiohttp import web
 from google.protobuf import json_format
 from temporalio.api.common.v1 import Payloads
 
-from codec.aes_gcm import AesGcmCodec, MissingKeyError
+from codec.aes_gcm import AesGcmCodec, UndecodablePayloadError
 from codec.keys import KeyRing
 
 _CODEC = web.AppKey("codec", AesGcmCodec)
@@ -55,7 +55,7 @@ def _handler(direction: str):
         codec = request.app[_CODEC]
         try:
             done = await (codec.encode if direction == "encode" else codec.decode)(payloads.payloads)
-        except MissingKeyError as error:
+        except UndecodablePayloadError as error:  # one line naming why: a key id, a length, never the data
             return _cors(request, web.json_response({"error": str(error)}, status=400))
         body = json_format.MessageToJson(Payloads(payloads=done))
         return _cors(request, web.Response(text=body, content_type="application/json"))

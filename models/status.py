@@ -67,6 +67,18 @@ class OfferingAttempt(BaseModel):
     refused: str = ""  # Azure's capacity code when it refused this offering ("" while trying, or on success)
 
 
+class RefusedMessage(BaseModel):
+    """A signal or update not acted on because its payload could not be decoded (workflows/refusals.py)."""
+
+    kind: str  # "signal" or "update"
+    name: str
+    reason: str
+    at: datetime
+
+    def describe(self) -> str:
+        return f"{self.kind} {self.name!r} at {self.at:%Y-%m-%d %H:%M:%S} UTC: {self.reason}"
+
+
 class MachineStatus(BaseModel):
     name: str
     resource_group: str
@@ -93,3 +105,5 @@ class MachineStatus(BaseModel):
     preserved: bool = False
     preserved_reason: str = ""
     preserved_at: datetime | None = None
+    # The last messages refused because their payload could not be decoded, oldest first.
+    refused: list[RefusedMessage] = []

@@ -13,13 +13,14 @@ from datetime import timedelta
 from typing import Any
 
 from pydantic import ValidationError
+from temporalio.client import Client
 from temporalio.runtime import PrometheusConfig, Runtime, TelemetryConfig
 from temporalio.worker import Worker
 
 from activities.audit import AuditInterceptor
 from activities.config import AzureConfig
 from activities.driver import AzureDriver
-from codec.converter import describe_codec
+from codec.converter import describe_codec, for_workers
 from models.offerings_memory import offerings_task_queue
 from models.validation import problem
 from workers.connect import connect
@@ -88,28 +89,38 @@ def concurrency(settings: Settings) -> dict[str, Any]:
     }
 
 
-def build_worker(settings: Settings, client: object, driver: AzureDriver) -> Worker:
+def worker_client(client: Client) -> Client:
+    """The client a worker polls with: the same connection and keys, decoding as a worker must (a payload that
+    does not decode reaches the workflow, which refuses the message, instead of failing its task forever)."""
+    converter = for_workers(client.data_converter)
+    if converter is client.data_converter:
+        return client
+    return Client(**{**client.config(), "data_converter": converter})
+
+
+def build_worker(settings: Settings, client: Client, driver: AzureDriver) -> Worker:
+    client = worker_client(client)
     return Worker(
-        client,  # type: ignore[arg-type]
+        client,
         task_queue=settings.task_queue,
         workflows=ALL_WORKFLOWS,
         workflow_runner=workflow_runner(settings.workflow_sandbox),  # unsandboxed unless asked: workers/sandbox.py
         activities=driver.activities(settings.shared_offerings),
-        interceptors=[AuditInterceptor(client.data_converter)],  # type: ignore[attr-defined]
+        interceptors=[AuditInterceptor(client.data_converter)],
          # each activity's Azure requests go into history with its result
         **concurrency(settings),
         graceful_shutdown_timeout=timedelta(seconds=settings.graceful_shutdown_s),
     )
 
 
-def offerings_worker(client: object, task_queue: str, max_cached_workflows: int = 10, **options: Any) -> Worker:
+def offerings_worker(client: Client, task_queue: str, max_cached_workflows: int = 10, **options: Any) -> Worker:
     """The shared memory of offerings on its own queue (models/offerings_memory.offerings_task_queue), so its
     answers never wait behind a backlog of machine tasks; every worker process polls it beside its own."""
-    return Worker(client, task_queue=offerings_task_queue(task_queue), workflows=[Offerings],  # type: ignore[arg-type]
+    return Worker(worker_client(client), task_queue=offerings_task_queue(task_queue), workflows=[Offerings],
                   max_cached_workflows=max_cached_workflows, **options)
 
 
-def build_workers(settings: Settings, client: object, driver: AzureDriver) -> list[Worker]:
+def build_workers(settings: Settings, client: Client, driver: AzureDriver) -> list[Worker]:
     """The machines' worker and the memory's, run side by side by one process."""
     return [build_worker(settings, client, driver),
             offerings_worker(client, settings.task_queue, workflow_runner=workflow_runner(settings.workflow_sandbox),

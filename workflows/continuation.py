@@ -3,7 +3,12 @@ that says so: the memo's, or the default."""
 
 from temporalio import workflow
 
+with workflow.unsafe.imports_passed_through():
+    from codec.undecodable import Undecodable
+
 from workflows import patches, policies
+from workflows.errors import invalid_input
+from workflows.refusals import refuse_input
 
 # Memo key a starter (or a test) may set to continue-as-new after fewer history events.
 HISTORY_LIMIT_MEMO = "azmc_history_limit"
@@ -28,6 +33,10 @@ def history_limit_from_memo() -> tuple[int, str]:
         value = workflow.memo_value(HISTORY_LIMIT_MEMO, None)
     except Exception as err:  # not JSON: a starter's mistake, not a reason to stop the machine
         return default, f"memo {HISTORY_LIMIT_MEMO} is not readable ({type(err).__name__}); using {default}"
+    if isinstance(value, Undecodable):
+        if value.depends_on_keys:  # decided as for the input it came with
+            raise invalid_input(refuse_input(value, f"memo {HISTORY_LIMIT_MEMO}"))
+        return default, f"memo {HISTORY_LIMIT_MEMO} is not readable ({value.reason}); using {default}"
     if value is None:
         return default, ""
     if isinstance(value, bool) or not isinstance(value, int) or value <= 0:

@@ -140,3 +140,15 @@ POOL_CONFIRMS_NOTICES = "pool-confirms-machine-notices"
 # A pool's deletion ends with Azure read by the pool's tag (find_pool_leftovers: graph, then GETs): lost
 # machines of its own that run get `delete`, what its ended machines left is deleted, the rest is named.
 POOL_DELETION_READS_AZURE = "pool-deletion-reads-azure-by-tag"
+# A signal whose payload this worker cannot open (sealed with a key it lacks, which another worker may have) is
+# refused and marked: a worker replaying the run, with the key or without, refuses it too (workflows/refusals.py).
+# One marker per refused signal, named by the signal's number in the run (refused_signal); asked only on replay.
+REFUSED_SIGNAL_PREFIX = "refused-signal-"
+
+# A fresh start whose input or memo is sealed with a key this worker lacks fails at once, marked so that a worker
+# replaying it (a query of the failed run), with the key or without, fails it the same way. Asked only on replay.
+REFUSED_INPUT = "refused-input"
+
+
+def refused_signal(number: int) -> str:
+    return f"{REFUSED_SIGNAL_PREFIX}{number}"

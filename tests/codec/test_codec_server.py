@@ -84,3 +84,47 @@ def test_off_loopback_without_a_token_is_refused(monkeypatch) -> None:  # type: 
     monkeypatch.delenv("AZMC_CODEC_KEYS_FILE", raising=False)
     done = CliRunner().invoke(app, ["codec-server"])
     assert done.exit_code == 1 and "no codec keys" in done.stderr
+
+
+def _sealed(key_id: str, data: bytes) -> dict[str, list[dict[str, dict[str, str] | str]]]:
+    metadata = {"encoding": b"binary/encrypted", **({"encryption-key-id": key_id.encode()} if key_id else {})}
+    return {"payloads": [{"metadata": {k: base64.b64encode(v).decode() for k, v in metadata.items()},
+                          "data": base64.b64encode(data).decode()}]}
+
+
+UNOPENABLE = [
+    ("k1", b"\x00\x00\x00", "3 bytes, shorter than an AES-GCM nonce and tag"),  # `--input AAAA` with the real id
+    ("k1", bytes(12), "12 bytes, shorter than an AES-GCM nonce and tag"),
+    ("nokey", bytes(range(40)), "codec key 'nokey', which this process does not have"),
+    ("k1", bytes(range(40)), "does not open with codec key 'k1'"),
+    ("", bytes(range(40)), "names no codec key"),
+]
+
+
+async def test_a_payload_that_does_not_open_is_400_with_one_line() -> None:
+    """Any ciphertext the server cannot open: 400 and one line naming why, never a 500 with a traceback."""
+    client = await _client()
+    try:
+        for key_id, data, reason in UNOPENABLE:
+            answer = await client.post("/decode", json=_sealed(key_id, data), headers={"Origin": UI})
+            body = await answer.json()
+            assert answer.status == 400 and reason in body["error"], (key_id, data, body)
+            assert "\n" not in body["error"] and "Traceback" not in body["error"]
+            assert answer.headers["Access-Control-Allow-Origin"] == UI  # the UI shows the line
+    finally:
+        await client.close()
+
+
+async def test_a_worker_decodes_the_same_bytes_into_a_marker_naming_why() -> None:
+    """The worker's codec does not raise on them: a marker with the reason and nothing of the data."""
+    from temporalio.api.common.v1 import Payload
+
+    from codec.aes_gcm import AesGcmCodec
+    from codec.undecodable import read_marker
+
+    for key_id, data, reason in UNOPENABLE:
+        metadata = {"encoding": b"binary/encrypted", **({"encryption-key-id": key_id.encode()} if key_id else {})}
+        (decoded,) = await AesGcmCodec(KEYS).marking().decode([Payload(metadata=metadata, data=data)])
+        found = read_marker(decoded)
+        assert found is not None and reason in found.reason and decoded.data == b""
+        assert found.depends_on_keys == (reason.startswith(("codec key", "does not open")))

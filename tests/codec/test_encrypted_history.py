@@ -3,8 +3,8 @@
   `temporal workflow show -o json`; through the codec server (`--codec-endpoint`) they come back;
 - the key is rotated mid-life and the history written under the old key still reads;
 - the history (with each activity's audit trail) replays;
-- a machine started under a key its worker lacks fails workflow tasks naming the key id, and completes
-  once a worker with the key polls.
+- a machine started by a client under a key its worker lacks fails at once naming the key id, before any
+  Azure call (a history under way waits for the key instead: test_worker_missing_a_key.py).
 """
 
 import asyncio
@@ -14,8 +14,10 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+import pytest
 from aiohttp.test_utils import TestServer
-from temporalio.client import Client, WorkflowHandle
+from temporalio.client import Client, WorkflowFailureError, WorkflowHandle
+from temporalio.exceptions import ApplicationError
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Replayer, Worker
 
@@ -32,7 +34,7 @@ from models.status import MachineStatus, Phase
 from tests.codec.cli import temporal_cli
 from tests.support.emulator import EmulatorHandle
 from tests.workflows.helpers import spec_dict
-from workers.worker import offerings_worker
+from workers.worker import offerings_worker, worker_client
 from workflows import ALL_WORKFLOWS
 from workflows.search_attributes import ALL_KEYS
 
@@ -60,7 +62,7 @@ async def _client(env: WorkflowEnvironment, keys: KeyRing) -> Client:
 
 @asynccontextmanager
 async def _worker(env: WorkflowEnvironment, keys: KeyRing, driver: AzureDriver, queue: str) -> AsyncIterator[None]:
-    client = await _client(env, keys)
+    client = worker_client(await _client(env, keys))
     async with Worker(client, task_queue=queue, workflows=ALL_WORKFLOWS, activities=driver.activities(),
                       interceptors=[AuditInterceptor(client.data_converter)]), offerings_worker(client, queue):
         yield
@@ -128,19 +130,16 @@ async def test_lifecycle_leaves_no_plaintext_and_the_codec_server_reads_it(emula
                                             "--codec-auth", "Bearer t0k3n")
             assert _leaks(authorized) == list(SECRETS)
 
-            # A machine started under k2 while the only worker has k1: its tasks fail naming k2, nothing is lost.
+            # A client starts a machine under k2 while the only worker has k1: it fails at once naming k2.
+            requests = emulator.requests()["total"]
             handle = await start_with(rotated, _spec(emulator, "vm2"), queue)
             async with _worker(env, OLD, driver, queue):
-                for _ in range(100):
-                    failures = await _task_failures(handle)
-                    if failures:
-                        break
-                    await asyncio.sleep(0.3)
-            assert "payload encrypted with codec key 'k2', which this process does not have (keys: k1)" in failures[0]
-            async with _worker(env, ROTATED, driver, queue):
-                await _phase(handle, Phase.RUNNING)
-                await handle.signal("delete", {"reason": "proof"})
-                assert (await handle.result()).phase == Phase.DELETED
+                with pytest.raises(WorkflowFailureError) as failed:
+                    await handle.result()
+            assert isinstance(failed.value.cause, ApplicationError)
+            assert failed.value.cause.message.startswith(
+                "input: payload encrypted with codec key 'k2', which this process does not have (keys: k1)")
+            assert await _task_failures(handle) == [] and emulator.requests()["total"] == requests
         stored = b"".join(path.read_bytes() for path in sorted(tmp_path.glob("temporal.db*")))  # noqa: ASYNC240
         assert len(stored) > 100_000 and _leaks(stored) == []
     finally:

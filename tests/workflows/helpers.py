@@ -26,7 +26,7 @@ from models.status import MachineStatus, Phase
 from tests.support.driver import emulator_driver
 from tests.support.emulator import EmulatorHandle
 from tests.workflows.stack import Stack
-from workers.worker import offerings_worker
+from workers.worker import offerings_worker, worker_client
 from workflows import ALL_WORKFLOWS
 from workflows.api import WORKFLOW_TYPE
 from workflows.search_attributes import ALL_KEYS
@@ -85,6 +85,7 @@ async def time_skipping_env() -> AsyncIterator[WorkflowEnvironment]:
 @asynccontextmanager
 async def lifecycle_worker(client: Client, activities: Sequence[Callable[..., Any]]) -> AsyncIterator[str]:
     task_queue = f"azmc-test-{uuid.uuid4()}"
+    client = worker_client(client)  # decoding as the worker process does
     async with Worker(client, task_queue=task_queue, workflows=ALL_WORKFLOWS, activities=list(activities),
                       interceptors=[AuditInterceptor(client.data_converter)]), offerings_worker(client, task_queue):
         yield task_queue

@@ -14,6 +14,7 @@ from temporalio.client import WorkflowHistory
 from temporalio.common import RawValue
 from temporalio.worker import Replayer
 
+from codec.converter import for_workers
 from models.naming import pool_workflow_id
 from tests.workflows.helpers import RESOURCE_GROUP, TEST_CONVERTER, recorded_history
 from tests.workflows.pools import POOL
@@ -35,7 +36,7 @@ async def test_history_replays(path: Path) -> None:
         # Recorded without its id: a pool checks its id against its spec, and tests/workflows/pools.py's pool
         # is the one recorded.
         history = WorkflowHistory(pool_workflow_id(RESOURCE_GROUP, POOL), history.events)
-    replayer = Replayer(workflows=ALL_WORKFLOWS, data_converter=TEST_CONVERTER)
+    replayer = Replayer(workflows=ALL_WORKFLOWS, data_converter=for_workers(TEST_CONVERTER))  # as a worker reads
     result = await replayer.replay_workflow(history, raise_on_replay_failure=False)
     assert result.replay_failure is None, f"{path.name}: {result.replay_failure!r}"
 

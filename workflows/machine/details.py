@@ -44,6 +44,9 @@ def render_details(state: LifecycleState, now: datetime) -> str:
     if status.preserved:
         lines.append(f"- **Preserved:** {status.preserved_reason} (VM deallocated, everything kept; no healing until "
                      "`delete`)")
+    if status.refused:
+        lines.append("- **Messages refused** (payload not decodable):")
+        lines += [f"  - {m.describe()}" for m in status.refused]
     if state.delete_request is not None:
         reason = state.delete_request.reason or "no reason given"
         lines.append(f"- **Deletion requested:** {reason}" + (" (force)" if state.delete_request.force else ""))

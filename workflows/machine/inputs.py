@@ -16,6 +16,7 @@ from temporalio import workflow
 from temporalio.common import RawValue
 
 with workflow.unsafe.imports_passed_through():
+    from codec.undecodable import Undecodable
     from models.durations import CHECK_BOUNDS
     from models.naming import workflow_id
     from models.spec import MachineSpec
@@ -26,6 +27,7 @@ from workflows.api import WORKFLOW_TYPE
 from workflows.bounds import within_bounds
 from workflows.errors import invalid_input
 from workflows.machine.state import CARRIED_STATE_KIND, LifecycleState
+from workflows.refusals import refuse_input
 
 
 def _decode_json(raw: RawValue) -> Any:
@@ -36,6 +38,8 @@ def _decode_json(raw: RawValue) -> Any:
         raise invalid_input(
             f"input: the workflow input is not a JSON MachineSpec (payload encoding {encoding!r}): {err}"
         ) from None
+    if isinstance(value, Undecodable):  # a worker's converter: workflows/refusals.py says whose fault it is
+        raise invalid_input(refuse_input(value, "input"))
     if isinstance(value, str | bytes):
         # `--input '"{...}"'`: a spec that was JSON-encoded twice.
         try:

@@ -20,7 +20,7 @@ with workflow.unsafe.imports_passed_through():
 
     from models.requests import DeleteRequest, PreserveRequest
     from models.spec_changes import SpecUpdate
-    from models.status import MachineStatus, OperationState, Phase, Stage
+    from models.status import MachineStatus, OperationState, Phase, RefusedMessage, Stage
 
 from workflows import patches
 from workflows.api import DELETE_SIGNAL, PRESERVE_SIGNAL, RECONCILE_SIGNAL, STATUS_QUERY, UPDATE_SPEC
@@ -31,6 +31,7 @@ from workflows.continuation import (
     history_is_long,
     history_limit_from_memo,
 )
+from workflows.errors import invalid_input
 from workflows.machine import fallback
 from workflows.machine.bookkeeping import Machine
 from workflows.machine.creation import Wake, create_machine
@@ -40,6 +41,7 @@ from workflows.machine.inputs import check_workflow_id, check_workflow_type, dec
 from workflows.machine.preservation import preserve_machine, refuse_reconcile
 from workflows.machine.spec_update import apply_pending_tags, apply_update, decode_update, validate
 from workflows.machine.state import LifecycleState
+from workflows.refusals import REFUSED_AT_START, Refusals, accepted, recent, refused_at_start
 
 __all__ = ["MachineLifecycle"]
 
@@ -60,6 +62,9 @@ class MachineLifecycle:
         # One flow (creation, health check, deletion) changes the machine at a time.
         self._busy = asyncio.Lock()
         self._azure: AzureCalls | None = None
+        # Messages whose payload did not decode (workflows/refusals.py); held here until the state exists.
+        self._refusals = Refusals(self._refused)
+        self._refused_early: list[RefusedMessage] = []
 
     # ---- public surface ---------------------------------------------------------------------
 
@@ -81,7 +86,7 @@ class MachineLifecycle:
         Untyped on purpose: with a DeleteRequest parameter the SDK would drop a signal whose payload
         does not validate; here an unusable payload still deletes (without force).
         """
-        if self._delete_request is not None:
+        if self._refusals.signal(DELETE_SIGNAL, args) or self._delete_request is not None:
             return
         payload = args[0] if args else None
         try:
@@ -92,13 +97,16 @@ class MachineLifecycle:
             self._delete_request = DeleteRequest(reason=reason)
 
     @workflow.signal(name=RECONCILE_SIGNAL)
-    def reconcile(self, *_ignored: Any) -> None:
-        """Re-check Azure now (Running/Unknown), or start a fresh creation (Failed)."""
-        self._reconcile_requested = True
+    def reconcile(self, *args: Any) -> None:
+        """Re-check Azure now (Running/Unknown), or start a fresh creation (Failed). The payload is not read."""
+        if not self._refusals.signal(RECONCILE_SIGNAL, args):
+            self._reconcile_requested = True
 
     @workflow.signal(name=PRESERVE_SIGNAL)
     def preserve(self, *args: Any) -> None:
         """`{"reason": ...}`, `{}` or nothing: deallocate the VM, keep all, no healing until `delete`."""
+        if self._refusals.signal(PRESERVE_SIGNAL, args):
+            return
         preserved = self._state is not None and self._state.status.preserved
         if self._preserve_request is not None or preserved or self._delete_request is not None:
             return
@@ -111,6 +119,7 @@ class MachineLifecycle:
     @workflow.update(name=UPDATE_SPEC)
     async def update_spec(self, *args: Any) -> SpecUpdate:
         """A new spec for this machine: tags, pool and timeouts change in place; anything else is refused."""
+        accepted(UPDATE_SPEC, args)
         new = decode_update(args)
         assert self._machine is not None  # the validator refused the update before the input was decoded
         return await apply_update(self._machine, self._azure_calls(self._machine), self._busy,
@@ -118,6 +127,7 @@ class MachineLifecycle:
 
     @update_spec.validator
     def _validate_update_spec(self, *args: Any) -> None:
+        self._refusals.validate(UPDATE_SPEC, args)
         validate(self._state, self._delete_request is not None, args)
 
     @workflow.query(name=STATUS_QUERY)
@@ -131,9 +141,12 @@ class MachineLifecycle:
     def _start(self, args: Sequence[RawValue]) -> Machine:
         notes: list[str] = []
         try:
+            if refused_at_start():
+                raise invalid_input(REFUSED_AT_START)
             check_workflow_type()
             decoded = decode_input(args)
             check_workflow_id(decoded.spec if isinstance(decoded, LifecycleState) else decoded)
+            limit, note = (0, "") if isinstance(decoded, LifecycleState) else history_limit_from_memo()
         except ApplicationError as err:
             self._input_error = str(err)
             workflow.logger.warning(f"[machine {workflow.info().workflow_id}] rejected input: {err}")
@@ -144,11 +157,12 @@ class MachineLifecycle:
             self._reconcile_requested = self._reconcile_requested or state.reconcile_requested
             self._preserve_request = state.preserve_request or self._preserve_request
         else:
-            limit, note = history_limit_from_memo()
             notes.append(note)
             state = LifecycleState.fresh(decoded, limit)
         state.history_limit, note = bounded_history_limit(state.history_limit)
         notes.append(note)
+        for message in self._refused_early:
+            state.status.refused = recent(state.status.refused, message)
         self._state = state
         self._machine = Machine(state)
         self._machine.announce()
@@ -252,6 +266,14 @@ class MachineLifecycle:
         return machine.state.status
 
     # ---- helpers ----------------------------------------------------------------------------
+
+    def _refused(self, message: RefusedMessage) -> None:
+        if self._state is None:
+            self._refused_early = recent(self._refused_early, message)
+            return
+        self._state.status.refused = recent(self._state.status.refused, message)
+        if self._machine is not None and not workflow.unsafe.is_read_only():  # a validator shows it at the next task
+            self._machine.refresh()
 
     def _azure_calls(self, machine: Machine) -> AzureCalls:
         # One per run, so deletion knows about calls an interrupted flow left in flight.

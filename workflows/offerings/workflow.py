@@ -10,12 +10,16 @@ on an update racing a timer's cancellation). Its current details list the entrie
 and the probes in flight with who holds them, so the UI shows what is skipped, why and until when.
 """
 
+from collections.abc import Sequence
 from datetime import datetime
+from typing import Any, TypeVar
 
+from pydantic import BaseModel, ValidationError
 from temporalio import workflow
 from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
+    from codec.undecodable import Undecodable
     from models.errors import ErrorType
     from models.offering_claims import Claim, ClaimRequest, Probe, claim_offering, outcome, released
     from models.offerings import Availability, Refusal, availability
@@ -28,6 +32,8 @@ with workflow.unsafe.imports_passed_through():
         offerings_task_queue,
     )
     from models.refusals import refusal_of
+    from models.status import RefusedMessage
+    from models.validation import describe_validation_error
 
 from workflows.api import (
     OFFERINGS_AVAILABLE_QUERY,
@@ -40,18 +46,33 @@ from workflows.api import (
     OFFERINGS_WORKFLOW_TYPE,
 )
 from workflows.continuation import history_is_long
+from workflows.refusals import REFUSED_AT_START, Refusals, accepted, recent, refuse_input, refused_at_start
+
+Model = TypeVar("Model", bound=BaseModel)
 
 
 @workflow.defn(name=OFFERINGS_WORKFLOW_TYPE)
 class Offerings:
     @workflow.init
-    def __init__(self, memory: OfferingsMemory) -> None:
-        # Updates may run before `run` starts: the state exists from the first moment.
-        self._memory = memory
+    def __init__(self, *args: Any) -> None:
+        # Updates may run before `run` starts: the state exists from the first moment (None: a bad input,
+        # which `run` fails with; updates are refused until then).
+        self._input_error: ApplicationError | None = None
+        self._memory: OfferingsMemory = OfferingsMemory(subscription="", location="")
+        try:
+            self._memory = _decode_input(args)
+        except ApplicationError as err:
+            self._input_error = err
         self._changed = False
+        # Updates refused because their payload did not decode (workflows/refusals.py), shown in the details.
+        self._refused: list[RefusedMessage] = []
+        self._refusals = Refusals(self._note_refused)
 
     @workflow.run
-    async def run(self, memory: OfferingsMemory) -> None:
+    async def run(self, *args: Any) -> None:
+        if self._input_error is not None:
+            workflow.logger.warning(f"[offerings {workflow.info().workflow_id}] rejected input: {self._input_error}")
+            raise self._input_error
         self._prune()
         self._show()
         while True:
@@ -67,8 +88,10 @@ class Offerings:
                 workflow.continue_as_new(self._memory, task_queue=offerings_task_queue(workflow.info().task_queue))
 
     @workflow.update(name=OFFERINGS_CLAIM_UPDATE)
-    def claim(self, request: ClaimRequest) -> Claim:
+    def claim(self, *args: Any) -> Claim:
         """The offering `request.machine` tries now: not refused, and proven or not being probed by another."""
+        accepted(OFFERINGS_CLAIM_UPDATE, args)
+        request = _one(ClaimRequest, OFFERINGS_CLAIM_UPDATE, args)
         memory = self._memory
         answer, memory.probes = claim_offering(request.offerings, request.machine, memory.refusals,
                                                memory.probes, memory.proven, workflow.now())
@@ -76,9 +99,11 @@ class Offerings:
         return answer
 
     @workflow.update(name=OFFERINGS_REFUSED_UPDATE)
-    def refused(self, report: RefusalReport) -> Refusal | None:
+    def refused(self, *args: Any) -> Refusal | None:
         """An attempt ended: its probe ends; `worked` proves the offering; a capacity refusal is remembered
         and returned (how wide, until when); None otherwise."""
+        accepted(OFFERINGS_REFUSED_UPDATE, args)
+        report = _one(RefusalReport, OFFERINGS_REFUSED_UPDATE, args)
         memory, now = self._memory, workflow.now()
         memory.probes, memory.proven = outcome(report.offering, report.machine, report.worked, memory.probes,
                                                memory.proven, now)
@@ -95,9 +120,11 @@ class Offerings:
         return refusal
 
     @workflow.update(name=OFFERINGS_RELEASE_UPDATE)
-    def release(self, request: ProbeRelease) -> int:
+    def release(self, *args: Any) -> int:
         """A machine stopped (deleted, Failed, continued as new): its probes end, so the machines waiting for
         their outcome try those offerings at their next question; how many ended."""
+        accepted(OFFERINGS_RELEASE_UPDATE, args)
+        request = _one(ProbeRelease, OFFERINGS_RELEASE_UPDATE, args)
         self._memory.probes, count = released(request.machine, self._memory.probes, workflow.now())
         self._changed = True
         if count:
@@ -106,16 +133,28 @@ class Offerings:
         return count
 
     @refused.validator
-    def _validate_refused(self, report: RefusalReport) -> None:
+    def _validate_refused(self, *args: Any) -> None:
+        self._check_open(OFFERINGS_REFUSED_UPDATE, args)
+        report = _one(RefusalReport, OFFERINGS_REFUSED_UPDATE, args)
         self._check_place(report.offering.subscription, report.offering.location)
 
     @release.validator
-    def _validate_release(self, request: ProbeRelease) -> None:
+    def _validate_release(self, *args: Any) -> None:
+        self._check_open(OFFERINGS_RELEASE_UPDATE, args)
+        request = _one(ProbeRelease, OFFERINGS_RELEASE_UPDATE, args)
         self._check_place(request.subscription, request.location)
 
     @claim.validator
-    def _validate_claim(self, request: ClaimRequest) -> None:
+    def _validate_claim(self, *args: Any) -> None:
+        self._check_open(OFFERINGS_CLAIM_UPDATE, args)
+        request = _one(ClaimRequest, OFFERINGS_CLAIM_UPDATE, args)
         self._check_place(request.subscription, request.location)
+
+    def _check_open(self, name: str, args: Sequence[Any]) -> None:
+        self._refusals.validate(name, args)
+        if self._input_error is not None:
+            raise ApplicationError(f"{name}: this memory has no valid input ({self._input_error})",
+                                   type=ErrorType.INVALID_SPEC, non_retryable=True)
 
     def _check_place(self, subscription: str, location: str) -> None:
         if (subscription, location) != (self._memory.subscription, self._memory.location):
@@ -123,9 +162,10 @@ class Offerings:
                                    type=ErrorType.INVALID_SPEC, non_retryable=True)
 
     @workflow.update(name=OFFERINGS_FORGET_UPDATE)
-    def forget(self) -> Forgotten:
+    def forget(self, *args: Any) -> Forgotten:
         """An operator knows capacity is back: every refusal and every probe is dropped; how many of each were
-        in force."""
+        in force. Takes no payload; one that does not decode is refused, any other is not read."""
+        accepted(OFFERINGS_FORGET_UPDATE, args)
         now, memory = workflow.now(), self._memory
         forgotten = Forgotten(refusals=sum(1 for r in memory.refusals if r.until > now),
                               probes=sum(1 for p in memory.probes if p.until > now))
@@ -134,6 +174,10 @@ class Offerings:
         workflow.logger.info(f"[offerings {self._place}] {forgotten.refusals} refusals and {forgotten.probes} "
                              "probes forgotten on request")
         return forgotten
+
+    @forget.validator
+    def _validate_forget(self, *args: Any) -> None:
+        self._check_open(OFFERINGS_FORGET_UPDATE, args)
 
     @workflow.query(name=OFFERINGS_AVAILABLE_QUERY)
     def available(self, question: OfferingsQuestion) -> Availability:
@@ -168,12 +212,45 @@ class Offerings:
         memory.proven = [p for p in memory.proven if p.until > now]
 
     def _show(self) -> None:
-        workflow.set_current_details(render_memory(self._memory, workflow.now()))
+        workflow.set_current_details(render_memory(self._memory, workflow.now(), self._refused))
+
+    def _note_refused(self, message: RefusedMessage) -> None:
+        self._refused = recent(self._refused, message)
+        self._changed = True  # shown at the next task (a validator cannot set the details)
 
 
-def render_memory(memory: OfferingsMemory, now: datetime) -> str:
-    """Markdown for the Temporal UI's current details: every refusal still in force, and the probes in flight."""
+def _decode_input(args: Sequence[Any]) -> OfferingsMemory:
+    if refused_at_start():
+        raise _invalid(REFUSED_AT_START)
+    if len(args) != 1:
+        raise _invalid(f"input: expected one OfferingsMemory, got {len(args)} values")
+    if isinstance(args[0], Undecodable):
+        raise _invalid(refuse_input(args[0], "input"))
+    try:
+        return OfferingsMemory.model_validate(args[0])
+    except ValidationError as err:
+        raise _invalid(describe_validation_error(err, "OfferingsMemory")) from None
+
+
+def _one(model: type[Model], name: str, args: Sequence[Any]) -> Model:
+    """An update's one payload as `model`; its validator refuses anything else, naming why."""
+    if len(args) != 1:
+        raise _invalid(f"{name}: expected one {model.__name__}, got {len(args)} values")
+    try:
+        return model.model_validate(args[0])
+    except ValidationError as err:
+        raise _invalid(describe_validation_error(err, f"{name} ({model.__name__})")) from None
+
+
+def _invalid(message: str) -> ApplicationError:
+    return ApplicationError(message, type=ErrorType.INVALID_SPEC, non_retryable=True)
+
+
+def render_memory(memory: OfferingsMemory, now: datetime, refused: Sequence[RefusedMessage] = ()) -> str:
+    """Markdown for the Temporal UI's current details: every refusal still in force, the probes in flight (and
+    messages refused)."""
     lines = [f"## Offerings refused in {memory.location} (subscription {memory.subscription})", ""]
+    notes = ["", "**Messages refused** (payload not decodable):", *(f"- {m.describe()}" for m in refused)]
     current = sorted((r for r in memory.refusals if r.until > now), key=lambda r: r.until)
     probes = sorted((p for p in memory.probes if p.until > now), key=lambda p: p.until)
     if not current:
@@ -189,4 +266,4 @@ def render_memory(memory: OfferingsMemory, now: datetime) -> str:
                   for p in probes]
     if memory.runs > 1:
         lines += ["", f"Run {memory.runs} (continued as new)"]
-    return "\n".join(lines)
+    return "\n".join([*lines, *(notes if refused else [])])

@@ -7,7 +7,7 @@ update payloads are strict: `{"replicas": "5"}` is refused, not read as 5.
 """
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError
@@ -15,6 +15,7 @@ from temporalio import workflow
 from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
+    from codec.undecodable import Undecodable
     from models.durations import CHECK_BOUNDS, Duration
     from models.errors import ErrorType
     from models.naming import pool_workflow_id
@@ -25,6 +26,7 @@ with workflow.unsafe.imports_passed_through():
 from workflows.api import POOL_WORKFLOW_TYPE
 from workflows.bounds import within_bounds
 from workflows.pool.state import POOL_STATE_KIND, PoolState
+from workflows.refusals import REFUSED_AT_START, refuse_input, refused_at_start
 
 
 def invalid(message: str) -> ApplicationError:
@@ -43,9 +45,15 @@ def _json_object(value: Any, what: str, refuse: Callable[[str], Exception] = inv
     return value
 
 
-def decode_pool_input(value: Any) -> PoolState:
+def decode_pool_input(args: Sequence[Any]) -> PoolState:
     """The state of a fresh pool from its PoolSpec, or the state a previous run carried through continue-as-new."""
-    data = _json_object(value, "input (a PoolSpec)")
+    if refused_at_start():
+        raise invalid(REFUSED_AT_START)
+    if len(args) != 1:
+        raise invalid(f"input: expected one PoolSpec, got {len(args)} values")
+    if isinstance(args[0], Undecodable):  # workflows/refusals.py: fails the pool, or its task while a key is missing
+        raise invalid(refuse_input(args[0], "input"))
+    data = _json_object(args[0], "input (a PoolSpec)")
     if data.get("kind") == POOL_WORKFLOW_TYPE:  # an `azmc apply` document (kind: MachinePool) is an input too
         data = {key: item for key, item in data.items() if key != "kind"}
     try:

@@ -21,7 +21,7 @@ with workflow.unsafe.imports_passed_through():
     from models.pool_io import resources_of
     from models.requests import DeleteRequest
     from models.spec import MachineSpec
-    from models.status import Phase
+    from models.status import Phase, RefusedMessage
 
 from workflows import patches
 from workflows.api import (
@@ -53,6 +53,7 @@ from workflows.pool.plan import Plan, available, counted, plan
 from workflows.pool.state import PoolState
 from workflows.pool.view import PoolView, build_status
 from workflows.pool.zones import machine_spec
+from workflows.refusals import Refusals, accepted
 
 # While deleting, machines that sent no word for this long are asked (one may have ended without a word).
 POOL_RECHECK = timedelta(minutes=1)
@@ -61,12 +62,12 @@ POOL_RECHECK = timedelta(minutes=1)
 @workflow.defn(name=POOL_WORKFLOW_TYPE)
 class MachinePool:
     @workflow.init
-    def __init__(self, inp: Any = None) -> None:
+    def __init__(self, *args: Any) -> None:
         # Decoded here, so updates and signals that come with the first task already see the pool.
         self._state: PoolState | None = None
         self._input_error: ApplicationError | None = None
         try:
-            self._state = decode_pool_input(inp)
+            self._state = decode_pool_input(args)
         except ApplicationError as err:
             self._input_error = err
         self._book = PoolBook(self._state) if self._state else None
@@ -77,11 +78,13 @@ class MachinePool:
         # Machines this run started wait here for their workflow's end (a terminated one tells nothing).
         self._watchers: dict[str, asyncio.Future[None]] = {}
         self._recheck: asyncio.Future[None] | None = None  # while deleting: when to ask machines that said nothing
+        # Messages whose payload did not decode (workflows/refusals.py): a pool operation each.
+        self._refusals = Refusals(self._refused)
 
     # ---- public surface ---------------------------------------------------------------------
 
     @workflow.run
-    async def run(self, inp: Any = None) -> PoolStatus:
+    async def run(self, *args: Any) -> PoolStatus:
         state, book = self._started()
         try:
             await self._keep(state, book)
@@ -98,13 +101,18 @@ class MachinePool:
     @workflow.signal(name=DELETE_SIGNAL)
     def delete(self, *args: Any) -> None:
         """`{"reason": ...}`, `{}` or nothing: delete every machine, then complete."""
+        if self._refusals.signal(DELETE_SIGNAL, args):
+            return
         if self._state is not None and self._state.delete_request is None:
             self._state.delete_request = delete_request(args)
             self._wake = True
 
     @workflow.signal(name=MACHINE_PHASE_SIGNAL)
-    def machine_phase(self, notice: Any) -> None:
+    def machine_phase(self, *args: Any) -> None:
         """A machine tells its phase (sent by its own workflow, machine/pool_notice.py): a notice to confirm."""
+        if self._refusals.signal(MACHINE_PHASE_SIGNAL, args):
+            return
+        notice = args[0] if len(args) == 1 else None
         if self._news is not None and self._news.confirms():
             if self._news.heard(notice):
                 self._wake = True
@@ -121,6 +129,7 @@ class MachinePool:
 
     @workflow.update(name=SCALE_UPDATE)
     def scale(self, *args: Any) -> PoolStatus:
+        accepted(SCALE_UPDATE, args)
         state, book = self._open()
         replicas = scale_request(args).replicas
         book.operation("scale", f"replicas {state.spec.replicas} -> {replicas}")
@@ -129,11 +138,13 @@ class MachinePool:
 
     @scale.validator
     def _validate_scale(self, *args: Any) -> None:
+        self._refusals.validate(SCALE_UPDATE, args)
         check_open(self._state, self._deleting(), "scale")
         scale_request(args)
 
     @workflow.update(name=SET_TEMPLATE_UPDATE)
     def set_template(self, *args: Any) -> PoolStatus:
+        accepted(SET_TEMPLATE_UPDATE, args)
         state, book = self._open()
         new, revision = template_spec(state, args)
         old = state.revision
@@ -146,10 +157,12 @@ class MachinePool:
 
     @set_template.validator
     def _validate_set_template(self, *args: Any) -> None:
+        self._refusals.validate(SET_TEMPLATE_UPDATE, args)
         template_spec(check_open(self._state, self._deleting(), "set_template"), args, in_validator=True)
 
     @workflow.update(name=SET_SETTINGS_UPDATE)
     def set_settings(self, *args: Any) -> PoolStatus:
+        accepted(SET_SETTINGS_UPDATE, args)
         state, book = self._open()
         state.spec, changes = settings_spec(state, args)
         if changes:
@@ -158,10 +171,12 @@ class MachinePool:
 
     @set_settings.validator
     def _validate_set_settings(self, *args: Any) -> None:
+        self._refusals.validate(SET_SETTINGS_UPDATE, args)
         settings_spec(check_open(self._state, self._deleting(), "set_settings"), args)
 
     @workflow.update(name=PAUSE_UPDATE)
-    def pause(self, *_ignored: Any) -> PoolStatus:
+    def pause(self, *args: Any) -> PoolStatus:
+        accepted(PAUSE_UPDATE, args)
         state, book = self._open()
         if not state.paused:
             state.paused = True
@@ -169,11 +184,13 @@ class MachinePool:
         return self._changed()
 
     @pause.validator
-    def _validate_pause(self, *_ignored: Any) -> None:
+    def _validate_pause(self, *args: Any) -> None:
+        self._refusals.validate(PAUSE_UPDATE, args)
         check_open(self._state, self._deleting(), "pause")
 
     @workflow.update(name=RESUME_UPDATE)
-    def resume(self, *_ignored: Any) -> PoolStatus:
+    def resume(self, *args: Any) -> PoolStatus:
+        accepted(RESUME_UPDATE, args)
         state, book = self._open()
         if state.paused or state.stuck:
             book.operation("resume", "rollout resumed" + (" after it was stuck" if state.stuck else ""))
@@ -181,7 +198,8 @@ class MachinePool:
         return self._changed()
 
     @resume.validator
-    def _validate_resume(self, *_ignored: Any) -> None:
+    def _validate_resume(self, *args: Any) -> None:
+        self._refusals.validate(RESUME_UPDATE, args)
         check_open(self._state, self._deleting(), "resume")
 
     # ---- the story --------------------------------------------------------------------------
@@ -384,6 +402,10 @@ class MachinePool:
                 await self._continue_as_new(state, book)  # the next run reads Azure again
 
     # ---- helpers ----------------------------------------------------------------------------
+
+    def _refused(self, message: RefusedMessage) -> None:
+        if self._book is not None:  # without a valid input the pool fails: its log line says enough
+            self._book.operation("refused", f"{message.kind} {message.name!r}: {message.reason}")
 
     def _open(self) -> tuple[PoolState, PoolBook]:
         assert self._state is not None and self._book is not None  # the validators refused otherwise

@@ -15,16 +15,17 @@ The report (counts, reasons, requests) is the result, the current details, a log
 """
 
 import asyncio
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
+from pydantic import ValidationError
 from temporalio import workflow
 from temporalio.common import RetryPolicy
 from temporalio.exceptions import ActivityError
 
 with workflow.unsafe.imports_passed_through():
-    from pydantic import ValidationError
-
+    from codec.undecodable import Undecodable
     from models.activity_io import ActivityName, DeleteResourceInput, DeleteVmInput, MachineRef
     from models.sweep import (
         SWEEP_WORKFLOW,
@@ -45,25 +46,13 @@ from workflows import patches, policies
 from workflows.azure_calls import error_text
 from workflows.bounds import within_bounds
 from workflows.errors import invalid_input
+from workflows.refusals import REFUSED_AT_START, refuse_input, refused_at_start
 from workflows.sweep.metrics import record_metrics
 
 SURVEY_TIMEOUT = timedelta(minutes=5)
 # A sweep retries little: the next one (a minute later) is the real retry, and sweeps never overlap.
 SWEEP_RETRY = RetryPolicy(initial_interval=timedelta(seconds=2), maximum_interval=timedelta(seconds=20),
                           maximum_attempts=3)
-
-
-def decode_sweep_input(value: Any) -> SweepInput:
-    """The input as plain JSON, validated here: a bad one fails the sweep at once naming the field (decoded by
-    the SDK, it would fail the workflow task again and again)."""
-    if value is None:
-        return SweepInput()
-    if not isinstance(value, dict):
-        raise invalid_input(f"input: expected a JSON object (a SweepInput), got {type(value).__name__}")
-    try:
-        return within_bounds(lambda context: SweepInput.model_validate(value, context=context))
-    except ValidationError as err:
-        raise invalid_input(describe_validation_error(err, "SweepInput")) from None
 
 
 @workflow.defn(name=SWEEP_WORKFLOW)
@@ -76,8 +65,8 @@ class FleetSweep:
         return self._report
 
     @workflow.run
-    async def run(self, raw: Any = None) -> SweepReport:
-        inp = decode_sweep_input(raw)
+    async def run(self, *args: Any) -> SweepReport:
+        inp = _sweep_input(args)
         self._show("surveying the fleet")
         survey: FleetSurvey = await workflow.execute_activity(
             ActivityName.SURVEY_FLEET, result_type=FleetSurvey, start_to_close_timeout=SURVEY_TIMEOUT,
@@ -196,3 +185,23 @@ class FleetSweep:
         lines += [f"- skipped {s.resource}: {s.reason.value} {s.detail}".rstrip() for s in r.skipped[:20]]
         lines += [f"- reconcile {d.workflow_id}: {d.reason}" for d in r.signalled[:20]]
         workflow.set_current_details("\n".join(lines))
+
+
+def _sweep_input(args: Sequence[Any]) -> SweepInput:
+    """None, nothing or a SweepInput (plain JSON, its durations within their bounds); anything else fails the
+    sweep at once, naming why: it deletes nothing, and decoded by the SDK it would fail the task again and again."""
+    if refused_at_start():
+        raise invalid_input(REFUSED_AT_START)
+    if len(args) > 1:
+        raise invalid_input(f"input: expected one SweepInput, got {len(args)} values")
+    value = args[0] if args else None
+    if isinstance(value, Undecodable):
+        raise invalid_input(refuse_input(value, "input"))
+    if value is None:
+        return SweepInput()
+    if not isinstance(value, dict):
+        raise invalid_input(f"input: expected a JSON object (a SweepInput), got {type(value).__name__}")
+    try:
+        return within_bounds(lambda context: SweepInput.model_validate(value, context=context))
+    except ValidationError as err:
+        raise invalid_input(describe_validation_error(err, "SweepInput")) from None

@@ -1,0 +1,95 @@
+"""Payloads nobody can decode, sent with the SDK as raw payloads (tests/e2e/test_undecodable_messages.py
+sends them with the `temporal` CLI to a machine and the offerings memory): a machine ignores such signals,
+and its recorded history replays with the refusals (the key refusal is marked); a pool ignores such signals
+and refuses such updates, naming them in its operations, and still deletes on `delete`; a pool and a fleet
+sweep started with such an input fail at once, naming why."""
+
+import pytest
+from temporalio.api.common.v1 import Payload
+from temporalio.api.enums.v1 import EventType
+from temporalio.client import Client, WorkflowFailureError, WorkflowHandle, WorkflowUpdateFailedError
+from temporalio.common import RawValue
+from temporalio.exceptions import ApplicationError
+
+from models.naming import pool_workflow_id
+from models.status import Phase
+from models.sweep import SWEEP_WORKFLOW
+from tests.workflows.helpers import RESOURCE_GROUP, in_phase, record_history, spec_dict, start_machine, wait_for
+from tests.workflows.pools import pool_dict, pool_status, start_pool
+from tests.workflows.stack import Stack
+from workflows.api import (
+    DELETE_SIGNAL,
+    MACHINE_PHASE_SIGNAL,
+    POOL_WORKFLOW_TYPE,
+    PRESERVE_SIGNAL,
+    RECONCILE_SIGNAL,
+    SCALE_UPDATE,
+)
+
+NOKEY = RawValue(Payload(metadata={"encoding": b"binary/encrypted", "encryption-key-id": b"nokey"},
+                         data=bytes(range(40))))
+SHORT = RawValue(Payload(metadata={"encoding": b"binary/encrypted", "encryption-key-id": b"workflow-tests"},
+                         data=b"\x00\x00\x00"))
+NOT_JSON = RawValue(Payload(metadata={"encoding": b"json/plain"}, data=b"{not json"))
+
+
+def _raw(stack: Stack) -> Client:
+    """A client without the codec: its raw payloads reach the server as given (the test client would seal them)."""
+    return Client(stack.env.client.service_client, namespace=stack.env.client.namespace)
+
+
+async def _task_failures(handle: WorkflowHandle) -> list[str]:
+    return [event.workflow_task_failed_event_attributes.failure.message
+            async for event in handle.fetch_history_events()
+            if event.event_type == EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED]
+
+
+async def test_a_machine_refuses_undecodable_signals_and_its_history_replays(stack: Stack) -> None:
+    handle = await start_machine(stack.env.client, stack.task_queue, spec_dict(subnet_id=stack.emulator.subnet_id))
+    await wait_for(stack.env, handle, in_phase(Phase.RUNNING))
+    raw = _raw(stack).get_workflow_handle(handle.id)
+    for name, payload in ((RECONCILE_SIGNAL, NOKEY), (PRESERVE_SIGNAL, SHORT), (DELETE_SIGNAL, NOT_JSON)):
+        await raw.signal(name, payload)
+    status = await wait_for(stack.env, handle, lambda s: len(s.refused) == 3)
+    assert [m.name for m in status.refused] == [RECONCILE_SIGNAL, PRESERVE_SIGNAL, DELETE_SIGNAL]
+    assert status.phase == Phase.RUNNING and not status.preserved
+    await handle.signal(DELETE_SIGNAL, {"reason": "readable"})
+    assert (await handle.result()).phase == Phase.DELETED
+    assert await _task_failures(handle) == []
+    await record_history(handle, "undecodable_signals_refused_then_deleted")
+
+
+async def test_a_pool_refuses_undecodable_messages_and_still_deletes(stack: Stack) -> None:
+    handle = await start_pool(stack.env.client, stack.task_queue, pool_dict(stack.emulator.subnet_id, 0))
+    raw = _raw(stack).get_workflow_handle(handle.id)
+    for name, payload in ((DELETE_SIGNAL, NOKEY), (MACHINE_PHASE_SIGNAL, SHORT), (DELETE_SIGNAL, NOT_JSON)):
+        await raw.signal(name, payload)
+    with pytest.raises(WorkflowUpdateFailedError) as refused:
+        await raw.execute_update(SCALE_UPDATE, NOKEY)
+    assert isinstance(refused.value.cause, ApplicationError)
+    assert "scale: payload encrypted with codec key 'nokey'" in refused.value.cause.message
+
+    status = await pool_status(handle)
+    refusals = [op.description for op in status.recent_operations if op.kind == "refused"]
+    assert len(refusals) == 4, status.recent_operations
+    assert refusals[0].startswith("signal 'delete': payload encrypted with codec key 'nokey'")
+    assert refusals[1].startswith("signal 'machine_phase': payload under codec key 'workflow-tests' is 3 bytes")
+    assert refusals[2].startswith("signal 'delete': payload encoding 'json/plain' does not decode")
+    assert refusals[3].startswith("update 'scale'")
+    assert status.phase != "Deleted"
+
+    await handle.signal(DELETE_SIGNAL, {"reason": "readable"})
+    assert (await handle.result()).phase == "Deleted"
+    assert await _task_failures(handle) == []
+
+
+@pytest.mark.parametrize(("kind", "workflow_id"), [(POOL_WORKFLOW_TYPE, pool_workflow_id(RESOURCE_GROUP, "web")),
+                                                   (SWEEP_WORKFLOW, "azmc-fleet-sweep-undecodable")])
+async def test_an_undecodable_input_fails_at_once(stack: Stack, kind: str, workflow_id: str) -> None:
+    await _raw(stack).start_workflow(kind, NOKEY, id=workflow_id, task_queue=stack.task_queue)
+    handle = stack.env.client.get_workflow_handle(workflow_id)
+    with pytest.raises(WorkflowFailureError) as failed:
+        await handle.result()
+    assert isinstance(failed.value.cause, ApplicationError)
+    assert failed.value.cause.message.startswith("input: payload encrypted with codec key 'nokey'")
+    assert await _task_failures(handle) == [] and stack.emulator.requests()["total"] == 0

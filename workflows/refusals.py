@@ -1,0 +1,123 @@
+"""Messages whose payload this worker cannot decode: refused, never a workflow stuck on them.
+
+The worker's converter hands a handler an `Undecodable` where a payload did not decode (codec/undecodable.py),
+and the handler asks here what to do. The question is who could not read it:
+- A message arriving now (the task is not a replay): the sender's fault, or a key this installation does not
+  use. A signal is ignored, an update refused by its validator, a fresh start fails at once; each named, with
+  why, in the log and the workflow's status.
+- A message met while replaying: the worker that took it when it arrived could read it and acted on it; this
+  one lacks a key the history uses. The workflow task fails (Temporal retries it) until a worker with the key
+  replays it. Failing the workflow instead would close it, and the fleet sweep would collect its VM as an orphan.
+A refusal that depends on keys is marked in the history (patches.refused_signal, patches.REFUSED_INPUT), so a
+worker replaying the run, with the key or without, refuses that message again rather than reading it. A payload
+no worker can read (too short, not JSON) is refused the same way by every worker: it needs no marker.
+"""
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from temporalio import workflow
+from temporalio.exceptions import ApplicationError
+
+with workflow.unsafe.imports_passed_through():
+    from codec.undecodable import Undecodable
+    from models.errors import ErrorType
+    from models.status import RefusedMessage
+
+from workflows import patches
+
+SHOWN = 5  # refused messages a status keeps
+# Marked refusals per run: each marker also adds its id to the run's TemporalChangeVersion search attribute,
+# which holds 2 KB. Past this many, a refusal is not marked: every worker then refuses such a message on replay.
+MARKED_PER_RUN = 20
+
+
+class MissingKeyInHistory(RuntimeError):
+    """Replaying a message this worker cannot read: fails the workflow task (not an ApplicationError), never
+    the workflow, so the run waits for a worker with the key."""
+
+
+def found_in(args: Sequence[Any]) -> Undecodable | None:
+    return next((arg for arg in args if isinstance(arg, Undecodable)), None)
+
+
+def _replaying() -> bool:
+    return workflow.unsafe.is_replaying()
+
+
+def _waits_for_key(what: str, found: Undecodable) -> MissingKeyInHistory:
+    return MissingKeyInHistory(f"{what}: {found.reason}; a worker with that key read it when it arrived, so this "
+                               "workflow task fails until one replays it")
+
+
+class Refusals:
+    """One run's refused messages; `noted` shows each (the workflow's status), the log says it too."""
+
+    def __init__(self, noted: Callable[[RefusedMessage], None]) -> None:
+        self._noted = noted
+        self._signals = 0  # every signal of the run, counted in history order: names its marker
+        self._marked = 0
+
+    def signal(self, name: str, args: Sequence[Any]) -> bool:
+        """True when the signal must be ignored. Every signal handler asks first, so the count is the run's."""
+        self._signals += 1
+        marker = patches.refused_signal(self._signals)
+        found = found_in(args)
+        if _replaying() and self._marked < MARKED_PER_RUN and patches.patched(marker):
+            self._marked += 1  # refused when it arrived by a worker without its key: refused again, even with it
+            self._note("signal", name, found.reason if found else "its payload could not be decoded when it arrived")
+            return True
+        if found is None:
+            return False
+        if found.depends_on_keys and self._marked < MARKED_PER_RUN:
+            if _replaying():
+                raise _waits_for_key(f"signal {name!r}", found)
+            patches.patched(marker)
+            self._marked += 1
+        self._note("signal", name, found.reason)
+        return True
+
+    def validate(self, name: str, args: Sequence[Any]) -> None:
+        """An update's validator: refuse it (nothing enters the history) when a payload did not decode."""
+        found = found_in(args)
+        if found is None:
+            return
+        self._note("update", name, found.reason)
+        raise ApplicationError(f"{name}: {found.reason}", type=ErrorType.INVALID_SPEC, non_retryable=True)
+
+    def _note(self, kind: str, name: str, reason: str) -> None:
+        if not _replaying():
+            workflow.logger.warning(f"[{workflow.info().workflow_id}] refused {kind} {name!r}: {reason}")
+        self._noted(RefusedMessage(kind=kind, name=name, reason=reason, at=workflow.now()))
+
+
+def accepted(name: str, args: Sequence[Any]) -> None:
+    """An accepted update's handler: its validator read every payload, so one that does not decode now is being
+    replayed by a worker without the key."""
+    found = found_in(args)
+    if found is not None:
+        raise _waits_for_key(f"update {name!r}", found)
+
+
+def recent(shown: list[RefusedMessage], message: RefusedMessage) -> list[RefusedMessage]:
+    return [*shown, message][-SHOWN:]
+
+
+def refused_at_start() -> bool:
+    """Replaying a run that failed at once on an input sealed with a key its worker lacked: fail it again."""
+    return _replaying() and patches.patched(patches.REFUSED_INPUT)
+
+
+REFUSED_AT_START = "the input could not be decoded when the workflow started"
+
+
+def refuse_input(found: Undecodable, what: str) -> str:
+    """The reason a fresh start fails with. Raises instead, failing the task, when azmc wrote the input (a
+    continued run, a pool's machine) or a worker replays it: a worker with the key can read it."""
+    info = workflow.info()
+    written_by_azmc = info.continued_run_id is not None or info.parent is not None
+    if found.depends_on_keys:
+        if _replaying() or written_by_azmc:
+            raise _waits_for_key(what, found)
+        patches.patched(patches.REFUSED_INPUT)
+    return f"{what}: {found.reason}"
