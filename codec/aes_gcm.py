@@ -17,7 +17,8 @@ from temporalio.api.common.v1 import Payload
 from temporalio.converter import PayloadCodec
 
 from codec.keys import KeyRing
-from codec.undecodable import CorruptPayloadError, MissingKeyError, UndecodablePayloadError, marker
+from codec.undecodable import marker
+from models.undecodable import CorruptPayloadError, MissingKeyError, UndecodablePayloadError
 
 __all__ = ["ENCODING", "KEY_ID", "AesGcmCodec", "MissingKeyError", "UndecodablePayloadError"]
 

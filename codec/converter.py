@@ -21,8 +21,9 @@ from temporalio.converter import DataConverter
 
 from codec.aes_gcm import AesGcmCodec
 from codec.keys import KeyRing
-from codec.undecodable import Undecodable, read_marker
+from codec.undecodable import read_marker
 from models.audit import AUDIT_METADATA, TRAIL, Audited
+from models.undecodable import Undecodable
 
 # The type hints of handlers that take any value (`*args: Any`, `x: Any`): these get an Undecodable.
 _ANY_VALUE = (None, Any, object)

@@ -4,7 +4,7 @@ that says so: the memo's, or the default."""
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
-    from codec.undecodable import Undecodable
+    from models.undecodable import Undecodable
 
 from workflows import patches, policies
 from workflows.errors import invalid_input

@@ -20,9 +20,9 @@ from temporalio import workflow
 from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
-    from codec.undecodable import Undecodable
     from models.errors import ErrorType
     from models.status import RefusedMessage
+    from models.undecodable import Undecodable
 
 from workflows import patches
 

@@ -16,10 +16,10 @@ from temporalio import workflow
 from temporalio.common import RawValue
 
 with workflow.unsafe.imports_passed_through():
-    from codec.undecodable import Undecodable
     from models.durations import CHECK_BOUNDS
     from models.naming import workflow_id
     from models.spec import MachineSpec
+    from models.undecodable import Undecodable
     from models.validation import describe_validation_error
 
 from workflows import patches

@@ -19,7 +19,6 @@ from temporalio import workflow
 from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
-    from codec.undecodable import Undecodable
     from models.errors import ErrorType
     from models.offering_claims import Claim, ClaimRequest, Probe, claim_offering, outcome, released
     from models.offerings import Availability, Refusal, availability
@@ -33,6 +32,7 @@ with workflow.unsafe.imports_passed_through():
     )
     from models.refusals import refusal_of
     from models.status import RefusedMessage
+    from models.undecodable import Undecodable
     from models.validation import describe_validation_error
 
 from workflows.api import (

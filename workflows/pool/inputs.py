@@ -15,12 +15,12 @@ from temporalio import workflow
 from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
-    from codec.undecodable import Undecodable
     from models.durations import CHECK_BOUNDS, Duration
     from models.errors import ErrorType
     from models.naming import pool_workflow_id
     from models.pool import MAX_REPLICAS, PoolSpec, setting_changes, template_revision
     from models.requests import DeleteRequest
+    from models.undecodable import Undecodable
     from models.validation import describe_validation_error
 
 from workflows.api import POOL_WORKFLOW_TYPE

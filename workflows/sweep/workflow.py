@@ -25,7 +25,6 @@ from temporalio.common import RetryPolicy
 from temporalio.exceptions import ActivityError
 
 with workflow.unsafe.imports_passed_through():
-    from codec.undecodable import Undecodable
     from models.activity_io import ActivityName, DeleteResourceInput, DeleteVmInput, MachineRef
     from models.sweep import (
         SWEEP_WORKFLOW,
@@ -40,6 +39,7 @@ with workflow.unsafe.imports_passed_through():
         SweepInput,
         SweepReport,
     )
+    from models.undecodable import Undecodable
     from models.validation import describe_validation_error
 
 from workflows import patches, policies
