@@ -43,7 +43,8 @@ dev: $(STAMP)
 # pip-installed packages (the image) have them.
 BYTECODE = $(BIN)/python -m compileall -q models workflows activities workers cli emulator codec bench >/dev/null
 
-# The table: `python -m bench.report` reads every bench/results/<module>.json (about 17 min on 2 cores).
+# The table: `python -m bench.report` reads every bench/results/<module>.json (about 17 min on 2 cores), and
+# `python -m bench.charts` draws docs/performance-*.svg from the same files.
 bench: $(STAMP)
 	$(BYTECODE)
 	$(BIN)/python -m bench.emulator_rate
@@ -55,8 +56,9 @@ bench: $(STAMP)
 	$(BIN)/python -m bench.capacity_fallback
 	$(BIN)/python -m bench.scale
 	$(BIN)/python -m bench.report
+	$(BIN)/python -m bench.charts
 
-# 10,000 machines Running on one worker (long: see README, Performance); its rows join the table.
+# 10,000 machines Running on one worker (long: see docs/performance.md); its rows join the table.
 bench-scale: $(STAMP)
 	$(BYTECODE)
 	$(BIN)/python -m bench.scale --machines 10000

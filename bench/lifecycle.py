@@ -165,7 +165,7 @@ def main() -> None:
         finally:
             processes.stop()
     print_summary(measured)
-    write_results("lifecycle", results_rows(measured))
+    write_results("lifecycle", results_rows(measured), series={"rounds": measured.round_rates()})
 
 
 if __name__ == "__main__":

@@ -36,6 +36,11 @@ class Measured:
         both of its runs, so their ratio moves less than the best rounds' do."""
         return [bare / azmc for azmc, bare in zip(self.seconds["azmc"], self.seconds["bare"], strict=True)]
 
+    def round_rates(self) -> list[dict[str, float]]:
+        """Each round's azmc and bare rates (machines/s), the chart's bars."""
+        return [{"azmc": round(self.machines / azmc, 2), "bare": round(self.machines / bare, 2)}
+                for azmc, bare in zip(self.seconds["azmc"], self.seconds["bare"], strict=True)]  # fmt: skip
+
     def cpu_ms(self, kind: str, process: str | None = None) -> float:
         """CPU milliseconds per lifecycle: of one process, or of all of them (None)."""
         used = self.cpu[kind].get(process, 0.0) if process else sum(self.cpu[kind].values())

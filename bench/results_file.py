@@ -49,8 +49,10 @@ def row(metric: str, value: float, unit: str, goal: str | None = None, peer: str
     return {"metric": metric, "value": value, "unit": unit, "goal": goal, "peer": peer, "note": note}
 
 
-def write_results(module: str, rows: list[dict[str, Any]], directory: Path = RESULTS_DIR) -> Path:
-    """Write `rows` as directory/<module>.json (replacing that module's previous results); returns the path."""
+def write_results(module: str, rows: list[dict[str, Any]], directory: Path = RESULTS_DIR,
+                  series: dict[str, Any] | None = None) -> Path:
+    """Write `rows` as directory/<module>.json (replacing that module's previous results); returns the path.
+    `series` holds values for bench/charts.py that are no row of the table (a rate per round)."""
     for entry in rows:
         missing = [key for key in ("metric", "value", "unit") if key not in entry]
         if missing:
@@ -59,6 +61,8 @@ def write_results(module: str, rows: list[dict[str, Any]], directory: Path = RES
         "module": module, "machine": machine_description(), "when": datetime.now(UTC).isoformat(timespec="seconds"),
         "rows": [{key: entry.get(key, "" if key == "note" else None) for key in ROW_KEYS} for entry in rows],
     }
+    if series:
+        document["series"] = series
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / f"{module}.json"
     path.write_text(json.dumps(document, indent=2) + "\n")

@@ -1,5 +1,6 @@
-"""docs/architecture.md stays true to the code: every `code` name it quotes exists, and the public
-Temporal API, activities, error types and search attributes it lists are exactly the code's."""
+"""The docs stay true to the code: every `code` name a docs/ page quotes exists; docs/architecture.md's public
+Temporal API, activities, error types and search attributes are exactly the code's; the README's guarantees
+name tests that exist, and the README links every docs/ page, whose links resolve."""
 
 import importlib
 import re
@@ -11,17 +12,23 @@ from temporalio.workflow import _Definition
 
 from models.activity_io import ActivityName
 from models.errors import ErrorType
+from workers.settings import Settings
 from workflows import MachineLifecycle, MachinePool
 from workflows.search_attributes import ALL_KEYS
 
 ROOT = Path(__file__).resolve().parent.parent
-DOC = ROOT / "docs" / "architecture.md"
+DOCS = ROOT / "docs"
+DOC = DOCS / "architecture.md"
+PAGES = sorted(DOCS.glob("*.md"))
 SOURCES = ("models", "workflows", "activities", "workers", "cli", "emulator", "bench", "tests")
 _SPAN = re.compile(r"`([^`]+)`")  # inline code may wrap a line
 _FENCED = re.compile(r"^```.*?^```", flags=re.DOTALL | re.MULTILINE)
 _DOTTED = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
 _TOKEN = re.compile(r"[\w.-]+")
-_PATH_ENDINGS = (".py", ".md", ".json", ".yml", ".yaml", ".toml")
+_PATH_ENDINGS = (".py", ".md", ".json", ".yml", ".yaml", ".toml", ".svg")
+_ENV = re.compile(r"AZMC_[A-Z0-9_]+")
+_FLAG = re.compile(r"--[a-z][a-z0-9-]*")
+_LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
 
 
 @cache
@@ -56,7 +63,13 @@ def _dotted_problem(name: str) -> str | None:
 def span_problem(span: str) -> str | None:
     """Why a `code` span of the doc names nothing real, or None (free text such as `<vm>-nic` is not checked)."""
     text = span
-    if ("/" in text or text.endswith(_PATH_ENDINGS)) and re.fullmatch(r"\w[\w./-]*", text):  # not a /url
+    if _ENV.fullmatch(text):  # a setting's variable is its field's name, or a variable the code reads itself
+        known = text.removeprefix("AZMC_").lower() in Settings.model_fields or _in_code(text)
+        return None if known else f"`{text}`: no such setting"
+    if _FLAG.fullmatch(text):  # typer makes `--orphan-grace` of a parameter `orphan_grace`
+        known = _in_code(text) or _in_code(text[2:].replace("-", "_"))
+        return None if known else f"`{text}`: no such flag"
+    if _is_path(text):
         return None if (ROOT / text.rstrip("/")).exists() else f"`{text}`: no such file or folder"
     name = re.sub(r"\(.*\)$", "", text)  # `workflow.patched(...)` names workflow.patched
     if _DOTTED.fullmatch(name):
@@ -64,6 +77,14 @@ def span_problem(span: str) -> str | None:
     if _TOKEN.fullmatch(text):
         return None if _in_code(text) else f"`{text}`: not found in the code"
     return None
+
+
+def _is_path(text: str) -> bool:
+    """A repository path: it ends like a file, or starts with one of the repository's own top-level folders
+    (`azmc-demo/vm1`, a workflow id, does not)."""
+    if not re.fullmatch(r"\w[\w./-]*", text):  # not a /url
+        return False
+    return text.endswith(_PATH_ENDINGS) or ("/" in text and (ROOT / text.split("/")[0]).is_dir())
 
 
 def doc_problems(markdown: str) -> list[str]:
@@ -86,16 +107,19 @@ def doc() -> str:
     return DOC.read_text(encoding="utf-8")
 
 
-def test_every_quoted_name_exists(doc: str) -> None:
-    assert doc_problems(doc) == []
+@pytest.mark.parametrize("page", PAGES, ids=lambda page: page.name)
+def test_every_quoted_name_exists(page: Path) -> None:
+    assert doc_problems(page.read_text(encoding="utf-8")) == []
 
 
 def test_the_checker_catches_wrong_names() -> None:
     """Not vacuous: a renamed module, attribute, file or identifier is reported."""
     wrong = ("`models.errors.NoSuchType` `workflows/no_such_flow.py` `activities/gone/` "
-             "`no_such_helper_anywhere` `AzureCalls.no_such_method` `azmc-no-such-tag`")
-    assert len(doc_problems(wrong)) == 6
-    assert doc_problems("`models.errors.ErrorType` `workflows/machine/saga.py` `AzureCalls.settle` `azmc-owner`") == []
+             "`no_such_helper_anywhere` `AzureCalls.no_such_method` `azmc-no-such-tag` `AZMC_NO_SUCH_SETTING` "
+             "`--no-such-flag` `docs/no-such-chart.svg`")
+    assert len(doc_problems(wrong)) == 9
+    assert doc_problems("`models.errors.ErrorType` `workflows/machine/saga.py` `AzureCalls.settle` `azmc-owner` "
+                        "`AZMC_ORPHAN_GRACE` `AZMC_TEMPORAL_TLS` `--orphan-grace` `azmc-demo/vm1`") == []
 
 
 def test_the_flows_have_one_mermaid_diagram(doc: str) -> None:
@@ -149,5 +173,22 @@ def test_every_readme_guarantee_names_tests_that_exist() -> None:
             assert (ROOT / path).is_file() and Path(path).name.startswith("test_"), path
 
 
-def test_the_configuration_page_quotes_only_real_names() -> None:
-    assert doc_problems((ROOT / "docs" / "configuration.md").read_text(encoding="utf-8")) == []
+def links(markdown: str) -> list[str]:
+    """The relative targets of the Markdown links and images of a page (no web address), anchors dropped."""
+    prose = _SPAN.sub("", _FENCED.sub("", markdown))
+    return [target for target in _LINK.findall(prose) if "://" not in target]
+
+
+def test_the_readme_links_every_docs_page() -> None:
+    linked = {(ROOT / target).resolve() for target in links((ROOT / "README.md").read_text(encoding="utf-8"))}
+    assert [page.name for page in PAGES if page.resolve() not in linked] == []
+
+
+@pytest.mark.parametrize("page", [ROOT / "README.md", *PAGES], ids=lambda page: page.name)
+def test_links_resolve(page: Path) -> None:
+    broken = [target for target in links(page.read_text(encoding="utf-8")) if not (page.parent / target).exists()]
+    assert broken == []
+
+
+def test_the_link_checker_sees_links_and_images() -> None:
+    assert links("[a](docs/a.md#x) ![b](b.svg) [web](https://temporal.io) `[c](d)`") == ["docs/a.md", "b.svg"]
