@@ -65,7 +65,7 @@ def load_document(path: Path) -> MachineSpec | PoolSpec:
     data = _parse(path)
     if not isinstance(data, dict):
         raise SpecError(f"{path}: expected an object with the MachineSpec fields, or `kind: {POOL_KIND}` with the "
-                        "pool's (see README, Pools)")
+                        "pool's (see docs/pools.md)")
     kind = data.pop("kind", MACHINE_KIND)
     model = KINDS.get(kind) if isinstance(kind, str) else None
     if model is None:

@@ -19,8 +19,8 @@ from models.offerings import Availability, Offering, Refusal, availability
 PROBE_FOR = timedelta(minutes=10)  # a VM create takes minutes; longer, and its machine is gone
 PROVEN_FOR = timedelta(minutes=10)  # capacity that just worked is worth trying by everyone at once
 PROBE_POLL = timedelta(seconds=5)  # a machine waiting for others' probes asks again after this...
-PROBE_POLL_MAX = timedelta(seconds=10)  # ...then this: a burst of thousands polls at half the rate; a failed
-# probe (the chaos test: 10 in a row) is followed by the next within 10 s
+PROBE_POLL_MAX = timedelta(seconds=10)  # ...then this: a burst of thousands polls at half the rate, and a
+# failed probe is followed by the next within 10 s
 
 
 def probe_poll(waits: int) -> timedelta:

@@ -21,15 +21,15 @@ from models.validation import field_path, problem
 TASK_QUEUE = "azmc"
 METRICS_PORT = 9464  # the worker's Prometheus endpoint by default
 DEFAULT_EMULATOR_TOKEN = "azmc-emulator"  # the emulator accepts any non-empty bearer token
-# Chosen with bench/scale.py (README, Performance): a cached machine costs ~0.23 MiB, so 10,000 cached would
-# pass 2 GiB, while an evicted one replays ~30 events at its next task (every 6 h) or query.
+# Chosen with bench/scale.py (docs/performance.md): caching every machine of a large fleet costs gigabytes,
+# while an evicted one only replays its short history at its next task (every 6 h) or query.
 MAX_CACHED_WORKFLOWS = 1000
 # Workflow tasks are CPU-bound under one GIL: more slots only queue them inside the worker, where one
-# that waits past its 10 s timed out (1 in 1,000 machines started at once with 100 slots, none with 10).
+# that waits past its 10 s times out (bench/scale.py, docs/performance.md).
 MAX_CONCURRENT_WORKFLOW_TASKS = 10
 # Polls for workflow tasks: one on the task queue (new machines), the rest on this worker's sticky queue
-# (machines it already runs). With the SDK's 1 in 5, a burst of 3,000 new machines took so many slots that
-# 1,275 tasks of started ones waited past the sticky queue's 10 s; with 1 in 10, none did (README, Performance).
+# (machines it already runs). With the SDK's 1 in 5, a burst of new machines takes so many slots that tasks
+# of started ones wait past the sticky queue's 10 s; 1 in 10 keeps them flowing (docs/performance.md).
 WORKFLOW_TASK_POLLS = 10
 
 
@@ -57,7 +57,7 @@ class Settings(BaseSettings):
     graceful_shutdown_s: float = 30.0
     max_concurrent_activities: int = Field(200, ge=1)
     # Workflows kept in memory between their tasks (sticky cache); one evicted replays its history on its
-    # next task or query. Chosen with bench/scale.py: see README, Performance.
+    # next task or query. Chosen with bench/scale.py: see docs/performance.md.
     max_cached_workflows: int = Field(MAX_CACHED_WORKFLOWS, ge=0)
     max_concurrent_workflow_tasks: int = Field(MAX_CONCURRENT_WORKFLOW_TASKS, ge=1)
     workflow_task_polls: int = Field(WORKFLOW_TASK_POLLS, ge=2)

@@ -32,10 +32,9 @@ from workflows import ALL_WORKFLOWS, Offerings
 
 log = logging.getLogger("azmc.worker")
 
-# Python's collector by default runs a young collection every 700 allocations, and its full ones walk
-# every object imported at start: 4.5% of the worker's CPU in bench/lifecycle.py. With those frozen and
-# a young collection every 20,000: 1.1%, start-up included (cyclic garbage of workflow tasks waits a
-# little longer: peak RSS 240 MiB in that bench, 225 before).
+# Python's collector by default runs a young collection every 700 allocations, and its full ones walk every
+# object imported at start; a worker's objects live as long as it does, so they are frozen and young
+# collections run less often, for a little more memory (docs/performance.md has the numbers).
 GC_YOUNG_THRESHOLD = 20_000
 
 

@@ -57,8 +57,8 @@ TELL_POOL_PHASE = "tell-pool-phase"
 
 # Every patch above at once, and the search-attribute upserts a run can spare (Machine.announce, and a
 # fresh creation showing Creating at once). Each patch id costs a run a marker and a TemporalChangeVersion
-# upsert, and a workflow task with an upsert costs the server a visibility write (about 4 ms of its CPU
-# on the dev server, bench/README): a run whose first patch check finds this id, every run begun on code
+# upsert, and a workflow task with an upsert costs the server a visibility write (bench/visibility_cost.py):
+# a run whose first patch check finds this id, every run begun on code
 # that has it, takes every branch above without asking for it. A run begun before it asks for each id
 # as it did, so its history replays unchanged. A new change still gets an id of its own, below.
 ALL_OF_THE_ABOVE = "all-patches-through-tell-pool-phase"
@@ -80,8 +80,8 @@ COVERED_BY_ALL_OF_THE_ABOVE = frozenset({
 
 
 # The short calls (find_vm, read_inventory, ask_offerings, report_refusal) run as local activities: a marker
-# in the workflow task that needs one, instead of an activity task and a workflow task more (6 tasks a clean
-# lifecycle instead of 11). A dead worker's call is noticed by its workflow task's timeout (10 s).
+# in the workflow task that needs one, instead of an activity task and a workflow task more (about half the
+# workflow tasks of a clean lifecycle). A dead worker's call is noticed by its workflow task's timeout (10 s).
 LOCAL_SHORT_CALLS = "local-short-calls"
 
 # The second umbrella: every id ALL_OF_THE_ABOVE covers, and LOCAL_SHORT_CALLS. A run begun on code that has

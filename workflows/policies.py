@@ -17,9 +17,8 @@ CREATION_BACKOFF_START = timedelta(seconds=5)
 CREATION_BACKOFF_CAP = timedelta(minutes=3)
 CAPACITY_BACKOFF = timedelta(minutes=10)
 # The shortest timer a workflow starts for a moment it waits for (the next creation attempt, a health check
-# due, a pool's next decision). No such moment needs sub-second precision, and a timer shorter than a
-# workflow task can fire while the task that cancels it is in flight (a pool's two preservations 12 ms
-# apart did; the time-skipping test server then rejected every later task of the pool).
+# due, a pool's next decision): no such moment needs sub-second precision, and a shorter timer would cost a
+# workflow task for a wait nobody can see.
 SHORTEST_TIMER = timedelta(seconds=1)
 # A name held by another owner (NotOwned) frees up only when a person acts (deletes it where it is
 # managed): retrying sooner would change nothing; `reconcile` cuts the wait short once they have.
@@ -109,8 +108,8 @@ DRAIN_RETRY = _policy(attempts=3, max_interval=timedelta(seconds=30))
 READ_TIMEOUT = timedelta(seconds=30)
 # Short calls run as activities (check_orphan, and every short call of a run begun before LOCAL_SHORT_CALLS)
 # heartbeat once they run past a second (activities/arm.py, heartbeating), so a worker that dies mid-call is
-# noticed within this rather than at READ_TIMEOUT: in the chaos test each such call held its machine 31 s,
-# a prober's every machine. As local activities, they end with their workflow task's timeout (10 s).
+# noticed within this rather than at READ_TIMEOUT, which would hold the machine (and a prober, every machine
+# waiting for it). As local activities, they end with their workflow task's timeout (10 s).
 SHORT_HEARTBEAT = timedelta(seconds=10)
 OPERATION_HEARTBEAT = timedelta(seconds=30)
 NIC_TIMEOUT = timedelta(minutes=3)

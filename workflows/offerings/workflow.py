@@ -1,12 +1,11 @@
 """Offerings: the installation's shared, durable memory of the offerings Azure refused, one per subscription+location.
 
-Machines tell it through the `refused` update (update-with-start: the first refusal starts it, and many
-machines racing to start it all land in the one workflow, USE_EXISTING); they ask it with the `available`
-query, which writes nothing to its history (a question before anything was refused finds no workflow:
-everything is available). Entries expire (models/refusals.py says when): a question is answered at the
-asker's time, and expired entries are dropped at the next report and when the run continues as new. No
-timer waits for an expiry: that would write history for nothing (and the time-skipping test server breaks
-on an update racing a timer's cancellation). Its current details list the entries with their end times,
+Machines claim the offering to try through the `claim` update and tell how it went through `refused`
+(update-with-start: the first machine starts it, and many racing to start it all land in the one workflow,
+USE_EXISTING); the `available` query reads without claiming and writes nothing to its history. Entries
+expire (models/refusals.py says when): a question is answered at the asker's time, and expired entries are
+dropped at the next report and when the run continues as new. No timer waits for an expiry: that would write
+history for nothing. Its current details list the entries with their end times,
 and the probes in flight with who holds them, so the UI shows what is skipped, why and until when.
 """
 
