@@ -8,8 +8,6 @@ from temporalio import activity
 from activities import (
     data_disks,
     delete,
-    inventory,
-    inventory_list,
     nic,
     offerings_memory,
     orphan_marks,
@@ -24,6 +22,7 @@ from activities import (
 from activities.arm import heartbeating
 from activities.clients import AzureClients, build_clients
 from activities.config import AzureConfig
+from activities.reading import fleet, inventory
 from models.activity_io import (
     ActivityName,
     DataDiskDeleteOptionInput,
@@ -142,7 +141,7 @@ class AzureDriver:
 
     @activity.defn(name=ActivityName.LIST_MACHINES.value)
     async def list_machines(self, inp: ListMachinesInput) -> list[MachineSummary]:
-        return await inventory_list.list_machines(self._clients, inp)
+        return await fleet.list_machines(self._clients, inp)
 
     @activity.defn(name=ActivityName.UPDATE_TAGS.value)
     async def update_tags(self, inp: UpdateTagsInput) -> TagsUpdated:
