@@ -12,8 +12,6 @@ from activities import (
     offerings_memory,
     orphan_marks,
     orphans,
-    pool_leftovers,
-    pool_truth,
     power,
     sweep,
     tags,
@@ -22,6 +20,7 @@ from activities import (
 from activities.arm import heartbeating
 from activities.clients import AzureClients, build_clients
 from activities.config import AzureConfig
+from activities.pool import leftovers, machines
 from activities.reading import fleet, inventory
 from models.activity_io import (
     ActivityName,
@@ -166,9 +165,9 @@ class AzureDriver:
     @activity.defn(name=ActivityName.DESCRIBE_POOL_MACHINES.value)
     async def describe_pool_machines(self, inp: MachinesOfPool) -> list[MachineTruth]:
         """A pool's machines as their own workflows say: describe each, and query the `status` of those that run."""
-        return await pool_truth.describe_pool_machines(activity.client(), inp)
+        return await machines.describe_pool_machines(activity.client(), inp)
 
     @activity.defn(name=ActivityName.FIND_POOL_LEFTOVERS.value)
     async def find_pool_leftovers(self, inp: PoolLeftoversInput) -> PoolLeftovers:
         """Before a pool says none of its machines is left: its tag in the graph, then ARM GETs and describes."""
-        return await heartbeating(pool_leftovers.find_pool_leftovers(self._clients, activity.client(), inp))
+        return await heartbeating(leftovers.find_pool_leftovers(self._clients, activity.client(), inp))

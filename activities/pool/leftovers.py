@@ -15,7 +15,7 @@ from temporalio.client import Client
 from activities.arm import classified, get_or_none
 from activities.clients import AzureClients
 from activities.ownership import Owner, Ownership
-from activities.pool_truth import machine_truth
+from activities.pool.machines import machine_truth
 from activities.reading.graph import fleet_query, query_all
 from activities.reading.vm import vm_inventory
 from activities.request_count import counting
