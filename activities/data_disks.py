@@ -15,7 +15,7 @@ from activities.arm import classified, log, log_start, resume_operation, wait_he
 from activities.clients import AzureClients
 from activities.errors import error
 from activities.ownership import owner_of
-from activities.vm_reader import get_vm, vm_inventory
+from activities.reading.vm import get_vm, vm_inventory
 from models.activity_io import DataDiskDeleteOptionInput
 from models.errors import ErrorType
 from models.inventory import Inventory

@@ -8,14 +8,10 @@ from temporalio import activity
 from activities import (
     data_disks,
     delete,
-    inventory,
-    inventory_list,
     nic,
     offerings_memory,
     orphan_marks,
     orphans,
-    pool_leftovers,
-    pool_truth,
     power,
     sweep,
     tags,
@@ -24,6 +20,8 @@ from activities import (
 from activities.arm import heartbeating
 from activities.clients import AzureClients, build_clients
 from activities.config import AzureConfig
+from activities.pool import leftovers, machines
+from activities.reading import fleet, inventory
 from models.activity_io import (
     ActivityName,
     DataDiskDeleteOptionInput,
@@ -142,7 +140,7 @@ class AzureDriver:
 
     @activity.defn(name=ActivityName.LIST_MACHINES.value)
     async def list_machines(self, inp: ListMachinesInput) -> list[MachineSummary]:
-        return await inventory_list.list_machines(self._clients, inp)
+        return await fleet.list_machines(self._clients, inp)
 
     @activity.defn(name=ActivityName.UPDATE_TAGS.value)
     async def update_tags(self, inp: UpdateTagsInput) -> TagsUpdated:
@@ -167,9 +165,9 @@ class AzureDriver:
     @activity.defn(name=ActivityName.DESCRIBE_POOL_MACHINES.value)
     async def describe_pool_machines(self, inp: MachinesOfPool) -> list[MachineTruth]:
         """A pool's machines as their own workflows say: describe each, and query the `status` of those that run."""
-        return await pool_truth.describe_pool_machines(activity.client(), inp)
+        return await machines.describe_pool_machines(activity.client(), inp)
 
     @activity.defn(name=ActivityName.FIND_POOL_LEFTOVERS.value)
     async def find_pool_leftovers(self, inp: PoolLeftoversInput) -> PoolLeftovers:
         """Before a pool says none of its machines is left: its tag in the graph, then ARM GETs and describes."""
-        return await heartbeating(pool_leftovers.find_pool_leftovers(self._clients, activity.client(), inp))
+        return await heartbeating(leftovers.find_pool_leftovers(self._clients, activity.client(), inp))

@@ -4,8 +4,8 @@ from azure.mgmt.network import models as nm
 
 from activities.arm import classified, get_or_none, log, wait_heartbeating
 from activities.clients import AzureClients
-from activities.graph import NIC_TYPE
 from activities.ownership import Owner, owner_of
+from activities.reading.graph import NIC_TYPE
 from models.naming import nic_name
 from models.spec import MachineSpec
 

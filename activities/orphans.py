@@ -21,8 +21,8 @@ from temporalio.service import RPCError, RPCStatusCode
 from activities.arm import get_or_none
 from activities.clients import AzureClients
 from activities.ownership import Owner, Ownership, tag_value
+from activities.reading.vm import vm_inventory
 from activities.request_count import counting
-from activities.vm_reader import vm_inventory
 from models.naming import ORPHAN_SEEN_TAG
 from models.sweep import (
     OrphanCheckInput,

@@ -9,7 +9,7 @@ from activities.clients import AzureClients
 from activities.errors import error
 from activities.ownership import owner_of
 from activities.read_cache import TRUST_S
-from activities.vm_reader import get_vm, vm_inventory, vm_state
+from activities.reading.vm import get_vm, vm_inventory, vm_state
 from models.activity_io import MachineRef
 from models.errors import ErrorType
 from models.inventory import STOPPED_POWER_STATES, Inventory, VmState

@@ -27,7 +27,7 @@ class _Seen:
     vm: Any = None  # the VM as last read or written (azure.mgmt.compute VirtualMachine), None: not known
     vm_at: float = 0.0
     deleted_at: float = 0.0  # when this worker saw its delete of the VM succeed
-    listed: Any = None  # the machine's resources as ARM listed them (activities/machine_list.py)
+    listed: Any = None  # the machine's resources as ARM listed them (activities/reading/machine_resources.py)
     listed_at: float = 0.0
 
 

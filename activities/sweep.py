@@ -14,9 +14,9 @@ from temporalio.client import Client, WorkflowExecutionStatus
 from temporalio.service import RPCError, RPCStatusCode
 
 from activities.clients import AzureClients
-from activities.graph import DISK_TYPE, NIC_TYPE, VM_TYPE, query_pages, sweep_query
-from activities.inventory_list import row_resource_group, vm_row_attachments
 from activities.ownership import tag_value
+from activities.reading.fleet import row_resource_group, vm_row_attachments
+from activities.reading.graph import DISK_TYPE, NIC_TYPE, VM_TYPE, query_pages, sweep_query
 from activities.request_count import counting
 from models.naming import MACHINE_TAG, ORPHAN_SEEN_TAG, OWNER_TAG, workflow_id
 from models.status import Phase

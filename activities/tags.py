@@ -19,7 +19,7 @@ from azure.mgmt.network import models as nm
 from activities.arm import classified, get_or_none, heartbeat_until, log, log_start
 from activities.clients import AzureClients
 from activities.ownership import Owner, Ownership, Tags, owner_of
-from activities.vm_reader import get_vm, vm_inventory
+from activities.reading.vm import get_vm, vm_inventory
 from models.activity_io import TagsUpdated, UpdateTagsInput
 from models.inventory import Inventory
 from models.naming import nic_name

@@ -13,9 +13,9 @@ from activities.arm import classified, get_or_none, log, log_start, resume_opera
 from activities.clients import AzureClients
 from activities.errors import classify_code, error
 from activities.ownership import Ownership, owner_of
+from activities.reading.vm import get_vm, vm_inventory
 from activities.tags import adopt_legacy_machine, tag_vm_disks
 from activities.vm_body import build_vm
-from activities.vm_reader import get_vm, vm_inventory
 from models.activity_io import EnsureVmInput
 from models.errors import ErrorType
 from models.inventory import DataDiskRef, Inventory, VmState

@@ -26,7 +26,7 @@ from temporalio.client import Client
 
 from bench.results_file import write_results
 from bench.stack import rss_mib, start_processes
-from cli.pools import apply_pool, request_delete, scale, set_template, status
+from cli.pool_workflow import apply_pool, request_delete, scale, set_template, status
 from emulator.seed import SEED_LOCATION, SEED_RESOURCE_GROUP, seed_subnet_id
 from models.naming import pool_workflow_id
 from models.pool import PoolSpec, PoolStatus

@@ -24,8 +24,8 @@ from temporalio.testing import ActivityEnvironment
 
 from activities.config import AzureConfig
 from activities.driver import AzureDriver
-from activities.graph import query_pages, sweep_query
 from activities.nic import build_nic
+from activities.reading.graph import query_pages, sweep_query
 from activities.vm_body import build_vm
 from bench.arm_requests import bench_spec, control, start_emulator
 from bench.results_file import row, write_results

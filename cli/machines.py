@@ -1,5 +1,6 @@
 """Client-side machine operations behind `azmc apply/get/describe/delete`, on the public Temporal surface only."""
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -185,25 +186,41 @@ async def list_machines(client: Client, include_closed: bool = False, pool: str 
     return sorted(rows, key=lambda row: (row.resource_group, row.name, not row.open))
 
 
-def _checked_id(resource_group: str, name: str) -> str:
-    return workflow_id(checked(RESOURCE_GROUP_NAME, resource_group), checked(MACHINE_NAME, name))
+@dataclass(frozen=True)
+class WorkflowNaming:
+    """How a kind of workflow is addressed: `<kind>/RG/NAME`, its name's rule, and its id from (RG, NAME)."""
+
+    kind: str
+    rule: NameRule
+    parse: Callable[[str], tuple[str, str] | None]
+    make: Callable[[str, str], str]
+
+    def checked_id(self, resource_group: str, name: str) -> str:
+        return self.make(checked(RESOURCE_GROUP_NAME, resource_group), checked(self.rule, name))
+
+    def ref(self, name: str, resource_group: str = "") -> str | None:
+        """NAME, RG/NAME or <kind>/RG/NAME checked by the spec's name rules (MachineError otherwise, before any
+        call): the workflow id when the resource group is known, else None (the caller looks the name up)."""
+        given = self.parse(name)
+        if given is not None:
+            return self.checked_id(*given)
+        parts = name.split("/")
+        if len(parts) == 2:
+            return self.checked_id(parts[0], parts[1])
+        if len(parts) != 1:
+            raise MachineError(f"{name!r} is not NAME, RESOURCE_GROUP/NAME or {self.kind}/RESOURCE_GROUP/NAME")
+        if resource_group:
+            return self.checked_id(resource_group, name)
+        checked(self.rule, name)
+        return None
+
+
+MACHINE_NAMING = WorkflowNaming("machine", MACHINE_NAME, machine_of, workflow_id)
 
 
 def machine_ref(name: str, resource_group: str = "") -> str | None:
-    """NAME, RG/NAME or machine/RG/NAME checked by the spec's name rules (MachineError otherwise, before any
-    call): the workflow id when the resource group is known, else None (look the name up in visibility)."""
-    machine = machine_of(name)
-    if machine is not None:
-        return _checked_id(*machine)
-    parts = name.split("/")
-    if len(parts) == 2:
-        return _checked_id(parts[0], parts[1])
-    if len(parts) != 1:
-        raise MachineError(f"{name!r} is not NAME, RESOURCE_GROUP/NAME or machine/RESOURCE_GROUP/NAME")
-    if resource_group:
-        return _checked_id(resource_group, name)
-    checked(MACHINE_NAME, name)
-    return None
+    """A machine's workflow id (MACHINE_NAMING.ref); None: look the name up in visibility."""
+    return MACHINE_NAMING.ref(name, resource_group)
 
 
 async def resolve(client: Client, name: str, resource_group: str = "") -> str:

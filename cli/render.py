@@ -1,4 +1,5 @@
-"""Rich renderings of machines: the `azmc get` table, the `azmc describe` view and phase colours.
+"""Rich renderings several commands share: the `azmc get` table, the `azmc describe` view, a pool's view
+(`azmc pool describe`, `azmc demo --pool`) and the colours of phases.
 
 Names, messages and Azure's text are user or Azure data: they go into rich only as `Text`, never as
 a markup string, so `[/x]` or `[bold]` in them is printed as it is.
@@ -13,6 +14,7 @@ from rich.text import Text
 
 from cli.machines import AbandonedMachine, MachineRow
 from models.inventory import Inventory
+from models.pool import PoolStatus, flat_settings
 from models.status import MachineStatus
 
 ABANDONED = "Abandoned"
@@ -33,6 +35,23 @@ PHASE_STYLE = {
 def phase_text(phase: str) -> Text:
     """A phase in its colour; a closed run's "Terminated (was Running)" dim: it no longer acts."""
     return Text(phase, style=PHASE_STYLE.get(phase, "dim" if " (was " in phase else ""))
+
+
+ROLLOUT_STYLE = {"Stable": "bold green", "Scaling": "cyan", "Rolling": "cyan", "Paused": "yellow",
+                 "Stuck": "bold red", "Deleting": "magenta", "Deleted": "dim green"}
+
+
+def rollout_text(phase: str) -> Text:
+    return Text(phase, style=ROLLOUT_STYLE.get(phase, ""))
+
+
+def facts_table(wf_id: str) -> Table:
+    """The two columns of a view's facts, the workflow id first."""
+    facts = Table.grid(padding=(0, 2))
+    facts.add_column(style="bold")
+    facts.add_column(overflow="fold")
+    facts.add_row("Workflow", Text(wf_id))
+    return facts
 
 
 def age(started: datetime | None, now: datetime | None = None) -> str:
@@ -99,10 +118,7 @@ def inventory_lines(inventory: Inventory) -> str:
 
 
 def describe_view(status: MachineStatus, wf_id: str) -> Panel:
-    facts = Table.grid(padding=(0, 2))
-    facts.add_column(style="bold")
-    facts.add_column(overflow="fold")
-    facts.add_row("Workflow", Text(wf_id))
+    facts = facts_table(wf_id)
     facts.add_row("Phase", phase_text(status.phase))
     facts.add_row("Pool", Text(status.pool or "-"))
     facts.add_row("Attempts", Text(str(status.attempts)))
@@ -135,3 +151,38 @@ def describe_view(status: MachineStatus, wf_id: str) -> Panel:
                         Text(op.description))  # fmt: skip
     return Panel(Group(facts, Text(""), Text("Recent operations", style="bold"), history),
                  title=Text(f"{status.resource_group}/{status.name}"))  # fmt: skip
+
+
+def pool_view(status: PoolStatus, wf_id: str) -> Panel:
+    facts = facts_table(wf_id)
+    facts.add_row("Phase", rollout_text(status.phase))
+    facts.add_row("Summary", Text(status.summary or "-"))
+    facts.add_row("Replicas", Text(f"desired {status.replicas}, current {status.current}, ready {status.ready}, "
+                                   f"updated {status.updated}, available {status.available}"))
+    facts.add_row("Revision", Text(f"current {status.current_revision or '-'}, target {status.target_revision or '-'}"
+                                   + (" (paused)" if status.paused else "")))
+    if status.rollout_message:
+        facts.add_row("Rollout", Text(status.rollout_message, style="yellow"))
+    if status.replacements_held:
+        facts.add_row("Replacements held", Text(status.replacements_held, style="yellow"))
+    if status.settings:  # "max_replacements 1, strategy.max_surge 1, ..."
+        shown = ", ".join(f"{key} {value}" for key, value in flat_settings(status.settings).items())
+        facts.add_row("Settings", Text(shown))
+    if status.ignored_notices:
+        last = status.ignored_notices[-1]
+        facts.add_row("Ignored notices", Text(f"{len(status.ignored_notices)}, the last at "
+                                              f"{last.at.strftime('%H:%M:%S')}: {last.description}", style="yellow"))
+    if status.left_in_azure:
+        facts.add_row("Left in Azure", Text("; ".join(status.left_in_azure), style="yellow"))
+    machines = Table("machine", "phase", "revision", "notes", box=None, header_style="bold")
+    for machine in status.machines:
+        notes = [label for flag, label in ((machine.preserved, "preserved"), (machine.deleting, "deleting"),
+                                           (machine.replacement, "replacement")) if flag]
+        machines.add_row(Text(machine.name), phase_text(machine.phase), Text(machine.revision),
+                         Text(", ".join(notes)))
+    history = Table("when", "kind", "description", box=None, header_style="bold")
+    for op in status.recent_operations:
+        history.add_row(Text(op.at.strftime("%H:%M:%S")), Text(op.kind), Text(op.description))
+    return Panel(Group(facts, Text(""), Text(f"Machines ({len(status.machines)})", style="bold"), machines,
+                       Text(""), Text("Recent operations", style="bold"), history),
+                 title=Text(f"pool {status.resource_group}/{status.name}"))

@@ -1,5 +1,5 @@
-"""What a pool asks about its machines, and the answers: the activities a pool calls (activities/pool_truth.py,
-activities/pool_leftovers.py).
+"""What a pool asks about its machines, and the answers: the activities a pool calls (activities/pool/machines.py,
+activities/pool/leftovers.py).
 
 A pool believes what a machine's own workflow says (describe and query, strongly consistent) and what Azure
 holds under its `azmc-pool` tag, never a notice alone: anyone who can signal the pool can send a notice.

@@ -12,7 +12,7 @@ from rich.text import Text
 from cli.demo.command import show_scenario
 from cli.demo.pool_scenario import PoolDemo, PoolDemoResult, demo_pool_spec
 from cli.emulator_client import EmulatorControl
-from cli.pool_render import pool_view
+from cli.render import pool_view
 from cli.stack import StackConfig
 from cli.stack_keys import dev_keys_file
 from emulator.seed import SEED_SUBSCRIPTION

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from temporalio.client import Client, WorkflowExecutionStatus
 
-from cli import pools
+from cli import pool_workflow
 from cli.demo.scenario import _SSH_KEY, request_delta
 from cli.emulator_client import EmulatorControl
 from emulator.seed import SEED_LOCATION, SEED_RESOURCE_GROUP, seed_subnet_id
@@ -108,17 +108,17 @@ class PoolDemo:
 
     async def run(self, timeout_s: float = 300) -> PoolDemoResult:
         started, before = time.monotonic(), self.emulator.requests()
-        await pools.apply_pool(self.client, self.spec, self.task_queue)
+        await pool_workflow.apply_pool(self.client, self.spec, self.task_queue)
         await self._until(settled(self.spec.revision), timeout_s, f"{REPLICAS} machines Running")
         new = with_version(self.spec, "2")
         # The first VM of the new revision: Azure accepts the PUT, then its operation fails.
         self.emulator.add_fault(operation="virtualMachines.put", name=f"{self.spec.name}-*", status=500,
                                 code="InternalExecutionError", message=INTERNAL_ERROR, times=1, stage="operation")
-        await pools.set_template(self.client, self.wf_id, new)
+        await pool_workflow.set_template(self.client, self.wf_id, new)
         await self._until(settled(new.revision), timeout_s, f"the rollout to rev {new.revision}")
-        await pools.request_delete(self.client, self.wf_id, "azmc demo --pool")
+        await pool_workflow.request_delete(self.client, self.wf_id, "azmc demo --pool")
         closed = await self._until_closed(timeout_s)
-        last = self._last or await pools.status(self.client, self.wf_id)
+        last = self._last or await pool_workflow.status(self.client, self.wf_id)
         hit = [name for name, seen in self.phases.items() if _first_failure(seen) is not None]
         return PoolDemoResult(
             status=last, phases=self.phases, hit=hit,
@@ -145,7 +145,7 @@ class PoolDemo:
             await asyncio.sleep(self.poll_s)
 
     async def _poll(self) -> PoolStatus:
-        status = await pools.status(self.client, self.wf_id)
+        status = await pool_workflow.status(self.client, self.wf_id)
         lines = []
         for machine in status.machines:
             seen = self.phases.setdefault(machine.name, [])

@@ -1,6 +1,7 @@
 """`azmc pool get|describe|scale|delete`, and `azmc apply` of a `kind: MachinePool` document.
 
-Each command parses flags and hands over to cli/pools.py (Temporal calls) and cli/pool_render.py (output).
+Each command parses flags and hands over to cli/pool/lookup.py (finding the pool), cli/pool_workflow.py (the
+calls on it) and cli/pool/table.py or cli/render.py (output).
 """
 
 import asyncio
@@ -12,11 +13,13 @@ from rich.console import Console
 from rich.text import Text
 from temporalio.client import Client, WorkflowExecutionStatus
 
-from cli import pools
+from cli import pool_workflow
 from cli.errors import fail, run_friendly
 from cli.options import Namespace, ResourceGroup, TemporalAddress
-from cli.pool_render import pool_view, pools_table
-from cli.pools import PoolError
+from cli.pool.lookup import list_pools, pool_ref, resolve
+from cli.pool.table import pools_table
+from cli.pool_workflow import PoolError
+from cli.render import pool_view
 from models.pool import PoolSpec, PoolStatus
 from workers.connect import connect
 from workers.settings import Settings, SettingsError, load_settings
@@ -37,14 +40,14 @@ def _settings(address: str | None, namespace: str | None) -> Settings:
 
 async def _find(settings: Settings, name: str, resource_group: str) -> tuple[Client, str]:
     """A client and the pool's workflow id; a name that is not valid is refused before connecting."""
-    pools.pool_ref(name, resource_group)
+    pool_ref(name, resource_group)
     client = await connect(settings)
-    return client, await pools.resolve(client, name, resource_group)
+    return client, await resolve(client, name, resource_group)
 
 
 def apply_pool_document(spec: PoolSpec, settings: Settings, out: Console) -> None:
     async def main() -> None:
-        applied = await pools.apply_pool(await connect(settings), spec, settings.task_queue)
+        applied = await pool_workflow.apply_pool(await connect(settings), spec, settings.task_queue)
         out.print(Text(applied.line(spec)))
 
     run_friendly(main)
@@ -60,7 +63,7 @@ def get(
     settings = _settings(temporal_address, namespace)
 
     async def main() -> None:
-        rows = await pools.list_pools(await connect(settings), include_closed=all_)
+        rows = await list_pools(await connect(settings), include_closed=all_)
         if not rows:
             console.print("no pools; create one with `azmc apply -f pool.yaml` (kind: MachinePool)")
             return
@@ -82,7 +85,7 @@ def describe(
 
     async def main() -> None:
         client, wf_id = await _find(settings, name, resource_group)
-        status = await pools.status(client, wf_id)
+        status = await pool_workflow.status(client, wf_id)
         print(status.model_dump_json(indent=2)) if as_json else console.print(pool_view(status, wf_id))
 
     run_friendly(main)
@@ -101,7 +104,7 @@ def scale(
 
     async def main() -> None:
         client, wf_id = await _find(settings, name, resource_group)
-        status = await pools.scale(client, wf_id, replicas)
+        status = await pool_workflow.scale(client, wf_id, replicas)
         console.print(Text(f"pool {wf_id} accepted replicas {status.replicas}: {status.summary or status.phase}"))
 
     run_friendly(main)
@@ -121,7 +124,7 @@ def delete(
 
     async def main() -> None:
         client, wf_id = await _find(settings, name, resource_group)
-        await pools.request_delete(client, wf_id, reason)
+        await pool_workflow.request_delete(client, wf_id, reason)
         console.print(Text(f"deletion requested for {wf_id}"))
         if wait:
             await wait_pool_deleted(client, wf_id, console)
@@ -137,7 +140,7 @@ async def wait_pool_deleted(client: Client, wf_id: str, out: Console, poll_s: fl
             if state != WorkflowExecutionStatus.RUNNING:
                 break
             try:
-                status = await pools.status(client, wf_id)
+                status = await pool_workflow.status(client, wf_id)
                 spinner.update(Text(f"{wf_id}: {len(status.machines)} machines left - {status.summary}"))
             except Exception:  # a worker restarting: keep waiting, the describe above says when it ends
                 pass

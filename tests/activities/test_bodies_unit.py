@@ -4,9 +4,9 @@ from typing import Any
 
 import pytest
 
-from activities.graph import fleet_query, kql_string, machine_query
-from activities.inventory_list import group_rows
 from activities.nic import build_nic
+from activities.reading.fleet import group_rows
+from activities.reading.graph import fleet_query, kql_string, machine_query
 from activities.vm_body import build_vm
 from models.inventory import DataDiskRef
 from models.schema import spec_json_schema

@@ -5,7 +5,7 @@ from typing import Any
 
 import pytest
 
-from activities import graph
+from activities.reading import graph
 from emulator.seed import SEED_RESOURCE_GROUP
 from models.activity_io import DeleteVmInput, ListMachinesInput, MachineRef
 from tests.activities.conftest import TOKEN

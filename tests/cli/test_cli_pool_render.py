@@ -5,8 +5,9 @@ from datetime import UTC, datetime
 
 from rich.console import Console
 
-from cli.pool_render import pool_view, pools_table
-from cli.pools import PoolRow, pool_of, pool_ref
+from cli.pool.lookup import PoolRow, pool_of, pool_ref
+from cli.pool.table import pools_table
+from cli.render import pool_view
 from models.pool import PoolMachine, PoolOperation, PoolStatus
 from models.status import Phase
 

@@ -7,7 +7,7 @@ import time
 from temporalio.client import Client
 from temporalio.service import RPCError
 
-from cli.pools import apply_pool, request_delete, set_template, status
+from cli.pool_workflow import apply_pool, request_delete, set_template, status
 from emulator.seed import SEED_LOCATION, SEED_RESOURCE_GROUP, seed_subnet_id
 from models.naming import POOL_TAG, pool_workflow_id
 from models.pool import PoolSpec, PoolStatus, RolloutPhase

@@ -1,7 +1,7 @@
 """The last step of a pool's deletion: Azure read by the pool's `azmc-pool` tag, not the pool's own list.
 
 The pool's list holds what it was told; Azure holds what is. find_pool_leftovers (graph, then direct GETs
-and describes, activities/pool_leftovers.py) sorts what carries the tag: the pool's own machines that still
+and describes, activities/pool/leftovers.py) sorts what carries the tag: the pool's own machines that still
 run (it lost them) get `delete`; what its machines whose workflows ended left behind (terminated by hand, or
 ended without deleting) is deleted here at once, as the pool knows they are closed (no orphan grace); the rest
 is not the pool's and is named in its status. The pool says none of its machines is left only then.

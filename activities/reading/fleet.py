@@ -8,7 +8,7 @@ from typing import Any
 
 from activities.arm import resource_name
 from activities.clients import AzureClients
-from activities.graph import DISK_TYPE, NIC_TYPE, VM_TYPE, fleet_query, query_all
+from activities.reading.graph import DISK_TYPE, NIC_TYPE, VM_TYPE, fleet_query, query_all
 from models.activity_io import ListMachinesInput, MachineSummary
 from models.inventory import Inventory, VmState
 from models.naming import MACHINE_TAG, POOL_TAG, provider_id

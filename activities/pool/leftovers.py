@@ -14,12 +14,12 @@ from temporalio.client import Client
 
 from activities.arm import classified, get_or_none
 from activities.clients import AzureClients
-from activities.graph import fleet_query, query_all
 from activities.ownership import Owner, Ownership
-from activities.pool_truth import machine_truth
+from activities.pool.machines import machine_truth
+from activities.reading.graph import fleet_query, query_all
+from activities.reading.vm import vm_inventory
 from activities.request_count import counting
 from activities.sweep import GraphMachine, split_fleet
-from activities.vm_reader import vm_inventory
 from models.naming import workflow_id
 from models.pool_io import ChildState, PoolLeftovers, PoolLeftoversInput, resources_of
 from models.status import Phase

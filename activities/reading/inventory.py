@@ -5,9 +5,12 @@ shows no failed activity (earlier workers raised NotFound here; the workflow rea
 
 Request budget: a machine whose VM exists costs ONE request (GET VM with instanceView lists its NICs
 and disks). Only when the VM is absent do we look further, with ONE more: ARM's own list of the
-resource group's resources named "<machine>-..." (activities/machine_list.py), every type at once,
+resource group's resources named "<machine>-..." (machine_resources.py), every type at once,
 under any name a spec gave them, with their tags; from ARM's state, because "absent" must never be
 concluded from the lagging Resource Graph.
+
+A LEGACY VM (tagged by azmc before owner tags) is adopted as it is read (activities/tags.py), so every
+caller sees the machine as its own; tags.py reads VMs through vm.py, never through this module.
 """
 
 
@@ -16,11 +19,11 @@ from temporalio.exceptions import ApplicationError
 
 from activities.arm import log, log_start
 from activities.clients import AzureClients
-from activities.graph import DISK_TYPE, NIC_TYPE, VM_TYPE
-from activities.machine_list import Listed, machine_resources
 from activities.ownership import Ownership, owner_of
+from activities.reading.graph import DISK_TYPE, NIC_TYPE, VM_TYPE
+from activities.reading.machine_resources import Listed, machine_resources
+from activities.reading.vm import get_vm, vm_inventory
 from activities.tags import adopt_legacy_machine
-from activities.vm_reader import get_vm, vm_inventory
 from models.errors import ErrorType
 from models.inventory import DataDiskRef, Inventory
 from models.naming import data_disk_name, nic_name, os_disk_name
