@@ -10,8 +10,6 @@
 import asyncio
 import base64
 import uuid
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
@@ -19,22 +17,21 @@ from aiohttp.test_utils import TestServer
 from temporalio.client import Client, WorkflowFailureError, WorkflowHandle
 from temporalio.exceptions import ApplicationError
 from temporalio.testing import WorkflowEnvironment
-from temporalio.worker import Replayer, Worker
+from temporalio.worker import Replayer
 
-from activities.audit import AuditInterceptor
 from activities.config import AzureConfig
 from activities.driver import AzureDriver
 from cli.machines import apply
 from codec.converter import azmc_data_converter
-from codec.keys import KeyRing, parse_keys
 from codec.keys import new_key_json as key
+from codec.keys import parse_keys
 from codec.server import codec_app
 from models.spec import MachineSpec
 from models.status import MachineStatus, Phase
 from tests.codec.cli import temporal_cli
+from tests.codec.keyed import keyed_client, keyed_worker
 from tests.support.emulator import EmulatorHandle
 from tests.workflows.helpers import spec_dict
-from workers.worker import offerings_worker, worker_client
 from workflows import ALL_WORKFLOWS
 from workflows.search_attributes import ALL_KEYS
 
@@ -53,19 +50,6 @@ def _forms(secret: str) -> list[bytes]:
 
 def _leaks(blob: bytes) -> list[str]:
     return [secret for secret in SECRETS if any(form in blob for form in _forms(secret))]
-
-
-async def _client(env: WorkflowEnvironment, keys: KeyRing) -> Client:
-    return await Client.connect(env.client.service_client.config.target_host, namespace=env.client.namespace,
-                                data_converter=azmc_data_converter(keys))
-
-
-@asynccontextmanager
-async def _worker(env: WorkflowEnvironment, keys: KeyRing, driver: AzureDriver, queue: str) -> AsyncIterator[None]:
-    client = worker_client(await _client(env, keys))
-    async with Worker(client, task_queue=queue, workflows=ALL_WORKFLOWS, activities=driver.activities(),
-                      interceptors=[AuditInterceptor(client.data_converter)]), offerings_worker(client, queue):
-        yield
 
 
 def _spec(emulator: EmulatorHandle, name: str) -> MachineSpec:
@@ -104,12 +88,12 @@ async def test_lifecycle_leaves_no_plaintext_and_the_codec_server_reads_it(emula
     try:
         async with env:
             # Created and Running under key k1, then the key rotates (k2 encrypts) and the machine is deleted.
-            async with _worker(env, OLD, driver, queue):
+            async with keyed_worker(env, OLD, driver, queue):
                 applied = await apply(env.client, _spec(emulator, "vm1"), queue)
                 await _phase(env.client.get_workflow_handle(applied.workflow_id), Phase.RUNNING)
-            rotated = await _client(env, ROTATED)
+            rotated = await keyed_client(env, ROTATED)
             handle = rotated.get_workflow_handle(applied.workflow_id, result_type=MachineStatus)
-            async with _worker(env, ROTATED, driver, queue):
+            async with keyed_worker(env, ROTATED, driver, queue):
                 await handle.signal("delete", {"reason": "proof"})
                 assert (await handle.result()).phase == Phase.DELETED
             fetched = await handle.fetch_history()
@@ -133,7 +117,7 @@ async def test_lifecycle_leaves_no_plaintext_and_the_codec_server_reads_it(emula
             # A client starts a machine under k2 while the only worker has k1: it fails at once naming k2.
             requests = emulator.requests()["total"]
             handle = await start_with(rotated, _spec(emulator, "vm2"), queue)
-            async with _worker(env, OLD, driver, queue):
+            async with keyed_worker(env, OLD, driver, queue):
                 with pytest.raises(WorkflowFailureError) as failed:
                     await handle.result()
             assert isinstance(failed.value.cause, ApplicationError)

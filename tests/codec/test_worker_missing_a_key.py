@@ -8,46 +8,26 @@
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 
 from temporalio.api.enums.v1 import EventType
-from temporalio.client import Client, WorkflowExecutionStatus, WorkflowHandle
+from temporalio.client import WorkflowExecutionStatus, WorkflowHandle
 from temporalio.testing import WorkflowEnvironment
-from temporalio.worker import Worker
 
-from activities.audit import AuditInterceptor
 from activities.config import AzureConfig
 from activities.driver import AzureDriver
 from cli.machines import apply
-from codec.converter import azmc_data_converter
-from codec.keys import KeyRing, parse_keys
 from codec.keys import new_key_json as key
+from codec.keys import parse_keys
 from models.spec import MachineSpec
 from models.status import MachineStatus, Phase
+from tests.codec.keyed import keyed_client, keyed_worker
 from tests.support.emulator import EmulatorHandle
 from tests.workflows.helpers import spec_dict
-from workers.worker import offerings_worker, worker_client
-from workflows import ALL_WORKFLOWS
 from workflows.search_attributes import ALL_KEYS
 
 K1 = parse_keys(key("k1"), "test")
 K12 = K1.merged(parse_keys(key("k2"), "test"))
 K123 = K12.merged(parse_keys(key("k3"), "test"))
-
-
-async def _client(env: WorkflowEnvironment, keys: KeyRing) -> Client:
-    return await Client.connect(env.client.service_client.config.target_host, namespace=env.client.namespace,
-                                data_converter=azmc_data_converter(keys))
-
-
-@asynccontextmanager
-async def _worker(env: WorkflowEnvironment, keys: KeyRing, driver: AzureDriver, queue: str) -> AsyncIterator[None]:
-    """A fresh worker process's: nothing cached, so it replays each history it picks up."""
-    client = worker_client(await _client(env, keys))
-    async with Worker(client, task_queue=queue, workflows=ALL_WORKFLOWS, activities=driver.activities(),
-                      interceptors=[AuditInterceptor(client.data_converter)]), offerings_worker(client, queue):
-        yield
 
 
 async def _status(handle: WorkflowHandle, done: str, accept: object) -> MachineStatus:
@@ -74,15 +54,15 @@ async def test_a_worker_missing_a_key_waits_and_a_refusal_for_a_key_stays(emulat
     spec = MachineSpec.model_validate(spec_dict("vm1", subnet_id=emulator.subnet_id))
     try:
         async with env:
-            current = await _client(env, K12)  # the installation's keys: k2 seals
+            current = await keyed_client(env, K12)  # the installation's keys: k2 seals
             handle = current.get_workflow_handle((await apply(current, spec, queue)).workflow_id,
                                                  result_type=MachineStatus)
-            async with _worker(env, K12, driver, queue):
+            async with keyed_worker(env, K12, driver, queue):
                 await _status(handle, "Running", lambda s: s.phase == Phase.RUNNING)
 
             # A worker without k2 replays the history to take a `reconcile`: its tasks fail, naming k2.
-            await (await _client(env, K1)).get_workflow_handle(handle.id).signal("reconcile")
-            async with _worker(env, K1, driver, queue):
+            await (await keyed_client(env, K1)).get_workflow_handle(handle.id).signal("reconcile")
+            async with keyed_worker(env, K1, driver, queue):
                 for _ in range(100):
                     failures = await _task_failures(handle)
                     if failures:
@@ -92,20 +72,20 @@ async def test_a_worker_missing_a_key_waits_and_a_refusal_for_a_key_stays(emulat
             assert (await handle.describe()).status == WorkflowExecutionStatus.RUNNING
             assert [r["name"] for r in emulator.resources("virtualMachines")] == ["vm1"]
 
-            async with _worker(env, K12, driver, queue):
+            async with keyed_worker(env, K12, driver, queue):
                 await handle.signal("reconcile")
                 # A client ahead of the workers seals `delete` with k3: refused, named, the machine runs on.
-                await (await _client(env, K123)).get_workflow_handle(handle.id).signal("delete", {"reason": "k3"})
+                await (await keyed_client(env, K123)).get_workflow_handle(handle.id).signal("delete", {"reason": "k3"})
                 status = await _status(handle, "refused", lambda s: s.refused)
             assert status.phase == Phase.RUNNING
             assert [(m.kind, m.name) for m in status.refused] == [("signal", "delete")]
             assert "codec key 'k3', which this process does not have (keys: k1, k2)" in status.refused[0].reason
             # This worker seals with k3: read with every key from here on.
-            reader = (await _client(env, K123)).get_workflow_handle(handle.id, result_type=MachineStatus)
+            reader = (await keyed_client(env, K123)).get_workflow_handle(handle.id, result_type=MachineStatus)
             failed_before = len(await _task_failures(reader))
 
             # A worker with k3 replays the run: the marked refusal stands, and only a readable `delete` deletes.
-            async with _worker(env, K123, driver, queue):
+            async with keyed_worker(env, K123, driver, queue):
                 await handle.signal("reconcile")
                 await _status(reader, "Running", lambda s: s.phase == Phase.RUNNING)
                 await handle.signal("delete", {"reason": "readable"})
