@@ -18,6 +18,7 @@ from temporalio.worker import Replayer
 from models.naming import pool_workflow_id
 from tests.workflows.helpers import RESOURCE_GROUP, TEST_CONVERTER, recorded_history
 from tests.workflows.pools import POOL
+from workers.sandbox import workflow_runner
 from workflows import ALL_WORKFLOWS
 from workflows.api import POOL_WORKFLOW_TYPE, WORKFLOW_TYPE
 
@@ -41,12 +42,14 @@ def _as_recorded(path: Path) -> WorkflowHistory:
 @pytest.fixture(scope="module")
 async def replay_failures() -> dict[Path, Exception | None]:
     """Every history replayed by one replayer, as one worker would (a replayer per history costs a worker
-    each); each history's outcome, in order."""
+    each): each history's outcome."""
     async def histories() -> AsyncIterator[WorkflowHistory]:
         for path in HISTORIES:
             yield _as_recorded(path)
 
-    replayer = Replayer(workflows=ALL_WORKFLOWS, data_converter=TEST_CONVERTER)
+    # The worker's own runner (unsandboxed unless AZMC_WORKFLOW_SANDBOX, tests/workers/test_workflow_runner.py
+    # runs both): replay checks the commands, whichever runner emits them.
+    replayer = Replayer(workflows=ALL_WORKFLOWS, data_converter=TEST_CONVERTER, workflow_runner=workflow_runner())
     async with replayer.workflow_replay_iterator(histories()) as results:
         failures = [result.replay_failure async for result in results]
     assert len(failures) == len(HISTORIES)
