@@ -2,7 +2,7 @@
 
 - `fast`: pure code, the emulator, history replays: no Temporal server, no process of azmc's own
   (`make test-fast`, about a minute on 2 cores).
-- `workflow`: scenarios on the shared time-skipping Temporal server (tests/conftest.py, `workflow_env`).
+- `workflow`: scenarios on a time-skipping Temporal server (tests/conftest.py, `workflow_env`).
 - `e2e`: a Temporal dev server, `azmc` processes, a browser.
 
 A test module may set its tier itself (`pytestmark = pytest.mark.e2e`); otherwise its file's entry below
@@ -18,7 +18,7 @@ import pytest
 FAST, WORKFLOW, E2E = "fast", "workflow", "e2e"
 TIERS = {
     FAST: "pure code, the emulator, history replays (make test-fast)",
-    WORKFLOW: "scenarios on the shared time-skipping Temporal server",
+    WORKFLOW: "scenarios on a time-skipping Temporal server",
     E2E: "a Temporal dev server, azmc processes or a browser",
 }
 
