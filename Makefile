@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install browser test lint demo dev bench bench-scale clean
+.PHONY: install browser test test-fast lint demo dev bench bench-scale clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "azmc needs Python 3.11+ (found " + sys.version.split()[0] + ")")'
@@ -31,6 +31,10 @@ browser:
 
 test: $(STAMP) lint browser
 	$(BIN)/pytest
+
+# The loop to run while working: the fast tier only (docs/testing.md, "Tiers").
+test-fast: $(STAMP)
+	$(BIN)/pytest -m fast
 
 demo: $(STAMP)
 	$(BIN)/azmc demo

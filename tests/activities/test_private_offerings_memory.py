@@ -4,22 +4,26 @@ memory of its own, so one machine's refusal is not seen by another; shared (the 
 import dataclasses
 import uuid
 
-from temporalio.testing import ActivityEnvironment
+import pytest
+from temporalio.testing import ActivityEnvironment, WorkflowEnvironment
 
 from activities import offerings_memory
 from models.offering_claims import Claim, ClaimRequest
 from models.offerings import Offering
 from models.offerings_memory import RefusalReport
-from tests.workflows.helpers import time_skipping_env
 from workers.worker import offerings_worker
+
+pytestmark = pytest.mark.shared_server  # workers on task queues of their own, stopped at the end
 
 SUBSCRIPTION, LOCATION = "sub-1", "westeurope"
 ZONES = [Offering(vm_size="Standard_D2s_v5", zone=z, location=LOCATION, subscription=SUBSCRIPTION) for z in "123"]
 
 
-async def test_a_private_memory_is_seen_only_by_its_machine_and_a_shared_one_by_all() -> None:
+async def test_a_private_memory_is_seen_only_by_its_machine_and_a_shared_one_by_all(
+        workflow_env: WorkflowEnvironment) -> None:
     task_queue = f"offerings-{uuid.uuid4()}"
-    async with time_skipping_env() as env, offerings_worker(env.client, task_queue):
+    env = workflow_env
+    async with offerings_worker(env.client, task_queue):
 
         def as_machine(name: str) -> ActivityEnvironment:
             activity_env = ActivityEnvironment(env.client)

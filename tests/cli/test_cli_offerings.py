@@ -5,6 +5,7 @@ import uuid
 from datetime import UTC, datetime, timedelta
 
 from rich.console import Console
+from temporalio.testing import WorkflowEnvironment
 
 from activities import offerings_memory
 from cli.offerings import (
@@ -20,8 +21,10 @@ from models.offering_claims import PROBE_FOR, ClaimRequest
 from models.offerings import Offering, SkippedOffering
 from models.offerings_memory import Forgotten, ProbeRelease, RefusalReport
 from models.status import MachineStatus, OfferingAttempt, Phase
-from tests.workflows.helpers import time_skipping_env
 from workers.worker import offerings_worker
+
+# Not on the shared server: these tests show what the CLI says when no memory ever existed, and a memory
+# another test ended is still there (the same workflow id, closed) for a query to time out on.
 
 
 def text(renderable: object) -> str:
@@ -30,10 +33,11 @@ def text(renderable: object) -> str:
     return console.export_text()
 
 
-async def test_offerings_lists_the_refusals_in_force() -> None:
+async def test_offerings_lists_the_refusals_in_force(workflow_env: WorkflowEnvironment) -> None:
     task_queue = f"offerings-cli-{uuid.uuid4()}"
     zone1 = Offering(vm_size="Standard_D4s_v5", zone="1", location="westeurope", subscription="sub-1")
-    async with time_skipping_env() as env, offerings_worker(env.client, task_queue):
+    env = workflow_env
+    async with offerings_worker(env.client, task_queue):
         now = await env.get_current_time()
         assert await current_refusals(env.client, "sub-1", "westeurope", now) == []  # never refused: no memory
         await offerings_memory.tell(env.client, RefusalReport(offering=zone1, code="ZonalAllocationFailed",
@@ -49,7 +53,8 @@ async def test_offerings_lists_the_refusals_in_force() -> None:
         assert await forget_refusals(env.client, "sub-2", "westeurope") == Forgotten()  # no memory there
 
 
-async def test_offerings_shows_the_probes_in_flight_and_forget_releases_and_counts_them() -> None:
+async def test_offerings_shows_the_probes_in_flight_and_forget_releases_and_counts_them(
+        workflow_env: WorkflowEnvironment) -> None:
     task_queue = f"offerings-cli-{uuid.uuid4()}"
     zone1 = Offering(vm_size="Standard_D4s_v5", zone="1", location="westeurope", subscription="sub-1")
     zone2 = zone1.model_copy(update={"zone": "2"})
@@ -58,7 +63,9 @@ async def test_offerings_shows_the_probes_in_flight_and_forget_releases_and_coun
         request = ClaimRequest(subscription="sub-1", location="westeurope", offerings=[zone1, zone2], machine=machine)
         return (await offerings_memory.claim(env.client, request, task_queue)).offering
 
-    async with time_skipping_env() as env, offerings_worker(env.client, task_queue):
+    env = workflow_env
+
+    async with offerings_worker(env.client, task_queue):
         now = await env.get_current_time()
         assert await current_probes(env.client, "sub-1", "westeurope", now) == []  # no memory
         assert (await claim("rg/vm1"), await claim("rg/vm2"), await claim("rg/vm3")) == (zone1, zone2, None)

@@ -30,12 +30,12 @@ async def test_namespace_id_survives_a_restart_and_differs_between_clusters(tmp_
     assert await _dev_server_id(None) != first  # another cluster: another owner
 
 
-async def test_explicit_setting_wins_and_is_validated(monkeypatch: pytest.MonkeyPatch) -> None:
-    env = await WorkflowEnvironment.start_time_skipping(test_server_existing_path=".venv/bin/temporal-test-server")
-    async with env:
-        assert await installation_id(load_settings(installation_id="prod-eu-1"), env.client) == "prod-eu-1"
-        # The time-skipping server answers a namespace id too, the same one on every start.
-        assert await installation_id(load_settings(), env.client)
+async def test_explicit_setting_wins_and_is_validated(
+        workflow_env: WorkflowEnvironment, monkeypatch: pytest.MonkeyPatch) -> None:
+    client = workflow_env.client
+    assert await installation_id(load_settings(installation_id="prod-eu-1"), client) == "prod-eu-1"
+    # The time-skipping server answers a namespace id too, the same one on every start.
+    assert await installation_id(load_settings(), client)
     monkeypatch.setenv("AZMC_INSTALLATION_ID", "a/b")  # '/' would make the owner tag ambiguous
     with pytest.raises(SettingsError, match="AZMC_INSTALLATION_ID"):
         load_settings()

@@ -8,13 +8,14 @@ from collections import deque
 
 import pytest
 from temporalio.client import WorkflowHandle
+from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import UnsandboxedWorkflowRunner
 from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner
 
 from models.status import MachineStatus, Phase
 from tests.support.driver import emulator_driver
 from tests.support.emulator import EmulatorHandle
-from tests.workflows.helpers import in_phase, spec_dict, start_machine, time_skipping_env, wait_for
+from tests.workflows.helpers import in_phase, spec_dict, start_machine, wait_for
 from workers.sandbox import all_workflow_modules, passthrough_helpers, workflow_modules, workflow_runner
 from workers.settings import Settings, load_settings
 from workers.worker import build_workers
@@ -56,9 +57,11 @@ def test_no_workflow_module_holds_mutable_state():
 
 
 @pytest.mark.parametrize("sandboxed", [False, True], ids=["unsandboxed", "sandboxed"])
-async def test_machine_lifecycle_runs_on_the_worker_as_built(emulator: EmulatorHandle, sandboxed: bool):
+async def test_machine_lifecycle_runs_on_the_worker_as_built(
+        workflow_env: WorkflowEnvironment, emulator: EmulatorHandle, sandboxed: bool):
     settings = Settings(task_queue=f"azmc-runner-{uuid.uuid4()}", metrics_port=0, workflow_sandbox=sandboxed)
-    async with (emulator_driver(emulator, "runner-test", "token") as driver, time_skipping_env() as env):
+    env = workflow_env
+    async with emulator_driver(emulator, "runner-test", "token") as driver:
         machines, memory = build_workers(settings, env.client, driver)
         async with machines, memory:
             handle: WorkflowHandle = await start_machine(env.client, settings.task_queue,

@@ -13,7 +13,9 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 from temporalio.api.enums.v1 import IndexedValueType
 from temporalio.api.operatorservice.v1 import AddSearchAttributesRequest
+from temporalio.api.workflowservice.v1 import ListOpenWorkflowExecutionsRequest
 from temporalio.client import Client, WorkflowHandle, WorkflowHistory
+from temporalio.service import RPCError, RPCStatusCode
 from temporalio.testing import ActivityEnvironment, WorkflowEnvironment
 from temporalio.worker import Worker
 
@@ -75,11 +77,32 @@ async def register_search_attributes(client: Client) -> None:
 
 @asynccontextmanager
 async def time_skipping_env() -> AsyncIterator[WorkflowEnvironment]:
+    """A time-skipping test server of its own. Tests take the shared one (the `workflow_env` fixture of
+    tests/conftest.py); this is for that fixture and for processes outside pytest."""
     env = await WorkflowEnvironment.start_time_skipping(
         test_server_existing_path=TEST_SERVER, data_converter=TEST_CONVERTER)
     async with env:
         await register_search_attributes(env.client)
         yield env
+
+
+async def end_open_workflows(client: Client) -> None:
+    """Terminate every workflow still open on this server. A shared time-skipping server skips time only
+    while no task waits, and a workflow left open has its next timer's task wait for a worker that is gone:
+    every later test on the server would then hang."""
+    request = ListOpenWorkflowExecutionsRequest(namespace=client.namespace, maximum_page_size=1000)
+    while True:
+        page = await client.workflow_service.list_open_workflow_executions(request)
+        for execution in page.executions:
+            handle = client.get_workflow_handle(execution.execution.workflow_id, run_id=execution.execution.run_id)
+            try:
+                await handle.terminate(reason="the test ended")
+            except RPCError as err:  # it closed meanwhile (a child whose parent closed)
+                if err.status != RPCStatusCode.NOT_FOUND:
+                    raise
+        if not page.next_page_token:
+            return
+        request.next_page_token = page.next_page_token
 
 
 @asynccontextmanager
@@ -92,9 +115,11 @@ async def lifecycle_worker(client: Client, activities: Sequence[Callable[..., An
 
 
 @asynccontextmanager
-async def workflow_stack(emulator: EmulatorHandle, installation: str, token: str) -> AsyncIterator[Stack]:
-    """A time-skipping Temporal and a worker with the real driver acting for `installation`."""
-    async with (emulator_driver(emulator, installation, token) as driver, time_skipping_env() as env,
+async def workflow_stack(
+    env: WorkflowEnvironment, emulator: EmulatorHandle, installation: str, token: str,
+) -> AsyncIterator[Stack]:
+    """A worker on its own task queue of `env` with the real driver acting for `installation`."""
+    async with (emulator_driver(emulator, installation, token) as driver,
                 lifecycle_worker(env.client, driver.activities()) as task_queue):  # fmt: skip
         yield Stack(env, task_queue, emulator, driver)
 

@@ -10,20 +10,24 @@ import pytest
 from temporalio import activity
 from temporalio.client import WorkflowExecutionStatus
 from temporalio.exceptions import ApplicationError
+from temporalio.testing import WorkflowEnvironment
 
 from models.activity_io import ActivityName
 from models.errors import ErrorType
 from models.status import Phase
 from tests.workflows.fake_azure import FakeAzure
-from tests.workflows.helpers import in_phase, lifecycle_worker, spec_dict, start_machine, time_skipping_env, wait_for
+from tests.workflows.helpers import in_phase, lifecycle_worker, spec_dict, start_machine, wait_for
+
+pytestmark = pytest.mark.shared_server  # workers on task queues of their own, stopped at the end
 
 
 async def test_capacity_failure_of_the_only_offering_waits_until_its_refusal_ends(
-        caplog: pytest.LogCaptureFixture) -> None:
+        workflow_env: WorkflowEnvironment, caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.INFO, logger="temporalio.workflow")
     azure = FakeAzure()
     azure.fail(ActivityName.ENSURE_VM, ErrorType.CAPACITY_EXHAUSTED, times=1, message="AllocationFailed")
-    async with time_skipping_env() as env, lifecycle_worker(env.client, azure.activities()) as tq:
+    env = workflow_env
+    async with lifecycle_worker(env.client, azure.activities()) as tq:
         handle = await start_machine(env.client, tq, spec_dict(timeouts={"creation": "2h"}))
         backing_off = await wait_for(env, handle, in_phase(Phase.CRASH_LOOP_BACK_OFF))
         running = await wait_for(env, handle, in_phase(Phase.RUNNING), step=timedelta(minutes=1))
@@ -46,11 +50,12 @@ async def test_capacity_failure_of_the_only_offering_waits_until_its_refusal_end
     assert all("[machine azmc-demo/vm1]" in line for line in lines), lines
 
 
-async def test_creation_timeout_fails_cleans_and_waits_for_reconcile() -> None:
+async def test_creation_timeout_fails_cleans_and_waits_for_reconcile(workflow_env: WorkflowEnvironment) -> None:
     azure = FakeAzure()
     azure.fail(ActivityName.ENSURE_VM, ErrorType.TRANSIENT, times=-1, message="boom")
     spec = spec_dict(timeouts={"creation": "2m"})
-    async with time_skipping_env() as env, lifecycle_worker(env.client, azure.activities()) as tq:
+    env = workflow_env
+    async with lifecycle_worker(env.client, azure.activities()) as tq:
         handle = await start_machine(env.client, tq, spec)
         failed = await wait_for(env, handle, in_phase(Phase.FAILED), step=timedelta(seconds=10))
         failed = await wait_for(env, handle, lambda s: "nothing left" in (s.last_operation.description if
@@ -68,11 +73,12 @@ async def test_creation_timeout_fails_cleans_and_waits_for_reconcile() -> None:
     assert final.phase == Phase.DELETED and azure.empty
 
 
-async def test_reconcile_cuts_a_capacity_backoff_short() -> None:
+async def test_reconcile_cuts_a_capacity_backoff_short(workflow_env: WorkflowEnvironment) -> None:
     """An operator who knows capacity is back sends `reconcile` instead of waiting out 10 minutes."""
     azure = FakeAzure()
     azure.fail(ActivityName.ENSURE_VM, ErrorType.CAPACITY_EXHAUSTED, times=1, message="AllocationFailed")
-    async with time_skipping_env() as env, lifecycle_worker(env.client, azure.activities()) as tq:
+    env = workflow_env
+    async with lifecycle_worker(env.client, azure.activities()) as tq:
         handle = await start_machine(env.client, tq, spec_dict())
         backing_off = await wait_for(env, handle, lambda s: s.phase == Phase.CRASH_LOOP_BACK_OFF
                                      and s.next_retry_at is not None)
@@ -90,7 +96,7 @@ async def test_reconcile_cuts_a_capacity_backoff_short() -> None:
     assert started < backing_off.next_retry_at - timedelta(minutes=9), (started, backing_off.next_retry_at)
 
 
-async def test_a_memory_that_does_not_answer_never_stops_a_machine() -> None:
+async def test_a_memory_that_does_not_answer_never_stops_a_machine(workflow_env: WorkflowEnvironment) -> None:
     """The shared memory of refused offerings saves attempts; when it cannot be asked, creation goes on."""
     azure = FakeAzure()
 
@@ -99,7 +105,8 @@ async def test_a_memory_that_does_not_answer_never_stops_a_machine() -> None:
         raise ApplicationError("memory unreachable", type=ErrorType.TRANSIENT, non_retryable=True)
 
     activities = [a for a in azure.activities() if a.__name__ != "ask_offerings"] + [ask_offerings]
-    async with time_skipping_env() as env, lifecycle_worker(env.client, activities) as tq:
+    env = workflow_env
+    async with lifecycle_worker(env.client, activities) as tq:
         handle = await start_machine(env.client, tq, spec_dict())
         running = await wait_for(env, handle, in_phase(Phase.RUNNING))
         assert running.attempts == 1 and running.offering is not None

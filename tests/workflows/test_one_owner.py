@@ -16,7 +16,7 @@ from models.spec import MachineSpec
 from models.status import Phase
 from tests.support.emulator import EmulatorHandle
 from tests.workflows.conftest import INSTALLATION, TOKEN
-from tests.workflows.helpers import in_phase, spec_dict, start_machine, wait_for, workflow_stack
+from tests.workflows.helpers import in_phase, spec_dict, start_machine, time_skipping_env, wait_for, workflow_stack
 from tests.workflows.stack import Stack
 
 OTHER = "other-installation"
@@ -24,8 +24,9 @@ OTHER = "other-installation"
 
 @pytest.fixture
 async def other(emulator: EmulatorHandle) -> AsyncIterator[Stack]:
-    """Another installation: its own Temporal server and installation id, the same Azure resource group."""
-    async with workflow_stack(emulator, OTHER, TOKEN) as running:
+    """Another installation: its own Temporal server and installation id, the same Azure resource group.
+    A fresh server, not the shared one: the other installation's machines have the same workflow ids."""
+    async with time_skipping_env() as env, workflow_stack(env, emulator, OTHER, TOKEN) as running:
         yield running
 
 

@@ -9,11 +9,14 @@ import uuid
 from datetime import timedelta
 from itertools import pairwise
 
+import pytest
 from temporalio import workflow
+from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Replayer, Worker
 
-from tests.workflows.helpers import time_skipping_env
 from workflows import patches
+
+pytestmark = pytest.mark.shared_server  # workers on task queues of their own, stopped at the end
 
 LATER_ID = "a-change-after-the-umbrella"
 
@@ -39,13 +42,12 @@ class WithTheLaterId:
         return kept
 
 
-async def test_a_run_begun_before_a_later_id_replays_on_code_that_has_it() -> None:
-    async with time_skipping_env() as env:
-        queue = f"umbrella-{uuid.uuid4()}"
-        async with Worker(env.client, task_queue=queue, workflows=[BeforeTheLaterId]):
-            handle = await env.client.start_workflow(BeforeTheLaterId.run, id=f"probe-{uuid.uuid4()}", task_queue=queue)
-            assert await handle.result() is True
-        history = await handle.fetch_history()
+async def test_a_run_begun_before_a_later_id_replays_on_code_that_has_it(workflow_env: WorkflowEnvironment) -> None:
+    client, queue = workflow_env.client, f"umbrella-{uuid.uuid4()}"
+    async with Worker(client, task_queue=queue, workflows=[BeforeTheLaterId]):
+        handle = await client.start_workflow(BeforeTheLaterId.run, id=f"probe-{uuid.uuid4()}", task_queue=queue)
+        assert await handle.result() is True
+    history = await handle.fetch_history()
 
     markers = [e for e in history.events if e.HasField("marker_recorded_event_attributes")]
     assert len(markers) == 1, "the run has the umbrella's marker only"

@@ -8,6 +8,7 @@ from datetime import timedelta
 
 from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client, WorkflowHandle
+from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
 from activities.audit import AuditInterceptor
@@ -16,7 +17,7 @@ from models.pool import PoolStatus
 from tests.support.driver import emulator_driver
 from tests.support.emulator import EmulatorHandle
 from tests.workflows.conftest import INSTALLATION, TOKEN
-from tests.workflows.helpers import record_history, time_skipping_env
+from tests.workflows.helpers import record_history
 from tests.workflows.pools import pool_dict, pool_resources, pool_vms, settled, start_pool, template_dict, wait_pool
 from tests.workflows.stack import Stack
 from workers.worker import offerings_worker
@@ -46,9 +47,10 @@ async def _carried_state(client: Client, first_run: WorkflowHandle) -> PoolState
     return state
 
 
-async def test_a_new_worker_resumes_a_rollout_mid_way(emulator: EmulatorHandle) -> None:
-    task_queue = f"azmc-pool-{uuid.uuid4()}"
-    async with emulator_driver(emulator, INSTALLATION, TOKEN) as driver, time_skipping_env() as env:
+async def test_a_new_worker_resumes_a_rollout_mid_way(
+        workflow_env: WorkflowEnvironment, emulator: EmulatorHandle) -> None:
+    task_queue, env = f"azmc-pool-{uuid.uuid4()}", workflow_env
+    async with emulator_driver(emulator, INSTALLATION, TOKEN) as driver:
         # No cache, so no sticky queue: the time-skipping server would route the workflows' next tasks to
         # the stopped worker's sticky queue (a real server falls back to the task queue after 5 s).
         async with _worker(env.client, driver, task_queue, cache=0):

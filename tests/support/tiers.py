@@ -1,0 +1,71 @@
+"""The test tiers (docs/testing.md, "Tiers"), marked from where a test lives.
+
+- `fast`: pure code, the emulator, history replays: no Temporal server, no process of azmc's own
+  (`make test-fast`, about a minute on 2 cores).
+- `workflow`: scenarios on a time-skipping Temporal server (tests/conftest.py, `workflow_env`).
+- `e2e`: a Temporal dev server, `azmc` processes, a browser.
+
+A test module may set its tier itself (`pytestmark = pytest.mark.e2e`); otherwise its file's entry below
+decides, else its folder's.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+FAST, WORKFLOW, E2E = "fast", "workflow", "e2e"
+TIERS = {
+    FAST: "pure code, the emulator, history replays (make test-fast)",
+    WORKFLOW: "scenarios on a time-skipping Temporal server",
+    E2E: "a Temporal dev server, azmc processes or a browser",
+}
+
+# By folder under tests/.
+FOLDERS = {
+    "models": FAST, "emulator": FAST, "activities": FAST, "codec": FAST, "cli": FAST, "bench": FAST,
+    "workflows": WORKFLOW, "workers": WORKFLOW,
+    "e2e": E2E,
+}
+# Files whose tier is not their folder's, by path under tests/.
+FILES = {
+    "test_docs.py": FAST,
+    "test_compose.py": FAST,
+    "workflows/test_replay_recorded_histories.py": FAST,
+    "activities/test_private_offerings_memory.py": WORKFLOW,
+    "activities/test_worker_registration.py": WORKFLOW,
+    "cli/test_cli_offerings.py": WORKFLOW,
+    "activities/test_offerings_burst.py": E2E,  # a dev server
+    "cli/test_cli_describe_requests.py": E2E,  # a dev server, the CLI as a process
+    "cli/test_cli_hostile_strings.py": E2E,  # an end-to-end stack
+    "cli/test_cli_pool_commands.py": E2E,  # an end-to-end stack
+    "cli/test_cli_temporal_tls.py": E2E,  # a dev server behind TLS
+    "codec/test_encrypted_history.py": E2E,  # a dev server
+    "workers/test_installation_id.py": E2E,  # a dev server restarted on its database
+    "workers/test_no_secret_in_worker_output.py": E2E,  # a worker process
+    "workflows/test_operator_cli.py": E2E,  # a dev server
+    "workflows/test_fleet_sweep_resource_group.py": E2E,  # a dev server (visibility queries)
+}
+
+
+def tier_of(path: Path, tests_root: Path) -> str:
+    relative = path.relative_to(tests_root).as_posix()
+    if relative in FILES:
+        return FILES[relative]
+    if relative.endswith("_unit.py"):  # one function's cases, whatever the folder
+        return FAST
+    return FOLDERS.get(relative.split("/")[0], E2E)
+
+
+def register(config: pytest.Config) -> None:
+    for name, description in TIERS.items():
+        config.addinivalue_line("markers", f"{name}: {description}")
+
+
+def mark_tiers(config: pytest.Config, items: list[pytest.Item]) -> None:
+    tests_root = Path(__file__).resolve().parent.parent
+    for item in items:
+        if any(item.get_closest_marker(name) for name in TIERS):
+            continue
+        item.add_marker(getattr(pytest.mark, tier_of(Path(item.path), tests_root)))
