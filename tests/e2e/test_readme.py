@@ -14,7 +14,8 @@ from tests.e2e.stack import ROOT, STACK_CONVERTER, Stack, cli_env, wait_until
 
 # Blocks and where they are exercised; a new README block without a test fails here.
 EXERCISED = {
-    "make": "make demo: tests/e2e/test_demo.py runs `azmc demo` (the Makefile's demo recipe); make test: .ci/run",
+    "make": "make demo: tests/e2e/test_demo.py runs `azmc demo` (the Makefile's demo recipe); make test: .ci/run; "
+            "make test-fast: its `fast` tier (docs/testing.md)",
     "temporal-cli": "test_temporal_cli_lifecycle_as_in_the_readme",
     "azmc-cli": "test_azmc_cli_as_in_the_readme",
     "compose": "tests/test_compose.py::test_readme_compose_commands_name_real_services",
