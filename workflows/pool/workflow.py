@@ -9,21 +9,18 @@ Handlers only record intent and wake the loop; the loop continues as new before 
 """
 
 import asyncio
-from datetime import timedelta
 from typing import Any
 
 from temporalio import workflow
-from temporalio.exceptions import ActivityError, ApplicationError
+from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
     from models.durations import humanize
-    from models.pool import PoolMachine, PoolStatus, RolloutPhase
-    from models.pool_io import resources_of
+    from models.pool import PoolStatus
     from models.requests import DeleteRequest
     from models.spec import MachineSpec
     from models.status import Phase, RefusedMessage
 
-from workflows import patches
 from workflows.api import (
     DELETE_SIGNAL,
     MACHINE_PHASE_SIGNAL,
@@ -35,10 +32,10 @@ from workflows.api import (
     SET_TEMPLATE_UPDATE,
     STATUS_QUERY,
 )
-from workflows.azure_calls import error_text
 from workflows.continuation import bounded_history_limit, history_is_long, history_limit_from_memo
 from workflows.pool.book import PoolBook, names_of
 from workflows.pool.children import delete_machines, preserve_machines, start_machine
+from workflows.pool.deletion import PoolDeletion
 from workflows.pool.inputs import (
     check_open,
     decode_pool_input,
@@ -47,16 +44,12 @@ from workflows.pool.inputs import (
     settings_spec,
     template_spec,
 )
-from workflows.pool.leftovers import FIRST_WAIT, LONGEST_WAIT, collect, find_leftovers
 from workflows.pool.news import PoolNews
 from workflows.pool.plan import Plan, available, counted, plan
 from workflows.pool.state import PoolState
 from workflows.pool.view import PoolView, build_status
 from workflows.pool.zones import machine_spec
 from workflows.refusals import Refusals, accepted
-
-# While deleting, machines that sent no word for this long are asked (one may have ended without a word).
-POOL_RECHECK = timedelta(minutes=1)
 
 
 @workflow.defn(name=POOL_WORKFLOW_TYPE)
@@ -77,7 +70,6 @@ class MachinePool:
         self._held = ""
         # Machines this run started wait here for their workflow's end (a terminated one tells nothing).
         self._watchers: dict[str, asyncio.Future[None]] = {}
-        self._recheck: asyncio.Future[None] | None = None  # while deleting: when to ask machines that said nothing
         # Messages whose payload did not decode (workflows/refusals.py): a pool operation each.
         self._refusals = Refusals(self._refused)
 
@@ -309,97 +301,12 @@ class MachinePool:
         self._watchers[spec.name] = asyncio.ensure_future(watch())
 
     async def _delete_all(self, state: PoolState, book: PoolBook) -> PoolStatus:
-        """Every machine gets `delete` (preserved ones last); done when every machine's workflow said Deleted."""
-        request = state.delete_request or DeleteRequest()
-        book.operation("delete", f"deleting the pool: {request.reason or 'no reason given'}")
-        forwarded = {"reason": f"pool {state.spec.name} deleted: {request.reason}".rstrip(": "),
-                     "force": request.force}
-        for preserved in (False, True):
-            group = [m.name for m in state.machines if m.preserved == preserved]
-            for name in group:
-                machine = state.machine(name)
-                if machine is not None:
-                    machine.deleting = True
-            self._show()
-            delivered = await delete_machines(state.spec.resource_group, [(name, forwarded) for name in group])
-            for name, ok in zip(group, delivered, strict=True):
-                if not ok:
-                    book.ended(name, "was already gone")
-            await self._until_gone(state, book, lambda m, p=preserved: m.preserved == p)
-        if patches.patched(patches.POOL_DELETION_READS_AZURE):
-            await self._clear_azure(state, book, forwarded)
-        book.operation("delete", "every machine is deleted")
-        await workflow.wait_condition(workflow.all_handlers_finished)
-        status = build_status(state, workflow.now())
-        status.phase = RolloutPhase.DELETED
-        workflow.set_current_details(f"## pool {state.spec.name} - Deleted")
-        return status
-
-    async def _until_gone(self, state: PoolState, book: PoolBook, which: Any) -> None:
-        """Until no machine `which` takes is left: each said Deleted (confirmed), or its workflow ended."""
-        news = self._news if self._news is not None and self._news.confirms() else None
-        if news is None:
-            while any(which(m) for m in state.machines):
-                self._show()
-                await workflow.wait_condition(lambda: self._wake or history_is_long(state.history_limit))
-                self._wake = False
-                if history_is_long(state.history_limit):
-                    await self._continue_as_new(state, book)  # the next run deletes again (idempotent)
-            return
-        # One timer a POOL_RECHECK (not one per wake), never cancelled: a cancel racing its firing is what the
-        # time-skipping test server fails on (tests/workflows/test_pool_healing.py), and a run ends with it pending.
-        while any(which(m) for m in state.machines):
-            if self._recheck is None or self._recheck.done():
-                self._recheck = asyncio.ensure_future(workflow.sleep(POOL_RECHECK))
-            self._show()
-            await workflow.wait_condition(lambda timer=self._recheck: self._wake or news.waiting or timer.done()
-                                          or history_is_long(state.history_limit))
+        def clear_wake() -> None:
             self._wake = False
-            if self._recheck.done():  # one may have ended without a word
-                news.ask_again([m.name for m in state.machines if which(m)])
-            if news.waiting:
-                await news.confirm()
-            if history_is_long(state.history_limit):
-                await self._continue_as_new(state, book)  # the next run deletes again (idempotent)
 
-    async def _clear_azure(self, state: PoolState, book: PoolBook, forwarded: dict[str, Any]) -> None:
-        """Read Azure by the pool's tag until nothing of its own is left (leftovers.py); name the rest."""
-        wait = FIRST_WAIT
-        while True:
-            self._show()
-            try:
-                found = await find_leftovers(state)
-            except ActivityError as err:
-                book.log(f"could not read Azure by the pool's tag, again in {humanize(wait)}: {error_text(err)}")
-                await workflow.sleep(wait)
-                wait = min(wait * 2, LONGEST_WAIT)
-                continue
-            lost = [name for name in found.open_machines if state.machine(name) is None]
-            if lost:
-                book.operation("delete", f"{names_of(lost)}: the pool's own, running without it knowing: deleting")
-                state.machines += [PoolMachine(name=name, revision="", deleting=True, since=workflow.now())
-                                   for name in lost]
-                delivered = await delete_machines(state.spec.resource_group, [(name, forwarded) for name in lost])
-                for name, ok in zip(lost, delivered, strict=True):
-                    if not ok:
-                        book.ended(name, "was already gone")
-                await self._until_gone(state, book, lambda _: True)
-            elif found.closed_machines:
-                book.operation("delete", "deleting what machines whose workflows ended left in Azure: "
-                               + "; ".join(resources_of(m) for m in found.closed_machines[:10]))
-                failed = await collect(found.closed_machines)
-                if failed:
-                    book.operation("delete", f"not deleted yet, again in {humanize(wait)}: {'; '.join(failed[:5])}")
-                    await workflow.sleep(wait)
-                    wait = min(wait * 2, LONGEST_WAIT)
-            else:
-                state.azure_checked, state.left_in_azure = True, found.others
-                if found.others:
-                    book.operation("delete", "tagged with the pool in Azure but not its to delete: "
-                                   + "; ".join(found.others[:10]))
-                return
-            if history_is_long(state.history_limit):
-                await self._continue_as_new(state, book)  # the next run reads Azure again
+        deletion = PoolDeletion(state, book, self._news, is_woken=lambda: self._wake, clear_wake=clear_wake,
+                                show=self._show, continue_as_new=lambda: self._continue_as_new(state, book))
+        return await deletion.run()
 
     # ---- helpers ----------------------------------------------------------------------------
 
