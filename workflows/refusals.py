@@ -17,14 +17,13 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from temporalio import workflow
-from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
-    from models.errors import ErrorType
     from models.status import RefusedMessage
     from models.undecodable import Undecodable
 
 from workflows import patches
+from workflows.errors import invalid_input
 
 SHOWN = 5  # refused messages a status keeps
 # Marked refusals per run: each marker also adds its id to the run's TemporalChangeVersion search attribute,
@@ -83,7 +82,7 @@ class Refusals:
         if found is None:
             return
         self._note("update", name, found.reason)
-        raise ApplicationError(f"{name}: {found.reason}", type=ErrorType.INVALID_SPEC, non_retryable=True)
+        raise invalid_input(f"{name}: {found.reason}")
 
     def _note(self, kind: str, name: str, reason: str) -> None:
         if not _replaying():

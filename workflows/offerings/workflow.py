@@ -18,7 +18,6 @@ from temporalio import workflow
 from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
-    from models.errors import ErrorType
     from models.offering_claims import Claim, ClaimRequest, Probe, claim_offering, outcome, released
     from models.offerings import Availability, Refusal, availability
     from models.offerings_memory import (
@@ -45,6 +44,7 @@ from workflows.api import (
     OFFERINGS_WORKFLOW_TYPE,
 )
 from workflows.continuation import history_is_long
+from workflows.errors import invalid_input
 from workflows.refusals import REFUSED_AT_START, Refusals, accepted, recent, refuse_input, refused_at_start
 
 Model = TypeVar("Model", bound=BaseModel)
@@ -152,13 +152,11 @@ class Offerings:
     def _check_open(self, name: str, args: Sequence[Any]) -> None:
         self._refusals.validate(name, args)
         if self._input_error is not None:
-            raise ApplicationError(f"{name}: this memory has no valid input ({self._input_error})",
-                                   type=ErrorType.INVALID_SPEC, non_retryable=True)
+            raise invalid_input(f"{name}: this memory has no valid input ({self._input_error})")
 
     def _check_place(self, subscription: str, location: str) -> None:
         if (subscription, location) != (self._memory.subscription, self._memory.location):
-            raise ApplicationError(f"offerings of {subscription}/{location} sent to the memory of {self._place}",
-                                   type=ErrorType.INVALID_SPEC, non_retryable=True)
+            raise invalid_input(f"offerings of {subscription}/{location} sent to the memory of {self._place}")
 
     @workflow.update(name=OFFERINGS_FORGET_UPDATE)
     def forget(self, *args: Any) -> Forgotten:
@@ -220,29 +218,25 @@ class Offerings:
 
 def _decode_input(args: Sequence[Any]) -> OfferingsMemory:
     if refused_at_start():
-        raise _invalid(REFUSED_AT_START)
+        raise invalid_input(REFUSED_AT_START)
     if len(args) != 1:
-        raise _invalid(f"input: expected one OfferingsMemory, got {len(args)} values")
+        raise invalid_input(f"input: expected one OfferingsMemory, got {len(args)} values")
     if isinstance(args[0], Undecodable):
-        raise _invalid(refuse_input(args[0], "input"))
+        raise invalid_input(refuse_input(args[0], "input"))
     try:
         return OfferingsMemory.model_validate(args[0])
     except ValidationError as err:
-        raise _invalid(describe_validation_error(err, "OfferingsMemory")) from None
+        raise invalid_input(describe_validation_error(err, "OfferingsMemory")) from None
 
 
 def _one(model: type[Model], name: str, args: Sequence[Any]) -> Model:
     """An update's one payload as `model`; its validator refuses anything else, naming why."""
     if len(args) != 1:
-        raise _invalid(f"{name}: expected one {model.__name__}, got {len(args)} values")
+        raise invalid_input(f"{name}: expected one {model.__name__}, got {len(args)} values")
     try:
         return model.model_validate(args[0])
     except ValidationError as err:
-        raise _invalid(describe_validation_error(err, f"{name} ({model.__name__})")) from None
-
-
-def _invalid(message: str) -> ApplicationError:
-    return ApplicationError(message, type=ErrorType.INVALID_SPEC, non_retryable=True)
+        raise invalid_input(describe_validation_error(err, f"{name} ({model.__name__})")) from None
 
 
 def render_memory(memory: OfferingsMemory, now: datetime, refused: Sequence[RefusedMessage] = ()) -> str:

@@ -12,11 +12,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError
 from temporalio import workflow
-from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
     from models.durations import CHECK_BOUNDS, Duration
-    from models.errors import ErrorType
     from models.naming import pool_workflow_id
     from models.pool import MAX_REPLICAS, PoolSpec, setting_changes, template_revision
     from models.requests import DeleteRequest
@@ -25,15 +23,12 @@ with workflow.unsafe.imports_passed_through():
 
 from workflows.api import POOL_WORKFLOW_TYPE
 from workflows.bounds import within_bounds
+from workflows.errors import invalid_input
 from workflows.pool.state import POOL_STATE_KIND, PoolState
 from workflows.refusals import REFUSED_AT_START, refuse_input, refused_at_start
 
 
-def invalid(message: str) -> ApplicationError:
-    return ApplicationError(message, type=ErrorType.INVALID_SPEC, non_retryable=True)
-
-
-def _json_object(value: Any, what: str, refuse: Callable[[str], Exception] = invalid) -> dict[str, Any]:
+def _json_object(value: Any, what: str, refuse: Callable[[str], Exception] = invalid_input) -> dict[str, Any]:
     """`value` as a JSON object; `refuse` makes the error (the workflow's failure, or an update's refusal)."""
     if isinstance(value, str | bytes):  # `--input '"{...}"'`: JSON encoded twice
         try:
@@ -48,11 +43,11 @@ def _json_object(value: Any, what: str, refuse: Callable[[str], Exception] = inv
 def decode_pool_input(args: Sequence[Any]) -> PoolState:
     """The state of a fresh pool from its PoolSpec, or the state a previous run carried through continue-as-new."""
     if refused_at_start():
-        raise invalid(REFUSED_AT_START)
+        raise invalid_input(REFUSED_AT_START)
     if len(args) != 1:
-        raise invalid(f"input: expected one PoolSpec, got {len(args)} values")
+        raise invalid_input(f"input: expected one PoolSpec, got {len(args)} values")
     if isinstance(args[0], Undecodable):  # workflows/refusals.py: fails the pool, or its task while a key is missing
-        raise invalid(refuse_input(args[0], "input"))
+        raise invalid_input(refuse_input(args[0], "input"))
     data = _json_object(args[0], "input (a PoolSpec)")
     if data.get("kind") == POOL_WORKFLOW_TYPE:  # an `azmc apply` document (kind: MachinePool) is an input too
         data = {key: item for key, item in data.items() if key != "kind"}
@@ -62,10 +57,10 @@ def decode_pool_input(args: Sequence[Any]) -> PoolState:
         spec = within_bounds(lambda context: PoolSpec.model_validate(data, context=context))
     except ValidationError as err:
         what = "carried pool state" if data.get("kind") == POOL_STATE_KIND else "PoolSpec"
-        raise invalid(describe_validation_error(err, what)) from None
+        raise invalid_input(describe_validation_error(err, what)) from None
     expected = pool_workflow_id(spec.resource_group, spec.name)
     if workflow.info().workflow_id != expected:
-        raise invalid(f"workflow id {workflow.info().workflow_id!r} does not match the spec: pool "
+        raise invalid_input(f"workflow id {workflow.info().workflow_id!r} does not match the spec: pool "
                       f"{spec.resource_group}/{spec.name} is managed only by workflow {expected!r} "
                       f"(start {POOL_WORKFLOW_TYPE} with --workflow-id {expected})")
     template = data.get("template")
