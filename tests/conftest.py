@@ -11,7 +11,7 @@ import pytest
 
 from tests.support.emulator import EmulatorHandle, EmulatorProcess
 from tests.support.reaper import start_reaper
-from tests.support.tiers import mark_tiers, register
+from tests.support.tiers import mark_tiers, register, slowest_tier_first
 
 if TYPE_CHECKING:
     from temporalio.testing import WorkflowEnvironment
@@ -38,6 +38,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     mark_tiers(config, items)
+    slowest_tier_first(items)
 
 
 @pytest.fixture(scope="session")

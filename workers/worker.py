@@ -115,6 +115,7 @@ def build_worker(settings: Settings, client: Client, driver: AzureDriver) -> Wor
 def offerings_worker(client: Client, task_queue: str, max_cached_workflows: int = 10, **options: Any) -> Worker:
     """The shared memory of offerings on its own queue (models/offerings_memory.offerings_task_queue), so its
     answers never wait behind a backlog of machine tasks; every worker process polls it beside its own."""
+    options.setdefault("workflow_runner", workflow_runner())
     return Worker(worker_client(client), task_queue=offerings_task_queue(task_queue), workflows=[Offerings],
                   max_cached_workflows=max_cached_workflows, **options)
 

@@ -24,6 +24,7 @@ from codec.keys import new_key_json, parse_keys
 from models.spec import MachineSpec
 from tests.support.emulator import EmulatorHandle
 from tests.workflows.helpers import spec_dict
+from workers.sandbox import workflow_runner
 from workers.worker import offerings_worker
 from workflows import ALL_WORKFLOWS
 from workflows.search_attributes import ALL_KEYS
@@ -58,7 +59,8 @@ async def test_describe_requests_lists_the_failed_vm_put(emulator: EmulatorHandl
     try:
         audit = AuditInterceptor(env.client.data_converter)
         async with env, Worker(env.client, task_queue=queue, workflows=ALL_WORKFLOWS,
-                               activities=driver.activities(), interceptors=[audit]), \
+                               activities=driver.activities(), interceptors=[audit],
+                               workflow_runner=workflow_runner()), \
                 offerings_worker(env.client, queue):
             spec = MachineSpec.model_validate(spec_dict(subnet_id=emulator.subnet_id, data_disks=[]))
             applied = await apply(env.client, spec, queue)

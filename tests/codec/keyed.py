@@ -12,6 +12,7 @@ from activities.audit import AuditInterceptor
 from activities.driver import AzureDriver
 from codec.converter import azmc_data_converter
 from codec.keys import KeyRing
+from workers.sandbox import workflow_runner
 from workers.worker import offerings_worker, worker_client
 from workflows import ALL_WORKFLOWS
 
@@ -26,5 +27,6 @@ async def keyed_worker(env: WorkflowEnvironment, keys: KeyRing, driver: AzureDri
     """A fresh worker process's: nothing cached, so it replays each history it picks up."""
     client = worker_client(await keyed_client(env, keys))
     async with Worker(client, task_queue=queue, workflows=ALL_WORKFLOWS, activities=driver.activities(),
-                      interceptors=[AuditInterceptor(client.data_converter)]), offerings_worker(client, queue):
+                      interceptors=[AuditInterceptor(client.data_converter)], workflow_runner=workflow_runner()), \
+            offerings_worker(client, queue):
         yield

@@ -32,6 +32,8 @@ FOLDERS = {
 FILES = {
     "test_docs.py": FAST,
     "test_compose.py": FAST,
+    "test_layout.py": FAST,
+    "test_deterministic_code.py": FAST,
     "workflows/test_replay_recorded_histories.py": FAST,
     "activities/test_private_offerings_memory.py": WORKFLOW,
     "activities/test_worker_registration.py": WORKFLOW,
@@ -69,3 +71,10 @@ def mark_tiers(config: pytest.Config, items: list[pytest.Item]) -> None:
         if any(item.get_closest_marker(name) for name in TIERS):
             continue
         item.add_marker(getattr(pytest.mark, tier_of(Path(item.path), tests_root)))
+
+
+def slowest_tier_first(items: list[pytest.Item]) -> None:
+    """End-to-end files first, then workflow, then fast: xdist hands files out in this order (addopts has
+    --no-loadscope-reorder), so the long ones start at once and the many short ones fill the gaps after."""
+    order = {tier: rank for rank, tier in enumerate((E2E, WORKFLOW, FAST))}
+    items.sort(key=lambda item: min((order[name] for name in TIERS if item.get_closest_marker(name)), default=0))

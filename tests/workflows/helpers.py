@@ -28,6 +28,7 @@ from models.status import MachineStatus, Phase
 from tests.support.driver import emulator_driver
 from tests.support.emulator import EmulatorHandle
 from tests.workflows.stack import Stack
+from workers.sandbox import workflow_runner
 from workers.worker import offerings_worker, worker_client
 from workflows import ALL_WORKFLOWS
 from workflows.api import WORKFLOW_TYPE
@@ -109,8 +110,12 @@ async def end_open_workflows(client: Client) -> None:
 async def lifecycle_worker(client: Client, activities: Sequence[Callable[..., Any]]) -> AsyncIterator[str]:
     task_queue = f"azmc-test-{uuid.uuid4()}"
     client = worker_client(client)  # decoding as the worker process does
+    # The worker's own runner (workers/sandbox.py: unsandboxed, as `azmc worker` runs by default). Determinism is
+    # checked by the recorded histories' replays and tests/test_deterministic_code.py, the sandbox by
+    # tests/workers/test_workflow_runner.py.
     async with Worker(client, task_queue=task_queue, workflows=ALL_WORKFLOWS, activities=list(activities),
-                      interceptors=[AuditInterceptor(client.data_converter)]), offerings_worker(client, task_queue):
+                      interceptors=[AuditInterceptor(client.data_converter)], workflow_runner=workflow_runner()), \
+            offerings_worker(client, task_queue):
         yield task_queue
 
 

@@ -22,6 +22,7 @@ from models.offerings_memory import (
     offerings_task_queue,
     offerings_workflow_id,
 )
+from workers.sandbox import workflow_runner
 from workers.worker import offerings_worker
 from workflows import ALL_WORKFLOWS
 from workflows.api import OFFERINGS_ENTRIES_QUERY, OFFERINGS_WORKFLOW_TYPE
@@ -104,7 +105,8 @@ async def test_memory_continues_as_new_keeping_current_entries_on_its_own_queue(
     task_queue = f"offerings-{uuid.uuid4()}"
     env = workflow_env
     async with memory_worker(env.client, task_queue), \
-            Worker(env.client, task_queue=task_queue, workflows=ALL_WORKFLOWS, max_cached_workflows=0):
+            Worker(env.client, task_queue=task_queue, workflows=ALL_WORKFLOWS, max_cached_workflows=0,
+                   workflow_runner=workflow_runner()):
         client = env.client
         # Started on the machines' queue, as before the memory had a queue of its own.
         handle = await client.start_workflow(

@@ -20,6 +20,7 @@ from tests.workflows.conftest import INSTALLATION, TOKEN
 from tests.workflows.helpers import record_history
 from tests.workflows.pools import pool_dict, pool_resources, pool_vms, settled, start_pool, template_dict, wait_pool
 from tests.workflows.stack import Stack
+from workers.sandbox import workflow_runner
 from workers.worker import offerings_worker
 from workflows import ALL_WORKFLOWS
 from workflows.api import SET_TEMPLATE_UPDATE
@@ -31,7 +32,8 @@ from workflows.pool.state import PoolState
 @asynccontextmanager
 async def _worker(client: Client, driver: AzureDriver, task_queue: str, cache: int = 1000) -> AsyncIterator[None]:
     async with Worker(client, task_queue=task_queue, workflows=ALL_WORKFLOWS, activities=driver.activities(),
-                      interceptors=[AuditInterceptor(client.data_converter)], max_cached_workflows=cache), \
+                      interceptors=[AuditInterceptor(client.data_converter)], max_cached_workflows=cache,
+                      workflow_runner=workflow_runner()), \
             offerings_worker(client, task_queue, max_cached_workflows=cache):
         yield
 
