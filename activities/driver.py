@@ -9,19 +9,17 @@ from activities import (
     data_disks,
     delete,
     nic,
-    offerings_memory,
-    orphan_marks,
-    orphans,
     power,
-    sweep,
     tags,
     vm,
 )
 from activities.arm import heartbeating
 from activities.clients import AzureClients, build_clients
 from activities.config import AzureConfig
+from activities.offerings import memory as offerings_memory
 from activities.pool import leftovers, machines
 from activities.reading import fleet, inventory
+from activities.sweep import marks, orphans, survey
 from models.activity_io import (
     ActivityName,
     DataDiskDeleteOptionInput,
@@ -150,7 +148,7 @@ class AzureDriver:
     @activity.defn(name=ActivityName.SURVEY_FLEET.value)
     async def survey_fleet(self) -> FleetSurvey:
         """The fleet sweep's input: one paged graph query, one paged listing of open machine workflows."""
-        return await sweep.survey_fleet(self._clients, activity.client())
+        return await survey.survey_fleet(self._clients, activity.client())
 
     @activity.defn(name=ActivityName.CHECK_ORPHAN.value)
     async def check_orphan(self, inp: OrphanCheckInput) -> OrphanVerdict:
@@ -160,7 +158,7 @@ class AzureDriver:
     @activity.defn(name=ActivityName.MARK_ORPHAN.value)
     async def mark_orphan(self, inp: OrphanMarkInput) -> list[str]:
         """Mark an orphan seen (tag azmc-orphan-seen) on what is its own, or remove the mark; owner-checked."""
-        return await orphan_marks.mark_orphan(self._clients, inp)
+        return await marks.mark_orphan(self._clients, inp)
 
     @activity.defn(name=ActivityName.DESCRIBE_POOL_MACHINES.value)
     async def describe_pool_machines(self, inp: MachinesOfPool) -> list[MachineTruth]:

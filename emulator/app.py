@@ -25,7 +25,7 @@ from emulator.handlers import (
     virtual_machines,
     virtual_networks,
 )
-from emulator.handlers.responses import error_response
+from emulator.handlers.responses import error_response, retry_headers
 from emulator.handlers.routing import Call, Router, read_body
 from emulator.seeding import seed
 from emulator.settings import EmulatorConfig
@@ -103,6 +103,8 @@ async def _dispatch(request: web.Request) -> web.StreamResponse:
         if fault.delay_s > 0:
             await asyncio.sleep(fault.delay_s)
         if fault.fails:
+            if fault.retry_after_s is not None:
+                headers.update(retry_headers(fault.retry_after_s))
             return error_response(fault.error(), headers)
 
     try:

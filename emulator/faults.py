@@ -41,6 +41,8 @@ class FaultRule(BaseModel):
     probability: float = Field(1.0, ge=0.0, le=1.0)
     stage: Literal["request", "operation"] = "request"
     delay_s: float = Field(0.0, ge=0.0, le=3600.0)
+    # The wait the failed answer asks for (`Retry-After`, as ARM sends with every 429); none when unset.
+    retry_after_s: float | None = Field(None, ge=0.0, le=3600.0)
 
     @property
     def fails(self) -> bool:

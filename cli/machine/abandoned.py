@@ -15,11 +15,11 @@ from temporalio.client import Client
 from activities.arm import get_or_none
 from activities.clients import AzureClients, build_clients
 from activities.config import AzureConfig
-from activities.orphans import workflow_state
 from activities.ownership import made_by_installation
 from activities.reading.fleet import group_rows
 from activities.reading.graph import fleet_query, query_all
 from activities.reading.vm import get_vm, vm_inventory
+from activities.sweep.orphans import workflow_state
 from cli.errors import note
 from cli.machines import AbandonedMachine, MachineRow
 from models.activity_io import MachineSummary

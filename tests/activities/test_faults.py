@@ -59,6 +59,15 @@ async def test_throttling_carries_retry_after(driver, env, make_spec, emulator) 
     assert error.next_retry_delay == timedelta(seconds=30)  # no Retry-After on this 429: our default
 
 
+@pytest.mark.parametrize(("retry_after_s", "delay"), [(7, timedelta(seconds=7)), (0.25, timedelta(milliseconds=250))])
+async def test_a_throttled_answer_is_retried_after_the_wait_it_asks_for(
+        driver, env, make_spec, emulator, retry_after_s, delay) -> None:
+    emulator.add_fault(operation="virtualMachines.get", status=429, code="SubscriptionRequestsThrottled",
+                       retry_after_s=retry_after_s)
+    error = await raised(env.run(driver.read_inventory, make_spec()))
+    assert error.type == ErrorType.THROTTLED and error.next_retry_delay == delay
+
+
 async def test_nic_in_use_is_a_retryable_conflict(driver, env, make_spec, create_machine) -> None:
     spec = make_spec()
     await create_machine(spec)

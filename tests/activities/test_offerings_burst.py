@@ -13,7 +13,7 @@ from temporalio.api.enums.v1 import EventType
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import ActivityEnvironment, WorkflowEnvironment
 
-from activities import offerings_memory
+from activities.offerings import memory as offerings_memory
 from cli.processes import temporal_binary
 from models.offering_claims import Claim, ClaimRequest
 from models.offerings import Offering

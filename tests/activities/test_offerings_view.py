@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from activities.offerings_view import OfferingsView
+from activities.offerings.view import OfferingsView
 from models.offering_claims import Claim, ClaimRequest
 from models.offerings import Offering
 from models.offerings_memory import ProbeRelease, RefusalReport

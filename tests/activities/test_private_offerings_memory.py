@@ -7,7 +7,7 @@ import uuid
 import pytest
 from temporalio.testing import ActivityEnvironment, WorkflowEnvironment
 
-from activities import offerings_memory
+from activities.offerings import memory as offerings_memory
 from models.offering_claims import Claim, ClaimRequest
 from models.offerings import Offering
 from models.offerings_memory import RefusalReport

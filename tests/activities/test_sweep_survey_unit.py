@@ -1,6 +1,6 @@
 """Pure unit tests of the survey's join: whose rows are whose, and what counts as drift."""
 
-from activities.sweep import GraphMachine, drift_of, power_state, split_fleet
+from activities.sweep.survey import GraphMachine, drift_of, power_state, split_fleet
 from models.status import Phase
 
 OURS = "inst-a"

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 from rich.console import Console
 from temporalio.testing import WorkflowEnvironment
 
-from activities import offerings_memory
+from activities.offerings import memory as offerings_memory
 from cli.offerings import (
     current_probes,
     current_refusals,

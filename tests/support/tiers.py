@@ -48,6 +48,7 @@ FILES = {
     "workers/test_no_secret_in_worker_output.py": E2E,  # a worker process
     "workflows/test_operator_cli.py": E2E,  # a dev server
     "workflows/test_fleet_sweep_resource_group.py": E2E,  # a dev server (visibility queries)
+    "workflows/test_pool_preserve_timeout.py": E2E,  # a dev server (a timer cancelled as it fires)
 }
 
 

@@ -12,7 +12,7 @@ from typing import Any
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
-from activities import offerings_memory
+from activities.offerings import memory as offerings_memory
 from models.activity_io import ActivityName, DeleteResourceInput, DeleteVmInput, EnsureVmInput, MachineRef
 from models.errors import ErrorType
 from models.inventory import Inventory, VmState

@@ -35,6 +35,7 @@ from workflows.api import WORKFLOW_TYPE
 from workflows.search_attributes import ALL_KEYS
 
 TEST_SERVER = ".venv/bin/temporal-test-server"
+DEV_SERVER = ".venv/bin/temporal"  # `temporal server start-dev`
 # Workflow tests run encrypted, as production does. A fixed test key (never a real one), so histories
 # recorded with it (record_history) replay in test_replay_recorded_histories.py.
 TEST_CODEC_KEYS = parse_keys('{"workflow-tests": "AiHvlaTRQ7Q9zuqhkAAL0JIJvMLMiw7x1NIOQpGXx5U="}', "workflow tests")
@@ -151,6 +152,10 @@ async def status_of(handle: WorkflowHandle) -> MachineStatus:
 
 
 Status = TypeVar("Status", bound=BaseModel)
+
+
+# wait_status's steps on a dev server (dev_env, dev_stack), where time passes as it does in production.
+REAL_TIME: dict[str, Any] = {"step": timedelta(milliseconds=300), "virtual_limit": timedelta(minutes=2)}
 
 
 async def wait_status(

@@ -76,8 +76,8 @@ async def test_nic_delete_failing_n_times_is_retried(stack: Stack, status: int, 
 
 async def test_throttling_bursts_are_ridden_out(stack: Stack) -> None:
     for operation in ("networkInterfaces.put", "virtualMachines.put", "resources.list"):
-        stack.emulator.add_fault(operation, status=429, code="SubscriptionRequestsThrottled",
-                                 message="throttled", times=2)  # a retry refused again: a burst
+        stack.emulator.add_fault(operation, status=429, code="SubscriptionRequestsThrottled", message="throttled",
+                                 times=2, retry_after_s=1)  # a retry refused again: a burst
     handle = await start_machine(stack.env.client, stack.task_queue, spec_dict(subnet_id=stack.emulator.subnet_id))
     running = await wait_for(stack.env, handle, in_phase(Phase.RUNNING, Phase.FAILED), step=timedelta(seconds=10))
     assert running.phase == Phase.RUNNING

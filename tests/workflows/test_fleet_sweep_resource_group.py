@@ -1,33 +1,16 @@
 """On a dev server (the sweep lists open machines from visibility there): a machine whose resource group
 was deleted is signalled once, goes Unknown with the reason, and is never signalled again for it."""
 
-from collections.abc import AsyncIterator
 from datetime import timedelta
 
-import pytest
 from temporalio.client import Client
-from temporalio.testing import WorkflowEnvironment
 
 from models.status import Phase
-from tests.support.driver import emulator_driver
-from tests.support.emulator import EmulatorHandle
-from tests.workflows.conftest import INSTALLATION, TOKEN
-from tests.workflows.helpers import TEST_CONVERTER, lifecycle_worker, wait_for
+from tests.workflows.helpers import wait_for
 from tests.workflows.stack import Stack
 from tests.workflows.sweeping import azure, sweep
 from tests.workflows.test_resource_group_gone import delete_group, machine_in_its_own_group
-from workflows.search_attributes import ALL_KEYS, AZMC_PHASE
-
-TEMPORAL_CLI = ".venv/bin/temporal"
-
-
-@pytest.fixture
-async def dev_stack(emulator: EmulatorHandle) -> AsyncIterator[Stack]:
-    env = await WorkflowEnvironment.start_local(dev_server_existing_path=TEMPORAL_CLI, data_converter=TEST_CONVERTER,
-                                                search_attributes=list(ALL_KEYS), ui=False)
-    async with (env, emulator_driver(emulator, INSTALLATION, TOKEN) as driver,
-                lifecycle_worker(env.client, driver.activities()) as task_queue):  # fmt: skip
-        yield Stack(env, task_queue, emulator, driver)
+from workflows.search_attributes import AZMC_PHASE
 
 
 async def _listed_phase(client: Client, wf_id: str) -> str:

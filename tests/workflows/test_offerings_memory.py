@@ -11,7 +11,7 @@ from temporalio.client import Client
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
-from activities import offerings_memory
+from activities.offerings import memory as offerings_memory
 from models.offering_claims import ClaimRequest
 from models.offerings import Offering, Refusal
 from models.offerings_memory import (

@@ -4,8 +4,8 @@ finishes it with its state (exactly `replicas` machines on the new revision, not
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from datetime import timedelta
 
+import pytest
 from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client, WorkflowHandle
 from temporalio.testing import WorkflowEnvironment
@@ -17,7 +17,7 @@ from models.pool import PoolStatus
 from tests.support.driver import emulator_driver
 from tests.support.emulator import EmulatorHandle
 from tests.workflows.conftest import INSTALLATION, TOKEN
-from tests.workflows.helpers import record_history
+from tests.workflows.helpers import REAL_TIME, record_history
 from tests.workflows.pools import pool_dict, pool_resources, pool_vms, settled, start_pool, template_dict, wait_pool
 from tests.workflows.stack import Stack
 from workers.sandbox import workflow_runner
@@ -30,11 +30,10 @@ from workflows.pool.state import PoolState
 
 
 @asynccontextmanager
-async def _worker(client: Client, driver: AzureDriver, task_queue: str, cache: int = 1000) -> AsyncIterator[None]:
+async def _worker(client: Client, driver: AzureDriver, task_queue: str) -> AsyncIterator[None]:
     async with Worker(client, task_queue=task_queue, workflows=ALL_WORKFLOWS, activities=driver.activities(),
-                      interceptors=[AuditInterceptor(client.data_converter)], max_cached_workflows=cache,
-                      workflow_runner=workflow_runner()), \
-            offerings_worker(client, task_queue, max_cached_workflows=cache):
+                      interceptors=[AuditInterceptor(client.data_converter)], workflow_runner=workflow_runner()), \
+            offerings_worker(client, task_queue):
         yield
 
 
@@ -49,23 +48,23 @@ async def _carried_state(client: Client, first_run: WorkflowHandle) -> PoolState
     return state
 
 
-async def test_a_new_worker_resumes_a_rollout_mid_way(
-        workflow_env: WorkflowEnvironment, emulator: EmulatorHandle) -> None:
-    task_queue, env = f"azmc-pool-{uuid.uuid4()}", workflow_env
+# On a dev server: the time-skipping server routes a workflow's next tasks to the stopped worker's sticky queue
+# for good, where a real server falls back to the task queue after 5 s.
+@pytest.mark.e2e
+async def test_a_new_worker_resumes_a_rollout_mid_way(dev_env: WorkflowEnvironment, emulator: EmulatorHandle) -> None:
+    task_queue, env = f"azmc-pool-{uuid.uuid4()}", dev_env
     async with emulator_driver(emulator, INSTALLATION, TOKEN) as driver:
-        # No cache, so no sticky queue: the time-skipping server would route the workflows' next tasks to
-        # the stopped worker's sticky queue (a real server falls back to the task queue after 5 s).
-        async with _worker(env.client, driver, task_queue, cache=0):
+        async with _worker(env.client, driver, task_queue):
             handle = await start_pool(env.client, task_queue, pool_dict(emulator.subnet_id, 3))
-            first = await wait_pool(env, handle, settled(3))
+            first = await wait_pool(env, handle, settled(3), **REAL_TIME)
             changed: PoolStatus = await handle.execute_update(
                 SET_TEMPLATE_UPDATE, {"template": template_dict(emulator.subnet_id, tags={"v": "2"})},
                 result_type=PoolStatus)
             mid = await wait_pool(env, handle, lambda s: s.updated >= 1 and s.current - s.updated >= 1,
-                                  step=timedelta(seconds=1))
+                                  **REAL_TIME)
         # The worker is gone mid-rollout; a new one (no cached state: it replays the histories) takes over.
         async with _worker(env.client, driver, task_queue):
-            done = await wait_pool(env, handle, settled(3, changed.target_revision))
+            done = await wait_pool(env, handle, settled(3, changed.target_revision), **REAL_TIME)
             assert done.current_revision == changed.target_revision != first.target_revision
             assert len(pool_vms(emulator)) == 3 and mid.phase == "Rolling"
             await handle.signal("delete")

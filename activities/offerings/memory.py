@@ -14,7 +14,7 @@ from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
 from temporalio.service import RPCError, RPCStatusCode
 
 from activities.arm import heartbeating
-from activities.offerings_view import OfferingsView
+from activities.offerings.view import OfferingsView
 from models.activity_io import ActivityName
 from models.offering_claims import Claim, ClaimRequest
 from models.offerings import Availability, Refusal, availability

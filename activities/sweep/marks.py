@@ -11,8 +11,8 @@ from typing import Any
 
 from activities.arm import classified, log
 from activities.clients import AzureClients
-from activities.orphans import read_resource, resource_names
 from activities.ownership import Owner, Ownership, Tags, tag_value
+from activities.sweep.orphans import read_resource, resource_names
 from activities.tags import all_patched, patch_disk_tags, patch_nic_tags, patch_vm_tags
 from models.naming import ORPHAN_SEEN_TAG
 from models.sweep import OrphanMarkInput, orphan_mark, read_orphan_mark
