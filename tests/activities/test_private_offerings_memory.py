@@ -15,7 +15,8 @@ from workers.worker import offerings_worker
 
 pytestmark = pytest.mark.shared_server  # workers on task queues of their own, stopped at the end
 
-SUBSCRIPTION, LOCATION = "sub-1", "westeurope"
+# A subscription of this module's own: on the shared server a memory id another module used names its closed run.
+SUBSCRIPTION, LOCATION = f"sub-{uuid.uuid4().hex[:8]}", "westeurope"
 ZONES = [Offering(vm_size="Standard_D2s_v5", zone=z, location=LOCATION, subscription=SUBSCRIPTION) for z in "123"]
 
 

@@ -29,7 +29,8 @@ from workflows.api import OFFERINGS_ENTRIES_QUERY, OFFERINGS_WORKFLOW_TYPE
 
 pytestmark = pytest.mark.shared_server  # workers on task queues of their own, stopped at the end
 
-SUBSCRIPTION, LOCATION = "sub-1", "westeurope"
+# A subscription of this module's own: on the shared server a memory id another module used names its closed run.
+SUBSCRIPTION, LOCATION = f"sub-{uuid.uuid4().hex[:8]}", "westeurope"
 MEMORY_ID = offerings_workflow_id(SUBSCRIPTION, LOCATION)
 
 
