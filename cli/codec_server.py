@@ -11,9 +11,7 @@ import os
 from typing import Annotated
 
 import typer
-from aiohttp import web
 
-from codec.server import codec_app
 from workers.connect import codec_keys
 from workers.settings import SettingsError, load_settings
 
@@ -32,6 +30,11 @@ def _loopback(host: str) -> bool:
 
 def serve(host: str, port: int, ui_origins: list[str]) -> None:
     """Run until stopped; a bad setting raises SettingsError with one line."""
+    # Here, not at the top: every other `azmc` command would import aiohttp's server for nothing.
+    from aiohttp import web
+
+    from codec.server import codec_app
+
     token = os.environ.get(TOKEN_ENV, "")
     if not _loopback(host) and not token:
         raise SettingsError(f"codec server on {host}: off loopback it decrypts for anyone; set {TOKEN_ENV}")
