@@ -1,7 +1,7 @@
 """The test tiers (docs/testing.md, "Tiers"), marked from where a test lives.
 
 - `fast`: pure code, the emulator, history replays: no Temporal server, no process of azmc's own
-  (`make test-fast`, about a minute on 2 cores).
+  (`make test-fast`, under a minute on 2 cores).
 - `workflow`: scenarios on a time-skipping Temporal server (tests/conftest.py, `workflow_env`).
 - `e2e`: a Temporal dev server, `azmc` processes, a browser.
 
