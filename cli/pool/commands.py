@@ -6,6 +6,7 @@ calls on it) and cli/pool/table.py or cli/render.py (output).
 
 import asyncio
 import sys
+from collections.abc import Awaitable, Callable
 from typing import Annotated
 
 import typer
@@ -38,11 +39,18 @@ def _settings(address: str | None, namespace: str | None) -> Settings:
         fail(str(error))
 
 
-async def _find(settings: Settings, name: str, resource_group: str) -> tuple[Client, str]:
-    """A client and the pool's workflow id; a name that is not valid is refused before connecting."""
-    pool_ref(name, resource_group)
-    client = await connect(settings)
-    return client, await resolve(client, name, resource_group)
+def _on_pool(name: str, resource_group: str, address: str | None, namespace: str | None,
+             act: Callable[[Client, str], Awaitable[None]]) -> None:
+    """Run `act` with a client and the named pool's workflow id; a name that is not valid is refused before
+    connecting, and every error is one line (run_friendly)."""
+    settings = _settings(address, namespace)
+
+    async def main() -> None:
+        pool_ref(name, resource_group)
+        client = await connect(settings)
+        await act(client, await resolve(client, name, resource_group))
+
+    run_friendly(main)
 
 
 def apply_pool_document(spec: PoolSpec, settings: Settings, out: Console) -> None:
@@ -81,14 +89,11 @@ def describe(
     namespace: Namespace = None,
 ) -> None:
     """Show a pool: counts, revisions, each machine (phase, revision, preserved) and the last operations."""
-    settings = _settings(temporal_address, namespace)
-
-    async def main() -> None:
-        client, wf_id = await _find(settings, name, resource_group)
+    async def show(client: Client, wf_id: str) -> None:
         status = await pool_workflow.status(client, wf_id)
         print(status.model_dump_json(indent=2)) if as_json else console.print(pool_view(status, wf_id))
 
-    run_friendly(main)
+    _on_pool(name, resource_group, temporal_address, namespace, show)
 
 
 @pool_app.command()
@@ -100,14 +105,11 @@ def scale(
     namespace: Namespace = None,
 ) -> None:
     """Set the pool's replicas (a Temporal Update: the pool accepts, or says why not)."""
-    settings = _settings(temporal_address, namespace)
-
-    async def main() -> None:
-        client, wf_id = await _find(settings, name, resource_group)
+    async def set_replicas(client: Client, wf_id: str) -> None:
         status = await pool_workflow.scale(client, wf_id, replicas)
         console.print(Text(f"pool {wf_id} accepted replicas {status.replicas}: {status.summary or status.phase}"))
 
-    run_friendly(main)
+    _on_pool(name, resource_group, temporal_address, namespace, set_replicas)
 
 
 @pool_app.command()
@@ -120,16 +122,13 @@ def delete(
     namespace: Namespace = None,
 ) -> None:
     """Delete the pool: every machine deleted (verified against Azure), then the pool's workflow completes."""
-    settings = _settings(temporal_address, namespace)
-
-    async def main() -> None:
-        client, wf_id = await _find(settings, name, resource_group)
+    async def request(client: Client, wf_id: str) -> None:
         await pool_workflow.request_delete(client, wf_id, reason)
         console.print(Text(f"deletion requested for {wf_id}"))
         if wait:
             await wait_pool_deleted(client, wf_id, console)
 
-    run_friendly(main)
+    _on_pool(name, resource_group, temporal_address, namespace, request)
 
 
 async def wait_pool_deleted(client: Client, wf_id: str, out: Console, poll_s: float = 0.5) -> None:

@@ -88,16 +88,19 @@ def assert_exactly_its_own(emulator: EmulatorControl, item: MachineSpec) -> None
     assert vm["attachments"]["networkInterfaces"] == [nic["id"]]
 
 
+async def running(stack: Stack, *items: MachineSpec) -> Client:
+    """A client of the stack's Temporal, once `items` are applied and Running."""
+    client = await Client.connect(stack.address, data_converter=STACK_CONVERTER)
+    for item in items:
+        await machines.apply(client, item, TASK_QUEUE)
+    await wait_phase(client, list(items), "Running", timeout_s=90)
+    return client
+
+
 def abandon_one(stack: Stack, kept: MachineSpec, dropped: MachineSpec) -> None:
     """Both machines applied and Running, then `dropped`'s workflow terminated by an operator: its VM, NIC
     and disks are left in Azure with no workflow watching them."""
-    async def create() -> None:
-        client = await Client.connect(stack.address, data_converter=STACK_CONVERTER)
-        for item in (kept, dropped):
-            await machines.apply(client, item, TASK_QUEUE)
-        await wait_phase(client, [kept, dropped], "Running", timeout_s=90)
-
-    asyncio.run(create())
+    asyncio.run(running(stack, kept, dropped))
     subprocess.run([temporal_binary(), "workflow", "terminate", "--workflow-id",
                     workflow_id(dropped.resource_group, dropped.name), "--reason", "operator",
                     "--address", stack.address], check=True, capture_output=True, timeout=30)  # fmt: skip

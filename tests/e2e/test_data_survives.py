@@ -11,11 +11,10 @@ from cli import machines
 from models.naming import workflow_id
 from models.spec import MachineSpec
 from models.status import MachineStatus
-from tests.e2e.machines import spec, wait_phase
-from tests.e2e.stack import STACK_CONVERTER, Stack
+from tests.e2e.machines import running, spec, wait_phase
+from tests.e2e.stack import Stack
 from tests.support.emulator import EmulatorHandle
 from tests.support.sdk import sdk_clients
-from workers.settings import TASK_QUEUE
 
 
 def _azure(stack: Stack) -> dict[str, dict[str, Any]]:
@@ -41,9 +40,7 @@ def test_deallocated_vm_is_started_and_deleted_vm_recreated_with_the_same_data_d
     sdk = sdk_clients(EmulatorHandle(stack.emulator.url))
 
     async def run() -> None:
-        client = await Client.connect(stack.address, data_converter=STACK_CONVERTER)
-        await machines.apply(client, item, TASK_QUEUE)
-        await wait_phase(client, [item], "Running", timeout_s=90)
+        client = await running(stack, item)
         handle = client.get_workflow_handle(workflow_id(item.resource_group, item.name))
         before = _azure(stack)
 

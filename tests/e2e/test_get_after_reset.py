@@ -6,14 +6,10 @@ import asyncio
 import subprocess
 import sys
 
-from temporalio.client import Client
-
-from cli import machines
 from cli.processes import temporal_binary
 from models.naming import workflow_id
-from tests.e2e.machines import spec, wait_phase
-from tests.e2e.stack import ROOT, STACK_CONVERTER, Stack, cli_env, wait_until
-from workers.settings import TASK_QUEUE
+from tests.e2e.machines import running, spec
+from tests.e2e.stack import ROOT, Stack, cli_env, wait_until
 
 
 def _azmc(stack: Stack, *argv: str) -> str:
@@ -31,12 +27,7 @@ def test_get_all_after_a_reset_shows_the_old_run_as_ended_not_running(stack: Sta
     item = spec("reset-vm")
     wf_id = workflow_id(item.resource_group, item.name)
 
-    async def create() -> None:
-        client = await Client.connect(stack.address, data_converter=STACK_CONVERTER)
-        await machines.apply(client, item, TASK_QUEUE)
-        await wait_phase(client, [item], "Running", timeout_s=90)
-
-    asyncio.run(create())
+    asyncio.run(running(stack, item))
     subprocess.run([temporal_binary(), "workflow", "reset", "--workflow-id", wf_id, "--type", "FirstWorkflowTask",
                     "--reason", "operator reset", "--address", stack.address],
                    check=True, capture_output=True, timeout=30)  # fmt: skip

@@ -19,13 +19,12 @@ from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client, WorkflowExecutionStatus, WorkflowFailureError, WorkflowHandle
 from temporalio.exceptions import ApplicationError
 
-from cli import machines
 from cli.processes import temporal_binary
 from emulator.seed import SEED_LOCATION, SEED_SUBSCRIPTION
 from models.naming import workflow_id
 from models.offerings_memory import offerings_workflow_id
 from models.status import MachineStatus, Phase
-from tests.e2e.machines import spec, wait_phase
+from tests.e2e.machines import running, spec
 from tests.e2e.stack import ROOT, STACK_CONVERTER, Stack, cli_env
 from workers.settings import TASK_QUEUE
 from workflows.api import OFFERINGS_CLAIM_UPDATE, OFFERINGS_REFUSED_UPDATE, WORKFLOW_TYPE
@@ -70,13 +69,7 @@ def test_a_machine_ignores_undecodable_signals_and_delete_still_deletes_it(stack
     item = spec("undec-sig")
     wf = workflow_id(item.resource_group, item.name)
 
-    async def running() -> Client:
-        client = await Client.connect(stack.address, data_converter=STACK_CONVERTER)
-        await machines.apply(client, item, TASK_QUEUE)
-        await wait_phase(client, [item], "Running", timeout_s=90)
-        return client
-
-    client = asyncio.run(running())
+    client = asyncio.run(running(stack, item))
     for name, payload in (("reconcile", ISSUE), ("reconcile", NOKEY), ("delete", SHORT), ("preserve", NOKEY)):
         sent = _temporal(stack, "workflow", "signal", "-w", wf, "--name", name, *_sealed(payload))
         assert sent.returncode == 0, sent.stderr
@@ -115,19 +108,13 @@ def test_the_offerings_memory_refuses_undecodable_updates_and_machines_still_cla
     first, second = spec("undec-mem1"), spec("undec-mem2")
     memory = offerings_workflow_id(SEED_SUBSCRIPTION, SEED_LOCATION)
 
-    async def apply_running(item: object) -> Client:
-        client = await Client.connect(stack.address, data_converter=STACK_CONVERTER)
-        await machines.apply(client, item, TASK_QUEUE)  # type: ignore[arg-type]
-        await wait_phase(client, [item], "Running", timeout_s=90)  # type: ignore[list-item]
-        return client
-
-    client = asyncio.run(apply_running(first))  # its claim started the memory
+    client = asyncio.run(running(stack, first))  # its claim started the memory
     for name, payload in ((OFFERINGS_CLAIM_UPDATE, NOKEY), (OFFERINGS_REFUSED_UPDATE, SHORT)):
         refused = _temporal(stack, "workflow", "update", "execute", "-w", memory, "--name", name, *_sealed(payload))
         assert refused.returncode != 0, refused.stdout
         assert f"{name}: payload" in refused.stderr and "Traceback" not in refused.stderr, refused.stderr
 
-    asyncio.run(apply_running(second))
+    asyncio.run(running(stack, second))
     offerings = _azmc(stack, "offerings", "--location", SEED_LOCATION, "--subscription", SEED_SUBSCRIPTION)
     assert offerings.returncode == 0, offerings.stderr
 
