@@ -105,8 +105,8 @@ def build_worker(settings: Settings, client: Client, driver: AzureDriver) -> Wor
         workflows=ALL_WORKFLOWS,
         workflow_runner=workflow_runner(settings.workflow_sandbox),  # unsandboxed unless asked: workers/sandbox.py
         activities=driver.activities(settings.shared_offerings),
+        # Each activity's Azure requests go into history with its result.
         interceptors=[AuditInterceptor(client.data_converter)],
-         # each activity's Azure requests go into history with its result
         **concurrency(settings),
         graceful_shutdown_timeout=timedelta(seconds=settings.graceful_shutdown_s),
     )
