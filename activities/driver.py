@@ -19,7 +19,7 @@ from activities.config import AzureConfig
 from activities.offerings import memory as offerings_memory
 from activities.pool import leftovers, machines
 from activities.reading import fleet, inventory
-from activities.sweep import marks, orphans, survey
+from activities.sweep import marks, orphans, outdated, survey
 from models.activity_io import (
     ActivityName,
     DataDiskDeleteOptionInput,
@@ -35,7 +35,7 @@ from models.activity_io import (
 from models.inventory import Inventory
 from models.pool_io import MachinesOfPool, MachineTruth, PoolLeftovers, PoolLeftoversInput
 from models.spec import MachineSpec
-from models.sweep import FleetSurvey, OrphanCheckInput, OrphanMarkInput, OrphanVerdict
+from models.sweep import FleetSurvey, OrphanCheckInput, OrphanMarkInput, OrphanVerdict, Outdated, OutdatedQuery
 
 
 class AzureDriver:
@@ -78,6 +78,7 @@ class AzureDriver:
             self.survey_fleet,
             self.check_orphan,
             self.mark_orphan,
+            self.list_outdated,
             self.describe_pool_machines,
             self.find_pool_leftovers,
             # No Azure call: the shared memory of refused offerings (a workflow), asked and told by creation.
@@ -154,6 +155,11 @@ class AzureDriver:
     async def check_orphan(self, inp: OrphanCheckInput) -> OrphanVerdict:
         """Right before the sweep deletes: describe the machine's workflow, GET each resource, apply the grace."""
         return await heartbeating(orphans.check_orphan(self._clients, activity.client(), inp))
+
+    @activity.defn(name=ActivityName.LIST_OUTDATED.value)
+    async def list_outdated(self, query: OutdatedQuery) -> Outdated:
+        """Runs a deploy left on an older version: one visibility listing, for the sweep's `upgrade` signals."""
+        return await outdated.list_outdated(activity.client(), query)
 
     @activity.defn(name=ActivityName.MARK_ORPHAN.value)
     async def mark_orphan(self, inp: OrphanMarkInput) -> list[str]:

@@ -17,6 +17,7 @@ from temporalio.client import Client
 
 from cli import machines
 from cli.codec_server import codec_server
+from cli.deployment.commands import deployment_app
 from cli.errors import fail, run_friendly
 from cli.options import Namespace, ResourceGroup, TemporalAddress
 from cli.pool.commands import apply_pool_document, pool_app
@@ -38,6 +39,7 @@ app = typer.Typer(
 )
 app.add_typer(schedule_app, name="schedule")
 app.add_typer(pool_app, name="pool")
+app.add_typer(deployment_app, name="deployment")
 # Logs and CI keep whole lines: without a terminal, rich would wrap at 80 columns. No markup or emoji
 # codes in plain strings: names and messages are printed as they are (rich renderables style the rest).
 console = Console(highlight=False, markup=False, emoji=False, width=None if sys.stdout.isatty() else 160)

@@ -89,6 +89,8 @@ def worker_env(config: StackConfig) -> dict[str, str]:
         "AZMC_AZURE_ENDPOINT": config.emulator_url,
         "AZMC_METRICS_PORT": str(config.metrics_port),
         "AZMC_ENSURE_SCHEDULE": "true",  # the fleet sweep runs on the dev stack too (AZMC_SWEEP_* apply)
+        # The working tree's code takes new work at each start (docs/upgrades.md, "azmc dev").
+        "AZMC_MAKE_CURRENT": "always",
         "PYTHONPATH": str(_PROJECT_ROOT),
         **codec_env(config.state_dir),
     }

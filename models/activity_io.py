@@ -32,6 +32,7 @@ class ActivityName(StrEnum):
     SURVEY_FLEET = "survey_fleet"  # None -> models.sweep.FleetSurvey (one graph query, one visibility listing)
     CHECK_ORPHAN = "check_orphan"  # OrphanCheckInput -> OrphanVerdict (ARM GETs + workflow describe)
     MARK_ORPHAN = "mark_orphan"  # OrphanMarkInput -> list[str]: tag azmc-orphan-seen written or removed
+    LIST_OUTDATED = "list_outdated"  # OutdatedQuery -> Outdated: runs on an older Worker Deployment Version
     # A pool's machines as their workflows say (a describe; the status query when asked):
     # models.pool_io.MachinesOfPool -> list[MachineTruth]; no Azure call
     DESCRIBE_POOL_MACHINES = "describe_pool_machines"

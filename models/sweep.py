@@ -27,6 +27,9 @@ DEFAULT_SWEEP_INTERVAL = timedelta(minutes=1)
 # between its workflow's start and its first visibility record.
 DEFAULT_ORPHAN_GRACE = timedelta(minutes=30)
 DEFAULT_MAX_ORPHAN_DELETIONS = 20
+# `upgrade` signals per sweep to runs idle on an older Worker Deployment Version (docs/upgrades.md): at one sweep
+# a minute, 1,000 machines move within 10 minutes, without a thundering herd of continue-as-new.
+DEFAULT_MAX_UPGRADE_SIGNALS = 100
 
 
 class SkipReason(StrEnum):
@@ -67,6 +70,20 @@ class SweepInput(_Io):
     orphan_grace: Annotated[timedelta, Bounded("orphan_grace")] = DEFAULT_ORPHAN_GRACE
     max_orphan_deletions: int = Field(DEFAULT_MAX_ORPHAN_DELETIONS, ge=0)
     dry_run: bool = False  # decide and report, delete nothing, signal nothing
+    max_upgrade_signals: int = Field(DEFAULT_MAX_UPGRADE_SIGNALS, ge=0)
+
+
+class OutdatedQuery(_Io):
+    """Open machines, pools and offerings memories whose Worker Deployment Version is not this one."""
+
+    deployment_name: str
+    build_id: str
+    limit: int = Field(ge=0)
+
+
+class Outdated(_Io):
+    workflow_ids: list[str] = []  # at most the query's limit
+    more: bool = False  # others remain for the next sweeps
 
 
 class Drift(_Io):
@@ -161,6 +178,8 @@ class SweepReport(_Io):
     visibility_pages: int = 0
     workflow_describes: int = 0
     arm_requests: int = 0
+    upgrade_signalled: list[str] = []  # runs on an older version sent `upgrade`
+    upgrades_left: bool = False  # more remain than max_upgrade_signals: the next sweeps signal them
 
     def skipped_by_reason(self) -> dict[str, int]:
         counts: dict[str, int] = {}
@@ -173,6 +192,7 @@ class SweepReport(_Io):
         skipped = ", ".join(f"{k} {v}" for k, v in self.skipped_by_reason().items()) or "none"
         return (f"machines seen {self.machines_seen}, drifted {self.drifted}, orphans found {self.orphans_found}, "
                 f"deleted {len(self.deleted)}, would delete {len(self.would_delete)}, marked {len(self.marked)}, "
+                f"upgrade signalled {len(self.upgrade_signalled)}{' (more left)' if self.upgrades_left else ''}, "
                 f"skipped: {skipped}; "
                 f"ARM requests {self.arm_requests} (graph pages {self.graph_pages}), "
                 f"visibility pages {self.visibility_pages}")

@@ -15,7 +15,12 @@ from activities.config import check_endpoint, is_loopback_endpoint
 from emulator.seed import SEED_SUBSCRIPTION
 from models.durations import BOUNDS, Bounded
 from models.naming import INSTALLATION_ID_PATTERN
-from models.sweep import DEFAULT_MAX_ORPHAN_DELETIONS, DEFAULT_ORPHAN_GRACE, DEFAULT_SWEEP_INTERVAL
+from models.sweep import (
+    DEFAULT_MAX_ORPHAN_DELETIONS,
+    DEFAULT_MAX_UPGRADE_SIGNALS,
+    DEFAULT_ORPHAN_GRACE,
+    DEFAULT_SWEEP_INTERVAL,
+)
 from models.validation import field_path, problem
 
 TASK_QUEUE = "azmc"
@@ -50,6 +55,12 @@ class Settings(BaseSettings):
     temporal_tls_server_name: str | None = None  # the name in the server's certificate, when the address differs
     temporal_api_key: SecretStr | None = None
     task_queue: str = TASK_QUEUE
+    # Worker Versioning (workers/deployment.py, docs/upgrades.md): the Worker Deployment this worker is a version
+    # of; false runs unversioned, for a server without it. make_current: when a starting worker's version
+    # becomes the current one (first: only if none is; always: `azmc dev`; never: the operator promotes it).
+    deployment_name: str = Field("azmc", pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$")
+    worker_versioning: bool = True
+    make_current: str = Field("first", pattern="^(first|always|never)$")
 
     # Worker process
     metrics_port: int = Field(METRICS_PORT, ge=0, le=65535)  # 0 turns the Prometheus endpoint off
@@ -89,6 +100,7 @@ class Settings(BaseSettings):
     sweep_interval: Annotated[timedelta, Bounded("sweep_interval", always=True)] = DEFAULT_SWEEP_INTERVAL
     orphan_grace: Annotated[timedelta, Bounded("orphan_grace", always=True)] = DEFAULT_ORPHAN_GRACE
     max_orphan_deletions: int = Field(DEFAULT_MAX_ORPHAN_DELETIONS, ge=0)
+    max_upgrade_signals: int = Field(DEFAULT_MAX_UPGRADE_SIGNALS, ge=0)  # per sweep, after a deploy
 
     # Capacity fallback: machines share one memory of the offerings Azure refused (workflows/offerings/workflow.py).
     # False gives each machine its own, learning only from its own refusals: the baseline of

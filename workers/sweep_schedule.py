@@ -32,7 +32,8 @@ def sweep_schedule(settings: Settings) -> Schedule:
     return Schedule(
         action=ScheduleActionStartWorkflow(
             SWEEP_WORKFLOW,
-            SweepInput(orphan_grace=settings.orphan_grace, max_orphan_deletions=settings.max_orphan_deletions),
+            SweepInput(orphan_grace=settings.orphan_grace, max_orphan_deletions=settings.max_orphan_deletions,
+                       max_upgrade_signals=settings.max_upgrade_signals),
             id=SCHEDULE_ID,  # Temporal appends the scheduled time: azmc-fleet-sweep-2026-12-01T01:02:00Z
             task_queue=settings.task_queue,
             execution_timeout=SWEEP_RUN_LIMIT,

@@ -24,6 +24,7 @@ from codec.converter import describe_codec, for_workers
 from models.offerings_memory import offerings_task_queue
 from models.validation import problem
 from workers.connect import connect
+from workers.deployment import activate_if_due, deployment_config, describe
 from workers.installation import installation_id
 from workers.sandbox import workflow_runner
 from workers.settings import Settings, SettingsError
@@ -109,6 +110,7 @@ def build_worker(settings: Settings, client: Client, driver: AzureDriver) -> Wor
         interceptors=[AuditInterceptor(client.data_converter)],
         **concurrency(settings),
         graceful_shutdown_timeout=timedelta(seconds=settings.graceful_shutdown_s),
+        deployment_config=deployment_config(settings),
     )
 
 
@@ -124,13 +126,24 @@ def build_workers(settings: Settings, client: Client, driver: AzureDriver) -> li
     """The machines' worker and the memory's, run side by side by one process."""
     return [build_worker(settings, client, driver),
             offerings_worker(client, settings.task_queue, workflow_runner=workflow_runner(settings.workflow_sandbox),
-                             graceful_shutdown_timeout=timedelta(seconds=settings.graceful_shutdown_s))]
+                             graceful_shutdown_timeout=timedelta(seconds=settings.graceful_shutdown_s),
+                             deployment_config=deployment_config(settings))]
+
+
+async def activate(client: Client, settings: Settings, build: str) -> None:
+    """AZMC_MAKE_CURRENT's step; one that fails leaves the worker serving its version, for an operator to promote."""
+    try:
+        log.info("worker deployment %s: %s", settings.deployment_name, await activate_if_due(client, settings, build))
+    except Exception as error:
+        log.error("worker deployment %s: version %s not made current: %s", settings.deployment_name, build, error)
 
 
 async def run_worker(settings: Settings) -> None:
     """Run until SIGTERM/SIGINT. Raises SettingsError (one line) when a setting or Temporal is unusable."""
     azure_config(settings)  # validate Azure settings before touching the network
     client = await connect(settings, telemetry_runtime(settings))
+    if settings.worker_versioning:
+        await describe(client, settings.deployment_name)  # a server without Worker Versioning: one line, and stop
     installation = await installation_id(settings, client)
     if settings.ensure_schedule:
         log.info("fleet sweep schedule %s", await ensure_sweep_schedule(client, settings))
@@ -144,6 +157,9 @@ async def run_worker(settings: Settings) -> None:
             loop.add_signal_handler(signum, stop.set)
         running = asyncio.ensure_future(asyncio.gather(*(worker.run() for worker in workers)))
         stopping = asyncio.create_task(stop.wait())
+        version = deployment_config(settings)
+        # The server learns of the version from the polls just started; a stop never waits for this.
+        activation = asyncio.create_task(activate(client, settings, version.version.build_id)) if version else None
         log.info(
             "worker started",
             extra={
@@ -155,9 +171,13 @@ async def run_worker(settings: Settings) -> None:
                 "installation_id": installation,
                 "metrics_port": settings.metrics_port,
                 "encryption": describe_codec(client.data_converter),
+                "deployment_version": f"{settings.deployment_name}:{version.version.build_id}" if version else
+                "unversioned",
             },
         )
         await asyncio.wait({running, stopping}, return_when=asyncio.FIRST_COMPLETED)
+        if activation is not None:
+            activation.cancel()
         if stop.is_set():
             log.info("shutting down", extra={"grace_s": settings.graceful_shutdown_s})
             await asyncio.gather(*(worker.shutdown() for worker in workers))

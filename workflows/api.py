@@ -7,6 +7,9 @@ WORKFLOW_TYPE = "MachineLifecycle"
 STATUS_QUERY = "status"  # -> MachineStatus (a pool: PoolStatus)
 DELETE_SIGNAL = "delete"  # {"reason", "force"}, {} or nothing (a pool: {"reason"})
 RECONCILE_SIGNAL = "reconcile"  # "try now": cut a wait short
+# No payload: a machine, pool or offerings memory idle on an older Worker Deployment Version continues as new on
+# the current one (workflows/versioning.py); one already on it ignores it. The fleet sweep sends it after a deploy.
+UPGRADE_SIGNAL = "upgrade"
 UPDATE_SPEC = "update_spec"  # a new MachineSpec -> SpecUpdate
 
 # The shared memory of refused offerings (workflows/offerings/workflow.py): one workflow per subscription and location,
@@ -33,3 +36,6 @@ SET_SETTINGS_UPDATE = "set_settings"
 # A pool's machine tells its pool its phase (sent by the child MachineLifecycle to its parent).
 # A notice only: the pool acts once the machine's own workflow confirms it (workflows/pool/news.py).
 MACHINE_PHASE_SIGNAL = "machine_phase"  # {"name", "phase", "preserved"}
+
+# The long-lived types, which take UPGRADE_SIGNAL and move between versions by continuing as new.
+UPGRADABLE_TYPES = (WORKFLOW_TYPE, POOL_WORKFLOW_TYPE, OFFERINGS_WORKFLOW_TYPE)

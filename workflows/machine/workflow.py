@@ -23,7 +23,7 @@ with workflow.unsafe.imports_passed_through():
     from models.status import MachineStatus, OperationState, Phase, RefusedMessage, Stage
 
 from workflows import patches
-from workflows.api import DELETE_SIGNAL, PRESERVE_SIGNAL, RECONCILE_SIGNAL, STATUS_QUERY, UPDATE_SPEC
+from workflows.api import DELETE_SIGNAL, PRESERVE_SIGNAL, RECONCILE_SIGNAL, STATUS_QUERY, UPDATE_SPEC, UPGRADE_SIGNAL
 from workflows.azure_calls import AzureCalls
 from workflows.continuation import (
     ContinueAsNewNeeded,
@@ -42,6 +42,7 @@ from workflows.machine.preservation import preserve_machine, refuse_reconcile
 from workflows.machine.spec_update import apply_pending_tags, apply_update, decode_update, validate
 from workflows.machine.state import LifecycleState
 from workflows.refusals import REFUSED_AT_START, Refusals, accepted, recent, refused_at_start
+from workflows.versioning import continue_as_new, upgrade_due
 
 __all__ = ["MachineLifecycle"]
 
@@ -101,6 +102,10 @@ class MachineLifecycle:
         """Re-check Azure now (Running/Unknown), or start a fresh creation (Failed). The payload is not read."""
         if not self._refusals.signal(RECONCILE_SIGNAL, args):
             self._reconcile_requested = True
+
+    @workflow.signal(name=UPGRADE_SIGNAL)
+    def upgrade(self, *args: Any) -> None:
+        """A wake only: its task tells the run whether a newer version is current (_should_continue_as_new)."""
 
     @workflow.signal(name=PRESERVE_SIGNAL)
     def preserve(self, *args: Any) -> None:
@@ -320,7 +325,8 @@ class MachineLifecycle:
         await workflow.wait([task])
 
     def _should_continue_as_new(self) -> bool:
-        return history_is_long(self._state.history_limit if self._state else 0)
+        """Asked only where the machine is idle or between flows: a run creating or deleting finishes on its code."""
+        return history_is_long(self._state.history_limit if self._state else 0) or upgrade_due()
 
     async def _continue_as_new(self, machine: Machine) -> None:
         await machine.pool_notices.sent()
@@ -332,4 +338,4 @@ class MachineLifecycle:
         state.preserve_request = self._preserve_request
         state.runs += 1
         machine.log.info(f"continuing as new (history length {workflow.info().get_current_history_length()})")
-        workflow.continue_as_new(state)
+        continue_as_new(state)

@@ -42,10 +42,12 @@ from workflows.api import (
     OFFERINGS_REFUSED_UPDATE,
     OFFERINGS_RELEASE_UPDATE,
     OFFERINGS_WORKFLOW_TYPE,
+    UPGRADE_SIGNAL,
 )
 from workflows.continuation import history_is_long
 from workflows.errors import invalid_input
 from workflows.refusals import REFUSED_AT_START, Refusals, accepted, recent, refuse_input, refused_at_start
+from workflows.versioning import continue_as_new, upgrade_due
 
 Model = TypeVar("Model", bound=BaseModel)
 
@@ -75,16 +77,20 @@ class Offerings:
         self._prune()
         self._show()
         while True:
-            await workflow.wait_condition(lambda: self._changed or self._history_is_long())
+            await workflow.wait_condition(lambda: self._changed or self._history_is_long() or upgrade_due())
             self._changed = False
             self._prune()
             self._show()
-            if self._history_is_long():
+            if self._history_is_long() or upgrade_due():  # between requests: the safe point
                 await workflow.wait_condition(workflow.all_handlers_finished)
                 self._prune()
                 self._memory.runs += 1
                 # A memory started on the machines' queue (before it had its own) moves to its own here.
-                workflow.continue_as_new(self._memory, task_queue=offerings_task_queue(workflow.info().task_queue))
+                continue_as_new(self._memory, task_queue=offerings_task_queue(workflow.info().task_queue))
+
+    @workflow.signal(name=UPGRADE_SIGNAL)
+    def upgrade(self, *args: Any) -> None:
+        """A wake only: the memory continues as new between requests when a newer version is current."""
 
     @workflow.update(name=OFFERINGS_CLAIM_UPDATE)
     def claim(self, *args: Any) -> Claim:

@@ -31,6 +31,7 @@ from workflows.api import (
     SET_SETTINGS_UPDATE,
     SET_TEMPLATE_UPDATE,
     STATUS_QUERY,
+    UPGRADE_SIGNAL,
 )
 from workflows.continuation import bounded_history_limit, history_is_long, history_limit_from_memo
 from workflows.pool.book import PoolBook, names_of
@@ -50,6 +51,7 @@ from workflows.pool.state import PoolState
 from workflows.pool.view import PoolView, build_status
 from workflows.pool.zones import machine_spec
 from workflows.refusals import Refusals, accepted
+from workflows.versioning import continue_as_new, upgrade_due
 
 
 @workflow.defn(name=POOL_WORKFLOW_TYPE)
@@ -98,6 +100,10 @@ class MachinePool:
         if self._state is not None and self._state.delete_request is None:
             self._state.delete_request = delete_request(args)
             self._wake = True
+
+    @workflow.signal(name=UPGRADE_SIGNAL)
+    def upgrade(self, *args: Any) -> None:
+        """A wake only: the pool continues as new between steps when a newer version is current."""
 
     @workflow.signal(name=MACHINE_PHASE_SIGNAL)
     def machine_phase(self, *args: Any) -> None:
@@ -215,7 +221,7 @@ class MachinePool:
     async def _keep(self, state: PoolState, book: PoolBook) -> None:
         """Until deletion is requested: plan, act, show, wait for a change or the next moment time matters."""
         while state.delete_request is None:
-            if history_is_long(state.history_limit):
+            if history_is_long(state.history_limit) or upgrade_due():  # between steps: the safe point
                 await self._continue_as_new(state, book)
             if self._news is not None and self._news.waiting:
                 await self._news.confirm()
@@ -228,7 +234,8 @@ class MachinePool:
             self._show()
             try:
                 await workflow.wait_condition(
-                    lambda: self._wake or history_is_long(state.history_limit), timeout=decided.wake_in)
+                    lambda: self._wake or history_is_long(state.history_limit) or upgrade_due(),
+                    timeout=decided.wake_in)
             except TimeoutError:
                 pass  # a machine became available, a preservation ended, or a rollout stalled
 
@@ -333,4 +340,4 @@ class MachinePool:
         await workflow.wait_condition(workflow.all_handlers_finished)
         state.runs += 1
         book.log(f"continuing as new (history length {workflow.info().get_current_history_length()})")
-        workflow.continue_as_new(state)
+        continue_as_new(state)

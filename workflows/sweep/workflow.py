@@ -34,6 +34,8 @@ with workflow.unsafe.imports_passed_through():
         OrphanMachine,
         OrphanMarkInput,
         OrphanVerdict,
+        Outdated,
+        OutdatedQuery,
         Skipped,
         SkipReason,
         SweepInput,
@@ -43,6 +45,7 @@ with workflow.unsafe.imports_passed_through():
     from models.validation import describe_validation_error
 
 from workflows import patches, policies
+from workflows.api import UPGRADE_SIGNAL
 from workflows.azure_calls import error_text
 from workflows.bounds import within_bounds
 from workflows.errors import invalid_input
@@ -77,6 +80,7 @@ class FleetSweep:
                      arm_requests=survey.arm_requests)
         if not inp.dry_run:
             await self._signal(survey.drift)
+            await self._wake_outdated(inp.max_upgrade_signals)
         verdicts = await asyncio.gather(*(self._check(orphan, inp) for orphan in survey.orphans))
         for verdict in verdicts:
             self._add(skipped=verdict.skipped)
@@ -110,6 +114,28 @@ class FleetSweep:
                 workflow.logger.info("reconcile not sent to %s: %s", found.workflow_id, err)
 
         await asyncio.gather(*(one(found) for found in drift))
+
+    async def _wake_outdated(self, limit: int) -> None:
+        """After a deploy: `upgrade` to at most `limit` runs on an older version than this sweep's (a Schedule
+        starts each sweep on the current version). An unversioned worker (no deployment name) has none to wake."""
+        version = workflow.info().get_current_deployment_version()
+        if version is None or not version.deployment_name or limit == 0:
+            return
+        query = OutdatedQuery(deployment_name=version.deployment_name, build_id=version.build_id, limit=limit)
+        found: Outdated = await workflow.execute_activity(
+            ActivityName.LIST_OUTDATED, query,
+            result_type=Outdated, start_to_close_timeout=policies.READ_TIMEOUT, retry_policy=SWEEP_RETRY,
+            summary=f"List runs on a version older than {version.build_id}")
+
+        async def one(workflow_id: str) -> None:
+            try:
+                await workflow.get_external_workflow_handle(workflow_id).signal(UPGRADE_SIGNAL)
+                self._add(upgrade_signalled=[workflow_id])
+            except Exception as err:  # closed since the listing: nothing to move
+                workflow.logger.info("upgrade not sent to %s: %s", workflow_id, err)
+
+        await asyncio.gather(*(one(workflow_id) for workflow_id in found.workflow_ids))
+        self._update(upgrades_left=found.more)
 
     async def _check(self, orphan: OrphanMachine, inp: SweepInput) -> OrphanVerdict:
         return await workflow.execute_activity(
@@ -184,6 +210,7 @@ class FleetSweep:
         lines += [f"- mark removed (workflow open again) {item}" for item in r.unmarked[:20]]
         lines += [f"- skipped {s.resource}: {s.reason.value} {s.detail}".rstrip() for s in r.skipped[:20]]
         lines += [f"- reconcile {d.workflow_id}: {d.reason}" for d in r.signalled[:20]]
+        lines += [f"- upgrade {workflow_id}: on an older version" for workflow_id in r.upgrade_signalled[:20]]
         workflow.set_current_details("\n".join(lines))
 
 
