@@ -58,6 +58,7 @@ bench: $(STAMP)
 	$(BIN)/python -m bench.visibility_cost
 	$(BIN)/python -m bench.pool_rollout
 	$(BIN)/python -m bench.capacity_fallback
+	$(BIN)/python -m bench.upgrade_fleet
 	$(BIN)/python -m bench.scale
 	$(BIN)/python -m bench.report
 	$(BIN)/python -m bench.charts

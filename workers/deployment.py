@@ -108,22 +108,31 @@ def current_build(described: DescribeWorkerDeploymentResponse | None) -> str | N
 
 
 async def make_current(client: Client, deployment: str, build: str, *, wait_s: float = REGISTRATION_WAIT_S) -> None:
-    """Make `build` the deployment's current version, once the server knows it (a worker of it polls)."""
+    """Make `build` the deployment's current version, once the server knows it with every task queue the current
+    version has (its workers poll both azmc queues; until each has polled, the server refuses)."""
     deadline = asyncio.get_running_loop().time() + wait_s
     while True:
         described = await describe(client, deployment)
         versions = [] if described is None else [
             summary.deployment_version.build_id
             for summary in described.worker_deployment_info.version_summaries]
-        if build in versions:
-            break
+        if described is not None and build in versions:
+            try:
+                await client.workflow_service.set_worker_deployment_current_version(
+                    SetWorkerDeploymentCurrentVersionRequest(
+                        namespace=client.namespace, deployment_name=deployment, build_id=build,
+                        conflict_token=described.conflict_token, identity="azmc"))
+                return
+            except RPCError as error:  # a queue of it not polled yet, or another change came first: again
+                if error.status not in (RPCStatusCode.FAILED_PRECONDITION, RPCStatusCode.ABORTED):
+                    raise
+                refused = error.message
+        else:
+            refused = "no worker of it polls"
         if asyncio.get_running_loop().time() > deadline:
-            raise SettingsError(f"version {build} of deployment {deployment} has no polling worker "
-                                f"after {wait_s:.0f} s: start a worker of it first")
+            raise SettingsError(f"version {build} of deployment {deployment} not made current after {wait_s:.0f} s: "
+                                f"{refused}; start its workers (both task queues) first")
         await asyncio.sleep(0.5)
-    await client.workflow_service.set_worker_deployment_current_version(SetWorkerDeploymentCurrentVersionRequest(
-        namespace=client.namespace, deployment_name=deployment, build_id=build,
-        conflict_token=described.conflict_token, identity="azmc"))
 
 
 async def activate_if_due(client: Client, settings: Settings, build: str) -> str:

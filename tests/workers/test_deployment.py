@@ -9,11 +9,12 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from subprocess import PIPE
+from subprocess import PIPE, STDOUT
 
 import pytest
 from temporalio import workflow
-from temporalio.client import Client
+from temporalio.api.enums.v1 import EventType
+from temporalio.client import Client, WorkflowHandle
 from temporalio.common import WorkerDeploymentVersion
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import UnsandboxedWorkflowRunner, Worker
@@ -73,6 +74,15 @@ async def run_azmc(address: str, *args: str, **settings: str) -> Done:
     return Done(process.returncode or 0, out.decode(), err.decode())
 
 
+async def first_task_done(handle: WorkflowHandle) -> None:
+    for _ in range(100):
+        events = [event.event_type async for event in handle.fetch_history_events()]
+        if EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED in events:
+            return
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"{handle.id}: no workflow task completed")
+
+
 async def azmc(server: WorkflowEnvironment, *args: str) -> Done:
     return await run_azmc(server.client.service_client.config.target_host, "deployment", *args)
 
@@ -101,17 +111,17 @@ async def test_promote_waits_for_the_runs_of_older_versions_and_refuses_while_un
     client = server.client
     async with worker(client, "azmc", None):  # a run begun before Worker Versioning
         unversioned = await client.start_workflow(Waiting.run, id="pool/rg/unversioned", task_queue=QUEUE)
-        await unversioned.describe()
+        await first_task_done(unversioned)  # else the first task, still pending, would go to the current version
     async with worker(client, "azmc", "one"), worker(client, "azmc", "two"):
         assert (await azmc(server, "promote", "one")).returncode == 0
-        refused = await azmc(server, "promote", "two")
+        refused = await azmc(server, "promote", "two", "--timeout", "5")
         assert refused.returncode == 1 and "1 runs begun before Worker Versioning" in refused.stderr, refused.stderr
         assert "(unversioned)  1 open runs" in (await azmc(server, "status")).stdout
 
         await unversioned.signal(Waiting.finish)  # it moves to `one`, the current version, and ends there
         await unversioned.result()
         pinned_to_one = await client.start_workflow(Waiting.run, id="pool/rg/pinned", task_queue=QUEUE)
-        await pinned_to_one.describe()
+        await first_task_done(pinned_to_one)
         waited = await azmc(server, "promote", "two", "--timeout", "1")
         assert waited.returncode == 1, waited.stderr
         assert "two is current (was one)" in waited.stdout and "still pinned: one 1 runs" in waited.stdout
@@ -132,3 +142,25 @@ async def test_a_versioned_worker_on_a_server_without_versioning_stops_saying_so
     assert done.returncode == 1, done.stderr
     assert "has no Worker Versioning" in done.stderr and "AZMC_WORKER_VERSIONING=false" in done.stderr, done.stderr
     assert "Traceback" not in done.stderr
+
+
+async def test_an_unversioned_worker_runs_on_a_server_without_versioning() -> None:
+    """AZMC_WORKER_VERSIONING=false: the documented mode for such a server (docs/upgrades.md)."""
+    async with time_skipping_env() as env:
+        environment = {key: value for key, value in os.environ.items() if not key.startswith("AZMC_")}
+        environment.update({"AZMC_TEMPORAL_ADDRESS": env.client.service_client.config.target_host,
+                            "AZMC_AZURE_ENDPOINT": "http://127.0.0.1:9", "AZMC_METRICS_PORT": "0",
+                            "AZMC_WORKER_VERSIONING": "false"})
+        process = await asyncio.create_subprocess_exec(sys.executable, "-m", "cli", "worker", cwd=ROOT,
+                                                       env=environment, stdout=PIPE, stderr=STDOUT)
+        assert process.stdout is not None
+        lines: list[str] = []
+        try:
+            while not any("worker started" in line for line in lines):
+                line = (await asyncio.wait_for(process.stdout.readline(), timeout=60)).decode()
+                assert line, "".join(lines)  # the worker exited
+                lines.append(line)
+        finally:
+            process.terminate()
+            await process.wait()
+    assert "deployment_version=unversioned" in lines[-1], lines[-1]
