@@ -4,9 +4,9 @@
 this process, bare workflows of 10 no-op activities in three shapes, alternately (a neighbour's load hits
 each): `one` upserts once (as bench/bare.py does), `tasks` upserts before each of 8 more activities (8 more
 workflow tasks with an upsert), `batched` upserts 8 more times in its first task. The server's CPU per
-workflow (from /proc) says whether the price is per upsert or per task with one (a visibility write):
-what workflows/patches.py's ALL_OF_THE_ABOVE cuts. Workflows are awaited by their results, not by
-visibility counts, so the waiting costs the server nothing that grows with its store.
+workflow (from /proc) says whether the price is per upsert or per task with one (a visibility write): why a
+run upserts only what it lacks (Machine.announce). Workflows are awaited by their results, not by visibility
+counts, so the waiting costs the server nothing that grows with its store.
 """
 
 import argparse

@@ -25,8 +25,10 @@ def _interrupt(_signum: int, _frame: object) -> None:
     raise KeyboardInterrupt
 
 
-def stop_on_sigterm() -> None:
-    """Treat SIGTERM like Ctrl-C, so a supervisor stopped by `kill` or CI still stops its children."""
+def stop_on_signals() -> None:
+    """Ctrl-C and SIGTERM stop a supervisor and its children, also when it was started ignoring SIGINT (a
+    background job of a script inherits that: `kill -INT` would then do nothing)."""
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGTERM, _interrupt)
 
 

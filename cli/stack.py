@@ -4,6 +4,7 @@ Each runs as a child process in its own session, so Ctrl-C reaches only this sup
 stops them in reverse order (worker first, so it can finish in-flight activities).
 """
 
+import asyncio
 import logging
 import sys
 import time
@@ -20,6 +21,8 @@ log = logging.getLogger("azmc.dev")
 SEARCH_ATTRIBUTES = tuple(key.name for key in ALL_KEYS)
 _PROJECT_ROOT = Path(__file__).resolve().parent.parent
 _MAX_WORKER_RESTARTS = 5
+DEV_DEPLOYMENT = "azmc"  # the worker's default AZMC_DEPLOYMENT_NAME
+WORKER_CURRENT_S = 90.0
 DEV_NAMESPACE = "default"  # the one namespace `temporal server start-dev` makes
 
 
@@ -149,6 +152,13 @@ class DevStack:
             time.sleep(0.1)
         if worker.exit_code() is not None:
             raise StackError(f"worker exited with code {worker.exit_code()}; see {log_path or 'the output above'}")
+        # Machines wait for a current version of the deployment: the stack is up once the worker's is.
+        from workers.deployment import build_id, wait_current  # the SDK, only for a stack (cli/commands.py)
+
+        if not asyncio.run(wait_current(self.config.temporal_address, DEV_NAMESPACE, DEV_DEPLOYMENT, build_id(),
+                                        WORKER_CURRENT_S)):
+            raise StackError(f"the worker's version did not become current within {WORKER_CURRENT_S:.0f} s; see "
+                             f"{log_path or 'the output above'}")
         return worker
 
     def check(self) -> None:

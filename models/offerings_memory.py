@@ -72,9 +72,14 @@ class Forgotten(BaseModel):
     probes: int = 0
 
 
+# azmc 0.2 carried the memory without a kind: version 1 (workflows/offerings/workflow.py upgrades it).
+MEMORY_KIND = "azmc.offerings.memory/v2"
+
+
 class OfferingsMemory(BaseModel):
     """The `Offerings` workflow's input and state, carried through continue-as-new (expired entries dropped)."""
 
+    kind: str = MEMORY_KIND  # the version of this shape (workflows/carried.py)
     subscription: str
     location: str
     refusals: list[Refusal] = []

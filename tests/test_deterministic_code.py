@@ -1,5 +1,7 @@
 """Workflow code is deterministic by construction: the modules a workflow runs (workflows/ and the models/ it
-builds on) import only what cannot read the world, and call no clock but `workflow.now()`.
+builds on) import only what cannot read the world, call no clock but `workflow.now()`, and decide nothing by
+comparing a clock reading: a deadline is a timer (workflows/deadlines.py), whose firing is in history, because a
+worker's clock in the task after a timed-out one can differ from its replay's.
 
 This is what the sandbox would catch at run time, checked on the source instead: the worker and the scenario
 tests run workflows unsandboxed (workers/sandbox.py), and the recorded histories' replays catch only the paths
@@ -48,6 +50,42 @@ def violations(source: str, filename: str = "<source>") -> list[str]:
     return found
 
 
+def clock_comparisons(source: str, filename: str = "<source>") -> list[str]:
+    """Comparisons with a clock reading: `workflow.now()` itself, a name assigned from it in the same function,
+    or a function's `now` parameter (a pure function handed the time)."""
+    found = []
+    for function in ast.walk(ast.parse(source, filename=filename)):
+        if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        clocked = {a.arg for a in function.args.args + function.args.kwonlyargs if a.arg == "now"}
+        for node in ast.walk(function):
+            if isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
+                clocked |= _names_set_from_the_clock(node)
+        for node in ast.walk(function):
+            if isinstance(node, ast.Compare) and any(
+                    _reads_clock(part) or (isinstance(part, ast.Name) and part.id in clocked)
+                    for operand in (node.left, *node.comparators) for part in ast.walk(operand)):
+                found.append(f"{filename}:{node.lineno} decides by the clock: {ast.unparse(node)}")
+    return sorted(set(found))
+
+
+def _reads_clock(node: ast.AST) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "now" \
+        and _is_workflow(node.func)
+
+
+def _names_set_from_the_clock(node: ast.Assign | ast.AnnAssign) -> set[str]:
+    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+    pairs = []
+    for target in targets:  # `now, memory = workflow.now(), x` marks `now` only
+        if isinstance(target, ast.Tuple) and isinstance(node.value, ast.Tuple):
+            pairs += zip(target.elts, node.value.elts, strict=False)
+        else:
+            pairs.append((target, node.value))
+    return {target.id for target, value in pairs
+            if isinstance(target, ast.Name) and any(_reads_clock(part) for part in ast.walk(value))}
+
+
 def _importable(module: str) -> bool:
     return module in TEMPORAL_MODULES or module.split(".")[0] in PURE_MODULES
 
@@ -73,6 +111,41 @@ def test_workflow_code_reads_nothing_but_workflow_now(path: Path):
 ])
 def test_the_check_finds_what_would_break_a_replay(source: str):
     assert violations(source) != []
+
+
+# Where a clock comparison is known and why. The offerings memory: its comparisons (a refusal or probe still in
+# force) decide what it answers and shows, never a command; its only command is continue-as-new. The pool's plan:
+# min_ready, preserve_timeout and a stalled rollout are still decided against the time it is handed (workflows/
+# pool/plan.py), which wakes it when time alone changes a decision; their timers are the next step (issue in the
+# closing note of issue 26).
+KNOWN_CLOCK_DECISIONS = {
+    "workflows/offerings/workflow.py": "answers only",
+    "workflows/pool/plan.py": "pool decisions: to become timers",
+}
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "workflows").rglob("*.py")), ids=lambda p: str(p.relative_to(ROOT)))
+def test_workflows_decide_by_timers_not_by_the_clock(path: Path):
+    name = path.relative_to(ROOT).as_posix()
+    found = clock_comparisons(path.read_text(encoding="utf-8"), name)
+    assert (found != []) == (name in KNOWN_CLOCK_DECISIONS), found or f"{name} no longer compares the clock"
+
+
+@pytest.mark.parametrize("source", [
+    "def f():\n    if workflow.now() >= deadline:\n        pass",
+    "def f():\n    now = workflow.now()\n    left = deadline - now\n    return now < deadline",
+    "def f(state):\n    started = workflow.now()\n    return started + timeout > state.at",
+    "def f(now, since):\n    return now - since >= timedelta(1)",
+    "async def f():\n    now, x = workflow.now(), 1\n    while now < x:\n        pass",
+])
+def test_the_clock_check_finds_decisions_by_the_clock(source: str):
+    assert clock_comparisons(source) != []
+
+
+def test_the_clock_check_lets_durations_and_other_comparisons_be():
+    allowed = ("def f(state):\n    now, count = workflow.now(), 0\n    delay = max(state.at - now, SHORTEST)\n"
+               "    stamp = workflow.now()\n    return count > 1 and delay is not None and state.at is None")
+    assert clock_comparisons(allowed) == []
 
 
 def test_the_check_lets_workflow_code_be():

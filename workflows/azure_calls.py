@@ -24,7 +24,7 @@ with workflow.unsafe.imports_passed_through():
     from models.inventory import DataDiskRef, Inventory
     from models.spec import MachineSpec
 
-from workflows import patches, policies
+from workflows import policies
 
 
 def error_type(err: BaseException) -> str:
@@ -86,14 +86,9 @@ class AzureCalls:
         return await self._detachable(workflow.start_activity(name, arg, **options))
 
     async def short_call(self, name: ActivityName, arg: Any, result_type: Any, summary: str) -> Any:
-        """A short call: one read, or a question to the offerings memory. In runs with LOCAL_SHORT_CALLS a local
-        activity (the worker running the workflow task runs it: a marker in that task, no activity task and no
-        workflow task more); before, an activity that heartbeats (SHORT_HEARTBEAT). Either fails as an
-        ActivityError with the driver's ApplicationError as its cause."""
-        if not patches.patched(patches.LOCAL_SHORT_CALLS):
-            return await self._call(
-                name, arg, result_type=result_type, start_to_close_timeout=policies.READ_TIMEOUT,
-                heartbeat_timeout=policies.SHORT_HEARTBEAT, retry_policy=policies.READ_RETRY, summary=summary)
+        """A short call: one read, or a question to the offerings memory, as a local activity (the worker running
+        the workflow task runs it: a marker in that task, no activity task and no workflow task more). It fails as
+        an ActivityError with the driver's ApplicationError as its cause."""
         handle = workflow.start_local_activity(name, arg, result_type=result_type, summary=summary,
                                                start_to_close_timeout=policies.READ_TIMEOUT,
                                                retry_policy=policies.READ_RETRY)
@@ -130,12 +125,6 @@ class AzureCalls:
             if error_type(err) == ErrorType.NOT_FOUND:  # how workers before the empty answer said "nothing"
                 return Inventory()
             raise
-
-    async def vm_for_decision(self) -> Inventory:
-        """What creation and health checks decide on: the VM alone, or (histories before the patch) everything."""
-        if patches.patched(patches.FIND_VM_FOR_DECISIONS):
-            return await self.find_vm()
-        return await self.read_inventory()
 
     async def find_vm(self) -> Inventory:
         """The VM alone (one GET): creation and health checks decide on the VM, never on a NIC or disk."""

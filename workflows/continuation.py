@@ -6,7 +6,7 @@ from temporalio import workflow
 with workflow.unsafe.imports_passed_through():
     from models.undecodable import Undecodable
 
-from workflows import patches, policies
+from workflows import policies
 from workflows.errors import invalid_input
 from workflows.refusals import refuse_input
 
@@ -45,8 +45,8 @@ def history_limit_from_memo() -> tuple[int, str]:
 
 
 def bounded_history_limit(limit: int) -> tuple[int, str]:
-    """At least policies.MIN_HISTORY_LIMIT (0, no own limit, stays 0); patched for older histories."""
+    """At least policies.MIN_HISTORY_LIMIT (0, no own limit, stays 0)."""
     floor = policies.MIN_HISTORY_LIMIT
-    if 0 < limit < floor and patches.patched(patches.HISTORY_LIMIT_FLOOR):
+    if 0 < limit < floor:
         return floor, f"history limit {limit} is below the minimum; using {floor}"
     return limit, ""

@@ -8,7 +8,7 @@ and the handler asks here what to do. The question is who could not read it:
 - A message met while replaying: the worker that took it when it arrived could read it and acted on it; this
   one lacks a key the history uses. The workflow task fails (Temporal retries it) until a worker with the key
   replays it. Failing the workflow instead would close it, and the fleet sweep would collect its VM as an orphan.
-A refusal that depends on keys is marked in the history (patches.refused_signal, patches.REFUSED_INPUT), so a
+A refusal that depends on keys is marked in the history (refused_signal, REFUSED_INPUT), so a
 worker replaying the run, with the key or without, refuses that message again rather than reading it. A payload
 no worker can read (too short, not JSON) is refused the same way by every worker: it needs no marker.
 """
@@ -22,8 +22,20 @@ with workflow.unsafe.imports_passed_through():
     from models.status import RefusedMessage
     from models.undecodable import Undecodable
 
-from workflows import patches
 from workflows.errors import invalid_input
+
+# A signal whose payload this worker cannot open (sealed with a key it lacks, which another worker may have) is
+# refused and marked: a worker replaying the run, with the key or without, refuses it too. One marker per refused
+# signal, named by the signal's number in the run (refused_signal); asked only on replay.
+REFUSED_SIGNAL_PREFIX = "refused-signal-"
+# A fresh start whose input or memo is sealed with a key this worker lacks fails at once, marked so that a worker
+# replaying it (a query of the failed run), with the key or without, fails it the same way. Asked only on replay.
+REFUSED_INPUT = "refused-input"
+
+
+def refused_signal(number: int) -> str:
+    return f"{REFUSED_SIGNAL_PREFIX}{number}"
+
 
 SHOWN = 5  # refused messages a status keeps
 # Marked refusals per run: each marker also adds its id to the run's TemporalChangeVersion search attribute,
@@ -60,9 +72,9 @@ class Refusals:
     def signal(self, name: str, args: Sequence[Any]) -> bool:
         """True when the signal must be ignored. Every signal handler asks first, so the count is the run's."""
         self._signals += 1
-        marker = patches.refused_signal(self._signals)
+        marker = refused_signal(self._signals)
         found = found_in(args)
-        if _replaying() and self._marked < MARKED_PER_RUN and patches.patched(marker):
+        if _replaying() and self._marked < MARKED_PER_RUN and workflow.patched(marker):
             self._marked += 1  # refused when it arrived by a worker without its key: refused again, even with it
             self._note("signal", name, found.reason if found else "its payload could not be decoded when it arrived")
             return True
@@ -71,7 +83,7 @@ class Refusals:
         if found.depends_on_keys and self._marked < MARKED_PER_RUN:
             if _replaying():
                 raise _waits_for_key(f"signal {name!r}", found)
-            patches.patched(marker)
+            workflow.patched(marker)
             self._marked += 1
         self._note("signal", name, found.reason)
         return True
@@ -104,7 +116,7 @@ def recent(shown: list[RefusedMessage], message: RefusedMessage) -> list[Refused
 
 def refused_at_start() -> bool:
     """Replaying a run that failed at once on an input sealed with a key its worker lacked: fail it again."""
-    return _replaying() and patches.patched(patches.REFUSED_INPUT)
+    return _replaying() and workflow.patched(REFUSED_INPUT)
 
 
 REFUSED_AT_START = "the input could not be decoded when the workflow started"
@@ -118,5 +130,5 @@ def refuse_input(found: Undecodable, what: str) -> str:
     if found.depends_on_keys:
         if _replaying() or written_by_azmc:
             raise _waits_for_key(what, found)
-        patches.patched(patches.REFUSED_INPUT)
+        workflow.patched(REFUSED_INPUT)
     return f"{what}: {found.reason}"

@@ -15,7 +15,7 @@ from rich.text import Text
 from cli.demo.scenario import DEMO_POOL, DemoResult, DemoScenario, MachineTrack, demo_specs
 from cli.emulator_client import EmulatorControl
 from cli.errors import fail
-from cli.processes import StackError, stop_on_sigterm, tcp_open
+from cli.processes import StackError, stop_on_signals, tcp_open
 from cli.render import phase_text
 from cli.stack import DevStack, StackConfig
 from cli.stack_keys import dev_keys_file
@@ -162,7 +162,7 @@ def show_scenario(config: StackConfig, interactive: bool, console: Console,
                   failure: str) -> None:
     """Run a demo scenario (its outcome and the UI link to look at) on the demo stack, print its summary;
     a stack the demo started stays up, interactive, until Ctrl-C; exit non-zero with `failure` unless ok."""
-    stop_on_sigterm()
+    stop_on_signals()
     result: Outcome | None = None
     try:
         with demo_stack(config, console) as stack_is_ours:

@@ -59,13 +59,22 @@ def promote(
     temporal_address: TemporalAddress = None,
     namespace: Namespace = None,
     deployment: Deployment = None,
-    wait: Annotated[bool, typer.Option(help="wait until no run is left on an older version")] = True,
+    wait: Annotated[bool, typer.Option("--wait/--no-wait", help="wait until no run is left on an older version")]
+    = True,
     timeout: Annotated[float, typer.Option(help="seconds to wait for the older versions to empty")] = 7200.0,
 ) -> None:
     """Make a version current (its workers must be polling), then wait for the older versions to empty."""
     from cli.errors import fail, run_friendly
     from workers.connect import connect
-    from workers.deployment import build_id, current_build, describe, make_current, open_runs, unversioned_runs
+    from workers.deployment import (
+        UNVERSIONED_LEFT,
+        build_id,
+        current_build,
+        describe,
+        make_current,
+        open_runs,
+        unversioned_runs,
+    )
 
     settings = _settings(temporal_address, namespace, deployment)
     target = build or build_id()
@@ -74,10 +83,8 @@ def promote(
         client = await connect(settings)
         name = settings.deployment_name
         before = current_build(await describe(client, name))
-        if before not in (None, target) and (unversioned := await unversioned_runs(client)):
-            fail(f"{unversioned} runs begun before Worker Versioning have not moved to {before} yet, and only the "
-                 "first versioned release replays them: wait until `azmc deployment status` shows none (the fleet "
-                 "sweep wakes them), then promote")
+        if before != target and (unversioned := await unversioned_runs(client)):
+            fail(f"{unversioned} {UNVERSIONED_LEFT}")
         if before != target:
             await make_current(client, name, target)
         print(f"deployment {name}: {target} is current" + (f" (was {before})" if before and before != target else ""))

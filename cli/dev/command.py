@@ -8,7 +8,7 @@ from rich.text import Text
 
 from cli.dev.exports import export_lines
 from cli.errors import fail
-from cli.processes import StackError, stop_on_sigterm
+from cli.processes import StackError, stop_on_signals
 from cli.stack import DevStack, StackConfig
 from cli.stack_keys import dev_keys_file
 from workers.logs import setup_logging
@@ -32,7 +32,7 @@ def stack_panel(config: StackConfig) -> Panel:
 
 def run_dev(config: StackConfig, console: Console) -> None:
     setup_logging()
-    stop_on_sigterm()
+    stop_on_signals()
     stack = DevStack(config)
     try:
         with console.status("starting Temporal, the emulator and a worker..."):

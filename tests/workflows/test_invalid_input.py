@@ -16,7 +16,7 @@ from models.status import MachineStatus, Phase
 from tests.workflows.helpers import in_phase, record_history, spec_dict, start_machine, wait_for
 from tests.workflows.stack import Stack
 from workflows.api import WORKFLOW_TYPE
-from workflows.machine.state import CARRIED_STATE_KIND, LifecycleState
+from workflows.machine.state import LIFECYCLE_STATE, LifecycleState
 
 _DUPLICATE_LUN = spec_dict(data_disks=[{"lun": 1, "size_gb": 8}, {"lun": 1, "size_gb": 16}])
 _CASES: list[tuple[str, Any, str]] = [
@@ -28,8 +28,8 @@ _CASES: list[tuple[str, Any, str]] = [
     ("not an object", [1, 2, 3], "expected a JSON object"),
     ("undecodable", RawValue(Payload(metadata={"encoding": b"json/plain"}, data=b"{not json")), "input:"),
     ("unknown encoding", RawValue(Payload(metadata={"encoding": b"binary/x-mine"}, data=b"\x00")), "input:"),
-    ("malformed carried state", {"kind": CARRIED_STATE_KIND}, "invalid carried state"),
-    ("carried state without status", {"kind": CARRIED_STATE_KIND, "spec": spec_dict()},
+    ("malformed carried state", {"kind": LIFECYCLE_STATE.kind}, "invalid carried state"),
+    ("carried state without status", {"kind": LIFECYCLE_STATE.kind, "spec": spec_dict()},
      "status: required field is missing"),
 ]
 

@@ -1,9 +1,10 @@
-"""Every recorded history in tests/workflows/histories/ replays against today's workflow code.
+"""Every history in tests/workflows/histories/, recorded from today's workflow code, replays on it.
 
-Histories recorded before encryption hold plain payloads, later ones payloads sealed with the workflow
-tests' fixed key: TEST_CONVERTER reads both. A failure here means a change to workflow logic would break
-running machines: guard the change with `workflow.patched(...)`. Re-record (after such a deliberate change) with
-`AZMC_RECORD_HISTORIES=1 .venv/bin/pytest tests/workflow`.
+Determinism of the code as it is: a run replays on the code it started on whenever a worker evicts it from its
+cache or restarts. Runs never meet other code (every workflow type is pinned to its Worker Deployment Version,
+docs/upgrades.md), so a change of workflow code re-records the histories instead of keeping old ones
+(docs/architecture.md, "Changing workflow code"): `AZMC_RECORD_HISTORIES=1 .venv/bin/pytest tests/workflows`.
+They hold payloads sealed with the workflow tests' fixed key, which TEST_CONVERTER reads.
 """
 
 from collections.abc import AsyncIterator
@@ -16,12 +17,10 @@ from temporalio.common import RawValue
 from temporalio.worker import Replayer
 
 from codec.converter import for_workers
-from models.naming import pool_workflow_id
-from tests.workflows.helpers import RESOURCE_GROUP, TEST_CONVERTER, recorded_history
-from tests.workflows.pools import POOL
+from tests.workflows.helpers import TEST_CONVERTER, recorded_history
 from workers.sandbox import workflow_runner
 from workflows import ALL_WORKFLOWS
-from workflows.api import POOL_WORKFLOW_TYPE, WORKFLOW_TYPE
+from workflows.api import WORKFLOW_TYPE
 
 HISTORIES = sorted((Path(__file__).parent / "histories").glob("*.json"))
 
@@ -30,23 +29,13 @@ def test_histories_are_recorded() -> None:
     assert len(HISTORIES) >= 5, "tests/workflows/histories/ lost its recorded histories"
 
 
-def _as_recorded(path: Path) -> WorkflowHistory:
-    history = recorded_history(path)
-    pool = history.events[0].workflow_execution_started_event_attributes.workflow_type.name == POOL_WORKFLOW_TYPE
-    if pool and history.workflow_id.startswith("machine/"):
-        # Recorded without its id: a pool checks its id against its spec, and tests/workflows/pools.py's pool
-        # is the one recorded.
-        history = WorkflowHistory(pool_workflow_id(RESOURCE_GROUP, POOL), history.events)
-    return history
-
-
 @pytest.fixture(scope="module")
 async def replay_failures() -> dict[Path, Exception | None]:
     """Every history replayed by one replayer, as one worker would (a replayer per history costs a worker
     each): each history's outcome."""
     async def histories() -> AsyncIterator[WorkflowHistory]:
         for path in HISTORIES:
-            yield _as_recorded(path)
+            yield recorded_history(path)
 
     # The worker's own runner (unsandboxed unless AZMC_WORKFLOW_SANDBOX, tests/workers/test_workflow_runner.py
     # runs both): replay checks the commands, whichever runner emits them.
@@ -64,18 +53,18 @@ def test_history_replays(path: Path, replay_failures: dict[Path, Exception | Non
 
 
 @workflow.defn(name=WORKFLOW_TYPE, sandboxed=False)
-class _ChangedWithoutPatch:
-    """Stands for a careless edit: the same workflow type, but it waits before reading Azure."""
+class _Changed:
+    """Stands for other code: the same workflow type, but it waits before reading Azure."""
 
     @workflow.run
     async def run(self, raw: RawValue) -> None:
         await workflow.sleep(1)
 
 
-async def test_replay_catches_an_unpatched_change() -> None:
+async def test_replay_catches_a_change() -> None:
     """The harness above is not vacuous: a workflow that behaves differently fails to replay."""
     path = next(p for p in HISTORIES if p.stem.startswith("seed_scenario"))
     history = recorded_history(path)
-    replayer = Replayer(workflows=[_ChangedWithoutPatch], data_converter=TEST_CONVERTER)
+    replayer = Replayer(workflows=[_Changed], data_converter=TEST_CONVERTER)
     result = await replayer.replay_workflow(history, raise_on_replay_failure=False)
     assert result.replay_failure is not None

@@ -1,6 +1,6 @@
-"""A machine's history writes the visibility store as seldom as its phases allow (workflows/patches.py,
-ALL_OF_THE_ABOVE): one patch marker a run, no search attribute its starter set already, Creating in the
-workflow task that begins the creation. Each workflow task with an upsert is a visibility write."""
+"""A machine's history writes the visibility store as seldom as its phases allow: no patch marker (a pinned run
+needs none, docs/upgrades.md), no search attribute its starter set already, Creating in the workflow task that
+begins the creation. Each workflow task with an upsert is a visibility write."""
 
 from temporalio.api.enums.v1 import EventType
 from temporalio.api.history.v1 import HistoryEvent
@@ -53,13 +53,13 @@ async def test_a_machine_applied_with_its_search_attributes_upserts_only_its_pha
     assert [u[AZMC_PHASE.name] for u in upserts if AZMC_PHASE.name in u] == [
         "Creating", "Running", "Terminating", "Deleted"]
     assert not any(key in u for u in upserts for key in (AZMC_MACHINE.name, AZMC_RESOURCE_GROUP.name, AZMC_POOL.name))
-    # The first task (patch marker, Creating), Running, Terminating, Deleted: 6 before the patch.
+    # The first task (Creating), Running, Terminating, Deleted.
     assert tasks_with_upserts(events) == 4
-    # Every patched branch it took (capacity fallback, VM-only reads, data disks kept) behind one marker.
-    assert _patch_markers(events) == 1
+    # No patch marker, and with it no TemporalChangeVersion upsert of sdk-core's.
+    assert _patch_markers(events) == 0
     # Deletion's last read finds nothing: an answer, so the UI shows no failed activity in a clean lifecycle.
     assert not [e for e in events if e.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_FAILED]
-    # The short calls are local activities (LOCAL_SHORT_CALLS): markers, no activity task and no task more.
+    # The short calls are local activities: markers, no activity task and no workflow task more.
     scheduled = {e.activity_task_scheduled_event_attributes.activity_type.name for e in events
                  if e.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED}
     short = {ActivityName.FIND_VM, ActivityName.READ_INVENTORY, ActivityName.ASK_OFFERINGS, ActivityName.REPORT_REFUSAL}
@@ -74,7 +74,7 @@ async def test_a_machine_started_without_search_attributes_still_shows_them(stac
     assert {AZMC_MACHINE.name: "vm1", AZMC_RESOURCE_GROUP.name: "azmc-demo", AZMC_POOL.name: "workers"} in upserts
     assert [u[AZMC_PHASE.name] for u in upserts if AZMC_PHASE.name in u] == [
         "Pending", "Creating", "Running", "Terminating", "Deleted"]
-    assert tasks_with_upserts(events) == 4 and _patch_markers(events) == 1
+    assert tasks_with_upserts(events) == 4 and _patch_markers(events) == 0
 
 
 async def test_a_pools_machine_tells_its_pool_every_phase_even_those_it_does_not_upsert(stack: Stack) -> None:

@@ -13,7 +13,7 @@ with workflow.unsafe.imports_passed_through():
     from models.inventory import Inventory, VmState
     from models.status import LastOperation, OperationState, Phase, Stage, StalledStep
 
-from workflows import patches
+from workflows.deadlines import Deadline
 from workflows.machine.details import render_details
 from workflows.machine.pool_notice import PoolNotices
 from workflows.machine.state import LifecycleState
@@ -56,6 +56,25 @@ class Machine:
         self._told_phase: str | None = None
         # A pool's machine tells its pool every phase it enters (pool_notice.py); others tell nobody.
         self.pool_notices = PoolNotices(state.spec.name)
+        # While missing or unhealthy: the health timeout, a timer of this run (health.py).
+        self._health_deadline: Deadline | None = None
+
+    def unhealthy(self) -> Deadline | None:
+        """The health timeout's deadline while the machine is missing or unhealthy (state.unknown_since), a timer
+        started in this run when first asked (a continued run carries unknown_since only); None otherwise."""
+        since = self.state.unknown_since
+        if since is None:
+            return None
+        if self._health_deadline is None:
+            self._health_deadline = Deadline(since + self.state.spec.timeouts.health, "health timeout")
+        return self._health_deadline
+
+    def healthy_again(self) -> None:
+        """No health timeout runs any more (healthy, started, re-created, preserved, or nothing to re-create)."""
+        self.state.unknown_since = None
+        if self._health_deadline is not None:
+            self._health_deadline.cancel()
+            self._health_deadline = None
 
     @property
     def phase(self) -> Phase:
@@ -68,10 +87,9 @@ class Machine:
         updates = [AZMC_MACHINE.value_set(spec.name), AZMC_RESOURCE_GROUP.value_set(spec.resource_group)]
         if spec.pool:
             updates.append(AZMC_POOL.value_set(spec.pool))
-        if patches.fewer_upserts():
-            have = workflow.info().typed_search_attributes
-            updates = [update for update in updates if have.get(update.key) != update.value]
-            self._shown_phase = have.get(AZMC_PHASE)
+        have = workflow.info().typed_search_attributes
+        updates = [update for update in updates if have.get(update.key) != update.value]
+        self._shown_phase = have.get(AZMC_PHASE)
         if updates:
             workflow.upsert_search_attributes(updates)
         self.set_phase(self.phase)

@@ -13,12 +13,13 @@ from temporalio.exceptions import ActivityError, ApplicationError
 with workflow.unsafe.imports_passed_through():
     from models.durations import humanize
     from models.errors import ErrorType
-    from models.inventory import DataDiskRef, Inventory
+    from models.inventory import Inventory
     from models.naming import nic_name
     from models.status import OperationState, Phase, Stage
 
-from workflows import patches, policies
+from workflows import policies
 from workflows.azure_calls import AzureCalls, error_text, error_type, suggested_delay
+from workflows.deadlines import Deadline
 from workflows.machine import fallback, recovery
 from workflows.machine.bookkeeping import Machine
 from workflows.machine.deletion import remove_everything
@@ -39,17 +40,10 @@ class StartFailed(Exception):
     """The VM exists, stopped, and would not start: the machine waits in Unknown (health watch), not here."""
 
 
-def _unusable_vm(inventory: Inventory) -> bool:
-    """Before START_STOPPED_VM/KEEP_DATA_DISKS: a VM that will not become healthy by itself was re-created."""
-    return inventory.vm_failed or inventory.vm_stopped
-
-
-async def _cleanup_after_vm(machine: Machine, azure: AzureCalls, created: list[str] | None) -> None:
-    """Undo of ensure_vm: the VM (force), then the disks this attempt created (`created`; None: before
-    KEEP_DATA_DISKS, every disk left). A data disk that existed before the attempt is never deleted."""
+async def _cleanup_after_vm(machine: Machine, azure: AzureCalls, created: list[str]) -> None:
+    """Undo of ensure_vm: the VM (force), then the disks this attempt created. A data disk that existed before
+    the attempt is never deleted."""
     await delete_or_gone(machine, Stage.COMPENSATE, f"delete VM {azure.spec.name}", lambda: azure.delete_vm(True))
-    if created is None:
-        created = (await azure.read_inventory()).disk_names
     for disk in created:
         await delete_or_gone(machine, Stage.COMPENSATE, f"delete disk {disk}",
                              lambda disk=disk: azure.delete_disk(disk))
@@ -85,31 +79,23 @@ async def _show_leftovers(machine: Machine, azure: AzureCalls) -> None:
 async def _attempt(machine: Machine, azure: AzureCalls, undo: Compensations) -> Inventory:
     attempt = machine.state.status.attempts
     machine.operation(Stage.CREATE, OperationState.PROCESSING, f"attempt {attempt}: reading what exists")
-    inventory = await azure.vm_for_decision()
+    inventory = await azure.find_vm()
     machine.vm_observed(inventory)
     if inventory.vm_healthy:
         machine.operation(Stage.CREATE, OperationState.PROCESSING, f"adopting the running VM {inventory.node_name}")
         return inventory
-    if inventory.vm_stopped and patches.patched(patches.START_STOPPED_VM):
+    if inventory.vm_stopped:
         if not await start_stopped_vm(machine, azure, inventory):
             raise StartFailed()
         return machine.state.status.inventory
-    keep_data = patches.patched(patches.KEEP_DATA_DISKS)
-    attach: list[DataDiskRef] = []
-    if keep_data:
-        attach = await recovery.disks_to_attach(machine, azure, inventory)
-    elif _unusable_vm(inventory):
-        machine.operation(Stage.CREATE, OperationState.PROCESSING,
-                          f"VM {inventory.node_name} is {inventory.vm_state.provisioning_state}/"
-                          f"{inventory.vm_state.power_state or '?'}: deleting it before creating it again")
-        await azure.delete_vm(True)
+    attach = await recovery.disks_to_attach(machine, azure, inventory)
     # With no provider_id there is no VM, whatever NIC or disks are left: create (ensure_* reuse them).
     nic = nic_name(azure.spec.name)
     undo.register(f"delete NIC {nic}", lambda: delete_or_gone(machine, Stage.COMPENSATE, f"delete NIC {nic}",
                                                               lambda: _delete_nic_unless_reusable(machine, azure, nic)))
     machine.operation(Stage.CREATE, OperationState.PROCESSING, f"attempt {attempt}: ensuring NIC {nic}")
     nic_id = await azure.ensure_nic()
-    created = recovery.created_by_attempt(azure.spec, attach) if keep_data else None
+    created = recovery.created_by_attempt(azure.spec, attach)
     undo.register(f"delete VM {azure.spec.name} and the disks this attempt created",
                   lambda: _cleanup_after_vm(machine, azure, created))
     machine.operation(Stage.CREATE, OperationState.PROCESSING, f"attempt {attempt}: ensuring VM {azure.spec.name}"
@@ -134,11 +120,13 @@ class Wake:
     clear_request: Callable[[], None]  # the request is being acted on: the next wait waits again
 
 
-async def _back_off(machine: Machine, delay: timedelta, wake: Wake) -> None:
+async def _back_off(machine: Machine, delay: timedelta, wake: Wake, deadline: Deadline) -> None:
     try:
-        await workflow.wait_condition(wake.requested, timeout=delay,
+        await workflow.wait_condition(lambda: wake.requested() or deadline.passed, timeout=delay,
                                       timeout_summary="CrashLoopBackOff: wait before the next creation attempt")
     except TimeoutError:
+        return
+    if deadline.passed:
         return
     wake.clear_request()
     machine.log.info("reconcile: retrying creation now instead of waiting out the backoff")
@@ -150,21 +138,27 @@ async def create_machine(machine: Machine, azure: AzureCalls, drain_timeout: tim
     if state.creation_started_at is None:
         state.creation_started_at = workflow.now()
         state.status.attempts = 0
-    deadline = state.creation_started_at + state.spec.timeouts.creation
-    if machine.phase == Phase.PENDING and patches.fewer_upserts():
+    deadline = Deadline(state.creation_started_at + state.spec.timeouts.creation, "creation timeout")
+    try:
+        await _until_running_or_timed_out(machine, azure, drain_timeout, wake, deadline)
+    finally:
+        deadline.cancel()
+
+
+async def _until_running_or_timed_out(machine: Machine, azure: AzureCalls, drain_timeout: timedelta, wake: Wake,
+                                      deadline: Deadline) -> None:
+    state = machine.state
+    if machine.phase == Phase.PENDING:
         # Asking for an offering is the attempt's first step: Creating now, in the task that began the
         # creation, spares a workflow task with an upsert of its own.
         machine.set_phase(Phase.CREATING)
     while True:
-        offering, skipped, attempt_azure = None, [], azure
-        if patches.patched(patches.CAPACITY_FALLBACK):
-            chosen = await fallback.choose_offering(machine, azure, wake.requested, wake.clear_request, deadline)
-            if chosen is None:
-                break  # every offering refused until the creation timeout
-            (offering, skipped), attempt_azure = chosen, fallback.for_offering(azure, chosen[0])
+        chosen = await fallback.choose_offering(machine, azure, wake.requested, wake.clear_request, deadline)
+        if chosen is None:
+            break  # every offering refused until the creation timeout
+        (offering, skipped), attempt_azure = chosen, fallback.for_offering(azure, chosen[0])
         state.status.attempts += 1
-        if offering is not None:
-            fallback.begin_attempt(machine, offering, skipped)
+        fallback.begin_attempt(machine, offering, skipped)
         machine.set_phase(Phase.CREATING)
         undo = Compensations(machine)
         try:
@@ -178,8 +172,7 @@ async def create_machine(machine: Machine, azure: AzureCalls, drain_timeout: tim
             failure = AttemptFailed(err)
         else:
             undo.forget()
-            if offering is not None:
-                await fallback.attempt_worked(machine, azure, offering)
+            await fallback.attempt_worked(machine, azure, offering)
             state.creation_started_at = None
             machine.operation(Stage.CREATE, OperationState.SUCCESSFUL, f"VM {inventory.node_name} is running")
             machine.set_phase(Phase.RUNNING)
@@ -190,31 +183,23 @@ async def create_machine(machine: Machine, azure: AzureCalls, drain_timeout: tim
                           error=str(failure))
         # The memory hears of a refusal before compensating: the undo can take minutes (a failed VM's NIC
         # stays reserved 180 s), and meanwhile other machines would ask for the refused offering too.
-        refusal = None if offering is None else await fallback.remember_refusal(machine, azure, offering,
-                                                                                 failure.error)
+        refusal = await fallback.remember_refusal(machine, azure, offering, failure.error)
         await undo.unwind()
-        if patches.patched(patches.FIND_VM_FOR_DECISIONS):
-            await _show_leftovers(machine, azure)
-        if offering is not None and refusal is not None:
-            fallback.next_offering_at_once(machine, offering, refusal, failure.error)
-            if workflow.now() >= deadline:
-                break
-            continue  # the next offering, at once
-        remaining = deadline - workflow.now()
-        if remaining <= timedelta(0):
+        await _show_leftovers(machine, azure)
+        if deadline.passed:
             break
-        # The backoff counts from the failure: time spent compensating is part of it.
+        if refusal is not None:
+            fallback.next_offering_at_once(machine, offering, refusal, failure.error)
+            continue  # the next offering, at once
+        # The backoff counts from the failure: time spent compensating is part of it. Always a timer (the clock
+        # sets only its length), which the creation timeout cuts short.
         backoff = policies.creation_backoff(state.status.attempts, failure.kind, failure.hint)
-        delay = min(max(failed_at + backoff - workflow.now(), timedelta(0)), remaining)
-        if patches.patched(patches.BACKOFF_ALWAYS_WAITS):
-            # A timer even when compensating outlasted the backoff: the clock a worker reads in the task after a
-            # timed-out one differs from its replay's (sdk-core), and "no wait" against "wait" broke the replay.
-            delay = max(delay, policies.SHORTEST_TIMER)
+        delay = max(min(failed_at + backoff - workflow.now(), deadline.left()), policies.SHORTEST_TIMER)
         attempt = f"attempt {state.status.attempts} failed ({failure.kind or 'error'})"
         machine.operation(Stage.CREATE, OperationState.FAILED, f"{attempt}; next attempt in {humanize(delay)}",
                           error=str(failure), retry_in=delay)
-        await _back_off(machine, delay, wake)
-        if workflow.now() >= deadline:
+        await _back_off(machine, delay, wake, deadline)
+        if deadline.passed:
             break
     await _fail(machine, azure, drain_timeout)
 
@@ -229,9 +214,8 @@ async def _fail(machine: Machine, azure: AzureCalls, drain_timeout: timedelta) -
                       f"not running after {state.spec.timeouts.creation}; cleaning up", error=cause)
     # The compensations already ran; this makes sure, by reading Azure, that nothing is left - but the
     # data disks: only `delete` deletes data.
-    keep_data = patches.patched(patches.KEEP_DATA_DISKS)
     kept = await remove_everything(machine, azure, drain=False, force=True, drain_timeout=drain_timeout,
-                                   keep_data_disks=keep_data)
+                                   keep_data_disks=True)
     left = f"nothing left in Azure but the data disks {recovery.disk_names(kept)} (kept)" if kept else \
         "nothing left in Azure"
     machine.operation(Stage.CREATE, OperationState.FAILED,

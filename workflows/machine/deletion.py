@@ -19,7 +19,7 @@ with workflow.unsafe.imports_passed_through():
     from models.inventory import DataDiskRef, Inventory
     from models.status import OperationState, Stage
 
-from workflows import patches, policies
+from workflows import policies
 from workflows.azure_calls import AzureCalls, error_text
 from workflows.machine.bookkeeping import Machine
 from workflows.machine.recovery import disk_names, make_data_disks_survive
@@ -100,12 +100,6 @@ async def _delete_side_by_side(machine: Machine, azure: AzureCalls, inventory: I
         raise
 
 
-async def _delete_one_by_one(machine: Machine, azure: AzureCalls, inventory: Inventory) -> None:
-    """Before INDEPENDENT_CLEANUP: NICs, then disks, each waiting for the one before."""
-    for stage, description, name, action in _steps(azure, inventory):
-        await _delete_one(machine, stage, description, name, action)
-
-
 async def remove_everything(
     machine: Machine, azure: AzureCalls, *, drain: bool, force: bool, drain_timeout: timedelta,
     keep_data_disks: bool = False,
@@ -134,7 +128,7 @@ async def remove_everything(
         if drain and passes == 1 and not force and inventory.vm_healthy:
             await _drain(machine, azure, drain_timeout)
         if inventory.has_vm:
-            if not keep_data_disks and patches.patched(patches.KEEP_DATA_DISKS):
+            if not keep_data_disks:
                 await _data_disks_go_with_the_vm(machine, azure, inventory)
             if keep_data_disks:
                 await until_done(
@@ -151,10 +145,7 @@ async def remove_everything(
             machine.operation(Stage.INITIATE_VM_DELETION, OperationState.SUCCESSFUL,
                               "no VM (a leftover NIC or disk is never a VM): NIC and disks next")
         doomed = _to_remove(inventory, keep_data_disks)
-        if patches.patched(patches.INDEPENDENT_CLEANUP):
-            await _delete_side_by_side(machine, azure, doomed)
-        else:
-            await _delete_one_by_one(machine, azure, doomed)
+        await _delete_side_by_side(machine, azure, doomed)
         machine.operation(Stage.VERIFY_DELETION, OperationState.PROCESSING, "checking that nothing is left")
         inventory = await _read(machine, azure, Stage.VERIFY_DELETION)
     kept = inventory.data_disks if keep_data_disks else []

@@ -28,8 +28,9 @@ with workflow.unsafe.imports_passed_through():
     from models.spec import Priority
     from models.status import OfferingAttempt, OperationState, Phase, Stage
 
-from workflows import patches
+from workflows import policies
 from workflows.azure_calls import AzureCalls, error_text, error_type
+from workflows.deadlines import Deadline
 from workflows.machine import recovery
 from workflows.machine.bookkeeping import Machine
 
@@ -90,7 +91,7 @@ async def release_probes(machine: Machine, azure: AzureCalls, why: str) -> None:
     tell): the memory's probes of it end, so machines waiting for their outcome try the offerings at once.
     Nothing is sent unless the memory may hold one."""
     state = machine.state
-    if not state.may_hold_probe or not patches.patched(patches.RELEASE_PROBES):
+    if not state.may_hold_probe:
         return
     state.may_hold_probe = False  # asked once: a memory that cannot answer lets the probe end by itself
     spec = azure.spec
@@ -111,19 +112,23 @@ def _listed(skipped: list[SkippedOffering], now: datetime) -> str:
     return "; ".join(s.describe(now) for s in skipped)
 
 
-async def _woken_before(delay: timedelta, requested: Callable[[], bool], clear_request: Callable[[], None]) -> bool:
-    """Wait `delay`; True when a `reconcile` (requested/clear_request: creation.Wake) cut it short."""
+async def _woken_before(delay: timedelta, requested: Callable[[], bool], clear_request: Callable[[], None],
+                        deadline: Deadline) -> bool:
+    """Wait `delay`, or until the deadline passed; True when a `reconcile` (requested/clear_request: creation.Wake)
+    cut it short."""
     try:
-        await workflow.wait_condition(requested, timeout=delay,
+        await workflow.wait_condition(lambda: requested() or deadline.passed, timeout=delay,
                                       timeout_summary="every offering refused: wait for the first to be free")
     except TimeoutError:
+        return False
+    if deadline.passed:
         return False
     clear_request()
     return True
 
 
 async def choose_offering(machine: Machine, azure: AzureCalls, requested: Callable[[], bool],
-                          clear_request: Callable[[], None], deadline: datetime
+                          clear_request: Callable[[], None], deadline: Deadline
                           ) -> tuple[Offering, list[SkippedOffering]] | None:
     """The offering the next attempt tries, and those it skips; None when the creation timeout passed
     while every offering was refused (the machine then fails as after any creation timeout).
@@ -151,20 +156,21 @@ async def choose_offering(machine: Machine, azure: AzureCalls, requested: Callab
             names = ", ".join(o.describe() for o in claim.probed_by_others)
             machine.operation(Stage.CREATE, OperationState.PROCESSING,
                               f"waiting for another machine's attempt at {names}", retry_in=probe_poll(waits))
-            if await _woken_before(probe_poll(waits), requested, clear_request) or workflow.now() >= deadline:
-                return (offerings[0], answer.skipped) if workflow.now() < deadline else None
+            if await _woken_before(probe_poll(waits), requested, clear_request, deadline) or deadline.passed:
+                return None if deadline.passed else (offerings[0], answer.skipped)
             continue
-        delay = max(min(answer.earliest or now, deadline) - now, timedelta(0))
+        if deadline.passed:
+            return None
+        # Until the first refusal ends (the clock sets only the timer's length), or the creation timeout.
+        delay = max(min((answer.earliest or now) - now, deadline.left()), policies.SHORTEST_TIMER)
         machine.set_phase(Phase.CRASH_LOOP_BACK_OFF)
         machine.operation(Stage.CREATE, OperationState.FAILED,
                           f"every offering was refused recently; trying again in {humanize(delay)} "
                           f"(or at once on reconcile): {_listed(answer.skipped, now)}", retry_in=delay)
-        if delay <= timedelta(0):
-            return None
-        if await _woken_before(delay, requested, clear_request):
+        if await _woken_before(delay, requested, clear_request, deadline):
             machine.log.info("reconcile: trying the first offering now, whatever the memory says")
             return offerings[0], answer.skipped
-        if workflow.now() >= deadline:
+        if deadline.passed:
             return None
 
 
@@ -234,8 +240,6 @@ async def evicted_spot_goes_regular(machine: Machine, azure: AzureCalls, invento
     VM is deleted keeping its data disks, and True says: re-create now (the next offering: regular).
     Without the flag nothing changes: the VM is started again (or re-created) as Spot."""
     if not _spot_may_fall_back(machine) or not (inventory.vm_stopped or not inventory.has_vm):
-        return False
-    if not patches.patched(patches.SPOT_EVICTION_FALLBACK):
         return False
     offering = machine.state.status.offering
     assert offering is not None

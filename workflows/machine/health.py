@@ -14,7 +14,7 @@ with workflow.unsafe.imports_passed_through():
     from models.errors import ErrorType
     from models.status import OperationState, Phase, Stage
 
-from workflows import patches, policies
+from workflows import policies
 from workflows.azure_calls import AzureCalls, error_text, error_type
 from workflows.machine import fallback
 from workflows.machine.bookkeeping import Machine
@@ -28,13 +28,11 @@ def resource_group_gone(err: ActivityError) -> bool:
 
 
 def next_check_in(machine: Machine) -> timedelta:
-    """Sparse while healthy; while Unknown, also wake exactly when health_timeout runs out, or when a
-    failed start of a stopped VM is due to be tried again."""
+    """Sparse while healthy, sooner when a failed start of a stopped VM is due to be tried again (the clock sets
+    only the timer's length). The health timeout is a timer of its own (Machine.unhealthy)."""
     state = machine.state
     interval = state.spec.timeouts.health_check_interval
     due = [s.next_retry_at for s in state.status.stalled if s.stage == Stage.POWER_ON and s.next_retry_at]
-    if state.unknown_since is not None:
-        due.append(state.unknown_since + state.spec.timeouts.health)
     if not due:
         return interval
     left = min(due) - workflow.now()
@@ -46,9 +44,9 @@ async def check_health(machine: Machine, azure: AzureCalls) -> bool:
     state = machine.state
     machine.operation(Stage.HEALTH_CHECK, OperationState.PROCESSING, "reading the VM")
     try:
-        inventory = await azure.vm_for_decision()
+        inventory = await azure.find_vm()
     except ActivityError as err:
-        if error_type(err) == ErrorType.NOT_OWNED and patches.patched(patches.FOREIGN_VM_IS_UNKNOWN):
+        if error_type(err) == ErrorType.NOT_OWNED:
             # Our name now holds someone else's VM (re-tagged, or ours deleted and theirs created): never
             # touched, never re-created over it; Unknown until an operator settles it.
             machine.set_phase(Phase.UNKNOWN)
@@ -56,7 +54,7 @@ async def check_health(machine: Machine, azure: AzureCalls) -> bool:
                               "another owner: left alone; checking again at the next check", error=error_text(err),
                               retry_in=next_check_in(machine))
             return False
-        if resource_group_gone(err) and patches.patched(patches.RESOURCE_GROUP_GONE_IS_UNKNOWN):
+        if resource_group_gone(err):
             resource_group_is_gone(machine, err)
             return False
         # Cannot tell (Azure unreachable, throttled): keep the phase, try again at the next check.
@@ -65,30 +63,30 @@ async def check_health(machine: Machine, azure: AzureCalls) -> bool:
         return False
     machine.vm_observed(inventory)
     if await fallback.evicted_spot_goes_regular(machine, azure, inventory):
-        state.unknown_since = None
+        machine.healthy_again()
         return True
-    if inventory.vm_stopped and patches.patched(patches.START_STOPPED_VM):
-        state.unknown_since = None  # a stopped VM is never re-created: no health_timeout runs
+    if inventory.vm_stopped:
+        machine.healthy_again()  # a stopped VM is never re-created: no health_timeout runs
         await start_stopped_vm(machine, azure, inventory)
         return False
     machine.unstalled(start_step(machine))
     if inventory.vm_healthy:
-        state.unknown_since = None
+        machine.healthy_again()
         machine.set_phase(Phase.RUNNING)
         machine.operation(Stage.HEALTH_CHECK, OperationState.SUCCESSFUL, f"VM {inventory.node_name} is running")
         return False
-    now = workflow.now()
     if state.unknown_since is None:
-        state.unknown_since = now
+        state.unknown_since = workflow.now()
+    deadline = machine.unhealthy()
+    assert deadline is not None
     machine.set_phase(Phase.UNKNOWN)
     found = inventory.summary() if inventory.has_vm else "VM missing"
-    deadline = state.unknown_since + state.spec.timeouts.health
-    if now >= deadline:
+    if deadline.passed:  # its timer fired: the health timeout is over
         machine.operation(Stage.HEALTH_CHECK, OperationState.FAILED,
                           f"{found} for {state.spec.timeouts.health}: re-creating", error=found)
         return True
-    machine.operation(Stage.HEALTH_CHECK, OperationState.FAILED,
-                      f"{found}; re-creating if still so after health timeout", error=found, retry_in=deadline - now)
+    machine.operation(Stage.HEALTH_CHECK, OperationState.FAILED, f"{found}; re-creating if still so after health "
+                      "timeout", error=found, retry_in=max(deadline.left(), policies.SHORTEST_TIMER))
     return False
 
 
@@ -96,7 +94,7 @@ def resource_group_is_gone(machine: Machine, err: ActivityError) -> None:
     """The group and everything in it were deleted: nothing to start or re-create (azmc creates no resource
     groups), so no health timeout runs. Unknown shows it, and keeps the fleet sweep from signalling again."""
     state = machine.state
-    state.unknown_since = None
+    machine.healthy_again()
     machine.unstalled(start_step(machine))
     machine.set_phase(Phase.UNKNOWN)
     machine.operation(Stage.HEALTH_CHECK, OperationState.FAILED,

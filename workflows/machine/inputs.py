@@ -22,11 +22,9 @@ with workflow.unsafe.imports_passed_through():
     from models.undecodable import Undecodable
     from models.validation import describe_validation_error
 
-from workflows import patches
 from workflows.api import WORKFLOW_TYPE
-from workflows.bounds import within_bounds
 from workflows.errors import invalid_input
-from workflows.machine.state import CARRIED_STATE_KIND, LifecycleState
+from workflows.machine.state import LIFECYCLE_STATE, LifecycleState
 from workflows.refusals import refuse_input
 
 
@@ -56,14 +54,12 @@ def check_workflow_type() -> None:
         raise invalid_input(f"workflow type {kind!r} is unknown on this task queue: start {WORKFLOW_TYPE!r}")
 
 
-def decode_spec(value: Any, *, in_validator: bool = False) -> MachineSpec:
-    """A new MachineSpec, its durations within their bounds (an update's validator: CHECK_BOUNDS alone)."""
+def decode_spec(value: Any) -> MachineSpec:
+    """A new MachineSpec, its durations within their bounds."""
     if not isinstance(value, dict):
         raise invalid_input(f"input: expected a JSON object (a MachineSpec), got {type(value).__name__}")
     try:
-        if in_validator:
-            return MachineSpec.model_validate(value, context=CHECK_BOUNDS)
-        return within_bounds(lambda context: MachineSpec.model_validate(value, context=context))
+        return MachineSpec.model_validate(value, context=CHECK_BOUNDS)
     except ValidationError as err:
         raise invalid_input(describe_validation_error(err)) from None
 
@@ -80,22 +76,19 @@ def decode_single(args: Sequence[RawValue], what: str) -> Any:
 def decode_input(args: Sequence[RawValue]) -> MachineSpec | LifecycleState:
     """A fresh MachineSpec, or the state a previous run carried through continue-as-new."""
     value = decode_single(args, "input")
-    if isinstance(value, dict) and value.get("kind") == CARRIED_STATE_KIND:
+    if LIFECYCLE_STATE.version_of(value) is not None:
         try:
-            return LifecycleState.model_validate(value)
+            return LIFECYCLE_STATE.decode(value)
         except ValidationError as err:
             raise invalid_input(describe_validation_error(
-                err, f"carried state ({CARRIED_STATE_KIND}, the input of a continued run)")) from None
+                err, f"carried state ({value['kind']}, the input of a continued run)")) from None
     return decode_spec(value)
 
 
 def check_workflow_id(spec: MachineSpec) -> None:
-    """One workflow per machine: its id is `machine/<resource_group>/<name>` of its own spec, no other.
-
-    Patched, and only consulted on a mismatch: a history recorded before the check replays unchanged.
-    """
+    """One workflow per machine: its id is `machine/<resource_group>/<name>` of its own spec, no other."""
     actual, expected = workflow.info().workflow_id, workflow_id(spec.resource_group, spec.name)
-    if actual != expected and patches.patched(patches.WORKFLOW_ID_MATCHES_SPEC):
+    if actual != expected:
         raise invalid_input(
             f"workflow id {actual!r} does not match the spec: machine {spec.resource_group}/{spec.name} is "
             f"managed only by workflow {expected!r}, so that two workflows never manage one VM; "

@@ -16,7 +16,6 @@ with workflow.unsafe.imports_passed_through():
     from models.naming import POOL_WORKFLOW_ID_PREFIX
     from models.status import Phase
 
-from workflows import patches
 from workflows.api import MACHINE_PHASE_SIGNAL
 
 
@@ -30,8 +29,6 @@ class PoolNotices:
     def phase(self, phase: Phase, preserved: bool = False) -> None:
         parent = workflow.info().parent
         if parent is None or not parent.workflow_id.startswith(POOL_WORKFLOW_ID_PREFIX):
-            return
-        if not patches.patched(patches.TELL_POOL_PHASE):
             return
         pool = workflow.get_external_workflow_handle(parent.workflow_id)
         notice = {"name": self._name, "phase": str(phase), "preserved": preserved, "at": workflow.now().isoformat()}

@@ -36,7 +36,7 @@ _TAGGABLE = (Phase.RUNNING, Phase.UNKNOWN)
 _CREATING = (Phase.PENDING, Phase.CREATING, Phase.CRASH_LOOP_BACK_OFF)
 
 
-def decode_update(args: Sequence[Any], *, in_validator: bool = False) -> MachineSpec:
+def decode_update(args: Sequence[Any]) -> MachineSpec:
     """The update's one argument: a MachineSpec (the SDK hands it over decoded, or raw, or as JSON text)."""
     if len(args) == 1 and not isinstance(args[0], RawValue):
         value = args[0]
@@ -45,13 +45,13 @@ def decode_update(args: Sequence[Any], *, in_validator: bool = False) -> Machine
                 value = json.loads(value)
             except ValueError:
                 raise invalid_input(f"{UPDATE_SPEC}: expected a JSON object (a MachineSpec), got a string") from None
-        return decode_spec(value, in_validator=in_validator)
-    return decode_spec(decode_single(list(args), UPDATE_SPEC), in_validator=in_validator)
+        return decode_spec(value)
+    return decode_spec(decode_single(list(args), UPDATE_SPEC))
 
 
 def validate(state: LifecycleState | None, deleting: bool, args: Sequence[Any]) -> None:
     """Refuse, naming why, what the running machine cannot take (the validator: it must not change state)."""
-    new = decode_update(args, in_validator=True)
+    new = decode_update(args)
     if state is None:
         raise invalid_input(f"{UPDATE_SPEC}: the machine has not started (its input was not a valid spec)")
     if deleting or state.status.phase in (Phase.TERMINATING, Phase.DELETED):

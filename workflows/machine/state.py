@@ -1,7 +1,7 @@
-"""The one serializable state a machine's workflow carries, across continue-as-new too."""
+"""The one serializable state a machine's workflow carries, across continue-as-new too: the contract between
+versions (workflows/carried.py)."""
 
 from datetime import datetime
-from typing import Literal
 
 from pydantic import BaseModel
 from temporalio import workflow
@@ -11,12 +11,12 @@ with workflow.unsafe.imports_passed_through():
     from models.spec import MachineSpec
     from models.status import MachineStatus
 
-# Marks a continue-as-new input, so it is never mistaken for (or validated as) a fresh MachineSpec.
-CARRIED_STATE_KIND = "azmc.machine-lifecycle.state/v1"
+from workflows.carried import CarriedShape
 
 
 class LifecycleState(BaseModel):
-    kind: Literal["azmc.machine-lifecycle.state/v1"] = CARRIED_STATE_KIND
+    # Marks a continue-as-new input, so it is never mistaken for (or validated as) a fresh MachineSpec.
+    kind: str = "azmc.machine-lifecycle.state/v1"
     spec: MachineSpec
     status: MachineStatus
     # Start of the current creation (for creation_timeout); None when not creating.
@@ -48,3 +48,7 @@ class LifecycleState(BaseModel):
     def fresh(cls, spec: MachineSpec, history_limit: int) -> "LifecycleState":
         status = MachineStatus(name=spec.name, resource_group=spec.resource_group, pool=spec.pool)
         return cls(spec=spec, status=status, history_limit=history_limit)
+
+
+# Version 1: what azmc 0.2 carried; no older shape is in use.
+LIFECYCLE_STATE = CarriedShape("azmc.machine-lifecycle.state", LifecycleState)

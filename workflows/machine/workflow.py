@@ -22,7 +22,6 @@ with workflow.unsafe.imports_passed_through():
     from models.spec_changes import SpecUpdate
     from models.status import MachineStatus, OperationState, Phase, RefusedMessage, Stage
 
-from workflows import patches
 from workflows.api import DELETE_SIGNAL, PRESERVE_SIGNAL, RECONCILE_SIGNAL, STATUS_QUERY, UPDATE_SPEC, UPGRADE_SIGNAL
 from workflows.azure_calls import AzureCalls
 from workflows.continuation import (
@@ -208,9 +207,12 @@ class MachineLifecycle:
                     machine.set_phase(Phase.PENDING)
 
     async def _watch(self, machine: Machine, azure: AzureCalls) -> None:
+        unhealthy = machine.unhealthy()  # its timer ends the wait: check, and re-create if still so
         try:
             await workflow.wait_condition(
-                lambda: self._requested() or self._should_continue_as_new(), timeout=next_check_in(machine))
+                lambda: self._requested() or self._should_continue_as_new() or (unhealthy is not None and
+                                                                                 unhealthy.passed),
+                timeout=next_check_in(machine))
         except TimeoutError:
             pass  # time for the periodic check
         if self._delete_request is not None or self._preserve_request is not None or (
@@ -219,7 +221,7 @@ class MachineLifecycle:
         self._reconcile_requested = False
         recreate = await self._until_deleted(check_health(machine, azure))
         if recreate:
-            machine.state.unknown_since = None
+            machine.healthy_again()
             machine.state.creation_started_at = None
             machine.set_phase(Phase.PENDING)
         else:
@@ -228,9 +230,6 @@ class MachineLifecycle:
     async def _keep_preserved(self, machine: Machine, azure: AzureCalls) -> None:
         """Deallocate once (resumed after a continue-as-new), then only wait: for `delete`, or to continue as new."""
         if self._preserve_request is not None:
-            if not patches.patched(patches.PRESERVE_MACHINE):
-                self._preserve_request = None  # unreachable in replay: no history before the patch has the signal
-                return
             try:
                 await self._until_deleted(preserve_machine(machine, azure, self._preserve_request), preserving=True)
             except ContinueAsNewNeeded as reason:  # the carried request resumes the deallocation

@@ -44,12 +44,21 @@ from workflows.api import (
     OFFERINGS_WORKFLOW_TYPE,
     UPGRADE_SIGNAL,
 )
+from workflows.carried import CarriedShape
 from workflows.continuation import history_is_long
 from workflows.errors import invalid_input
 from workflows.refusals import REFUSED_AT_START, Refusals, accepted, recent, refuse_input, refused_at_start
 from workflows.versioning import continue_as_new, upgrade_due
 
 Model = TypeVar("Model", bound=BaseModel)
+
+
+def _kind_added(unmarked: dict[str, Any]) -> dict[str, Any]:
+    """Version 1 (azmc 0.2) to 2: the same fields; the kind alone is new."""
+    return unmarked
+
+
+MEMORY = CarriedShape("azmc.offerings.memory", OfferingsMemory, upgrades=(_kind_added,), unmarked=1)
 
 
 @workflow.defn(name=OFFERINGS_WORKFLOW_TYPE)
@@ -230,9 +239,11 @@ def _decode_input(args: Sequence[Any]) -> OfferingsMemory:
     if isinstance(args[0], Undecodable):
         raise invalid_input(refuse_input(args[0], "input"))
     try:
-        return OfferingsMemory.model_validate(args[0])
+        return MEMORY.decode(args[0])  # a new memory is of the current version
     except ValidationError as err:
         raise invalid_input(describe_validation_error(err, "OfferingsMemory")) from None
+    except ValueError as err:  # not a memory at all
+        raise invalid_input(f"input: expected an OfferingsMemory ({err})") from None
 
 
 def _one(model: type[Model], name: str, args: Sequence[Any]) -> Model:

@@ -16,7 +16,6 @@ with workflow.unsafe.imports_passed_through():
     from models.pool_io import resources_of
     from models.requests import DeleteRequest
 
-from workflows import patches
 from workflows.azure_calls import error_text
 from workflows.continuation import history_is_long
 from workflows.pool.book import PoolBook, names_of
@@ -59,8 +58,7 @@ class PoolDeletion:
             self.show()
             await self._send_delete(group, forwarded)
             await self._until_gone(lambda m, p=preserved: m.preserved == p)
-        if patches.patched(patches.POOL_DELETION_READS_AZURE):
-            await self._clear_azure(forwarded)
+        await self._clear_azure(forwarded)
         book.operation("delete", "every machine is deleted")
         await workflow.wait_condition(workflow.all_handlers_finished)
         status = build_status(state, workflow.now())
@@ -77,15 +75,8 @@ class PoolDeletion:
     async def _until_gone(self, which: Callable[[PoolMachine], bool]) -> None:
         """Until no machine `which` takes is left: each said Deleted (confirmed), or its workflow ended."""
         state = self.state
-        news = self.news if self.news is not None and self.news.confirms() else None
-        if news is None:
-            while any(which(m) for m in state.machines):
-                self.show()
-                await workflow.wait_condition(lambda: self.is_woken() or history_is_long(state.history_limit))
-                self.clear_wake()
-                if history_is_long(state.history_limit):
-                    await self.continue_as_new()  # the next run deletes again (idempotent)
-            return
+        news = self.news
+        assert news is not None  # a pool whose input decoded has its news
         # One timer a POOL_RECHECK (not one per wake), never cancelled: a run ends with it pending, and a cancel
         # would be one more command for nothing.
         while any(which(m) for m in state.machines):

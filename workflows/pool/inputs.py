@@ -22,9 +22,8 @@ with workflow.unsafe.imports_passed_through():
     from models.validation import describe_validation_error
 
 from workflows.api import POOL_WORKFLOW_TYPE
-from workflows.bounds import within_bounds
 from workflows.errors import invalid_input
-from workflows.pool.state import POOL_STATE_KIND, PoolState
+from workflows.pool.state import POOL_STATE, PoolState
 from workflows.refusals import REFUSED_AT_START, refuse_input, refused_at_start
 
 
@@ -52,11 +51,11 @@ def decode_pool_input(args: Sequence[Any]) -> PoolState:
     if data.get("kind") == POOL_WORKFLOW_TYPE:  # an `azmc apply` document (kind: MachinePool) is an input too
         data = {key: item for key, item in data.items() if key != "kind"}
     try:
-        if data.get("kind") == POOL_STATE_KIND:
-            return PoolState.model_validate(data)
-        spec = within_bounds(lambda context: PoolSpec.model_validate(data, context=context))
+        if POOL_STATE.version_of(data) is not None:
+            return POOL_STATE.decode(data)
+        spec = PoolSpec.model_validate(data, context=CHECK_BOUNDS)
     except ValidationError as err:
-        what = "carried pool state" if data.get("kind") == POOL_STATE_KIND else "PoolSpec"
+        what = "carried pool state" if POOL_STATE.version_of(data) is not None else "PoolSpec"
         raise invalid_input(describe_validation_error(err, what)) from None
     expected = pool_workflow_id(spec.resource_group, spec.name)
     if workflow.info().workflow_id != expected:
@@ -110,15 +109,12 @@ def scale_request(args: tuple[Any, ...]) -> ScaleRequest:
         raise ValueError(describe_validation_error(err, "scale request")) from None
 
 
-def template_spec(state: PoolState, args: tuple[Any, ...], *, in_validator: bool = False) -> tuple[PoolSpec, str]:
+def template_spec(state: PoolState, args: tuple[Any, ...]) -> tuple[PoolSpec, str]:
     """The pool's spec with the new template, validated as a whole (the machines' derived names too), and its
     revision: the target's or the last completed one's when equal to theirs (a rollback), else a new one."""
     try:
         request = SetTemplateRequest.model_validate(_one(args, "set_template"))
-        if in_validator:
-            spec = state.spec.with_changes(CHECK_BOUNDS, template=request.template)
-        else:
-            spec = within_bounds(lambda context: state.spec.with_changes(context, template=request.template))
+        spec = state.spec.with_changes(CHECK_BOUNDS, template=request.template)
     except ValidationError as err:
         raise ValueError(describe_validation_error(err, "set_template request")) from None
     if spec.template == state.spec.template:

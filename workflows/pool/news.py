@@ -20,7 +20,7 @@ with workflow.unsafe.imports_passed_through():
     from models.pool_io import ChildState, MachinesOfPool, MachineTruth
     from models.status import Phase
 
-from workflows import patches, policies
+from workflows import policies
 from workflows.pool.book import PoolBook, names_of
 from workflows.pool.state import Heard, PoolState
 
@@ -55,13 +55,6 @@ class PoolNews:
     def __init__(self, state: PoolState, book: PoolBook) -> None:
         self._state = state
         self._book = book
-        self._confirms: bool | None = None
-
-    def confirms(self) -> bool:
-        """Whether this run confirms notices (asked once, at the run's start or its first notice)."""
-        if self._confirms is None:
-            self._confirms = patches.patched(patches.POOL_CONFIRMS_NOTICES)
-        return self._confirms
 
     @property
     def waiting(self) -> bool:

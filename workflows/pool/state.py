@@ -5,7 +5,6 @@ own), so hundreds of machines ride in one continue-as-new input far below Tempor
 """
 
 from datetime import datetime
-from typing import Literal
 
 from pydantic import BaseModel
 from temporalio import workflow
@@ -15,8 +14,8 @@ with workflow.unsafe.imports_passed_through():
     from models.requests import DeleteRequest
     from models.status import Phase
 
-# Marks a continue-as-new input, so it is never mistaken for (or validated as) a fresh PoolSpec.
-POOL_STATE_KIND = "azmc.machine-pool.state/v1"
+from workflows.carried import CarriedShape
+
 RECENT_POOL_OPERATIONS = 20
 IGNORED_NOTICES_KEPT = 10
 # Machines that ended without deleting themselves, kept for the pool's deletion to read by name; the oldest
@@ -32,7 +31,8 @@ class Heard(BaseModel):
 
 
 class PoolState(BaseModel):
-    kind: Literal["azmc.machine-pool.state/v1"] = POOL_STATE_KIND
+    # Marks a continue-as-new input, so it is never mistaken for (or validated as) a fresh PoolSpec.
+    kind: str = "azmc.machine-pool.state/v1"
     spec: PoolSpec  # replicas and the template as last set
     # The target revision: the template's, named once from the template as it was sent (template_revision).
     revision: str
@@ -65,3 +65,7 @@ class PoolState(BaseModel):
 
     def machine(self, name: str) -> PoolMachine | None:
         return next((m for m in self.machines if m.name == name), None)
+
+
+# Version 1: what azmc 0.2 carried; no older shape is in use.
+POOL_STATE = CarriedShape("azmc.machine-pool.state", PoolState)

@@ -19,7 +19,7 @@ with workflow.unsafe.imports_passed_through():
     from models.pool import PoolStatus
     from models.requests import DeleteRequest
     from models.spec import MachineSpec
-    from models.status import Phase, RefusedMessage
+    from models.status import RefusedMessage
 
 from workflows.api import (
     DELETE_SIGNAL,
@@ -111,18 +111,7 @@ class MachinePool:
         if self._refusals.signal(MACHINE_PHASE_SIGNAL, args):
             return
         notice = args[0] if len(args) == 1 else None
-        if self._news is not None and self._news.confirms():
-            if self._news.heard(notice):
-                self._wake = True
-            return
-        if self._book is None or not isinstance(notice, dict):
-            return
-        try:
-            phase = Phase(notice.get("phase"))
-        except ValueError:
-            return
-        preserved = notice.get("preserved") is True
-        if self._book.phase_notice(str(notice.get("name", "")), phase, workflow.now(), preserved):
+        if self._news is not None and self._news.heard(notice):
             self._wake = True
 
     @workflow.update(name=SCALE_UPDATE)
@@ -156,7 +145,7 @@ class MachinePool:
     @set_template.validator
     def _validate_set_template(self, *args: Any) -> None:
         self._refusals.validate(SET_TEMPLATE_UPDATE, args)
-        template_spec(check_open(self._state, self._deleting(), "set_template"), args, in_validator=True)
+        template_spec(check_open(self._state, self._deleting(), "set_template"), args)
 
     @workflow.update(name=SET_SETTINGS_UPDATE)
     def set_settings(self, *args: Any) -> PoolStatus:
@@ -207,8 +196,6 @@ class MachinePool:
             workflow.logger.warning(f"[pool {workflow.info().workflow_id}] rejected input: {self._input_error}")
             raise self._input_error or ApplicationError("no input")
         state, book = self._state, self._book
-        if self._news is not None:
-            self._news.confirms()  # asked first thing, so a run's answer never depends on when a notice came
         if state.runs == 1 and not state.operations:
             state.history_limit, note = history_limit_from_memo()
             state.progress_at = workflow.now()

@@ -26,6 +26,7 @@ from temporalio.exceptions import ActivityError
 
 with workflow.unsafe.imports_passed_through():
     from models.activity_io import ActivityName, DeleteResourceInput, DeleteVmInput, MachineRef
+    from models.durations import CHECK_BOUNDS
     from models.sweep import (
         SWEEP_WORKFLOW,
         Drift,
@@ -44,10 +45,9 @@ with workflow.unsafe.imports_passed_through():
     from models.undecodable import Undecodable
     from models.validation import describe_validation_error
 
-from workflows import patches, policies
+from workflows import policies
 from workflows.api import UPGRADE_SIGNAL
 from workflows.azure_calls import error_text
-from workflows.bounds import within_bounds
 from workflows.errors import invalid_input
 from workflows.refusals import REFUSED_AT_START, refuse_input, refused_at_start
 from workflows.sweep.metrics import record_metrics
@@ -150,7 +150,7 @@ class FleetSweep:
         whose workflow is open again. One that fails is marked by the next sweep: nothing of it goes before."""
         marks = [(v.to_mark, v.first_seen) for v in verdicts if v.to_mark is not None]
         marks += [(machine, None) for machine in survey.marked_open]
-        if not marks or not patches.patched(patches.ORPHAN_SEEN_MARKS):
+        if not marks:
             return
 
         async def one(orphan: OrphanMachine, seen_at: datetime | None) -> None:
@@ -229,6 +229,6 @@ def _sweep_input(args: Sequence[Any]) -> SweepInput:
     if not isinstance(value, dict):
         raise invalid_input(f"input: expected a JSON object (a SweepInput), got {type(value).__name__}")
     try:
-        return within_bounds(lambda context: SweepInput.model_validate(value, context=context))
+        return SweepInput.model_validate(value, context=CHECK_BOUNDS)
     except ValidationError as err:
         raise invalid_input(describe_validation_error(err, "SweepInput")) from None

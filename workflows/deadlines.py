@@ -1,0 +1,33 @@
+"""A time limit as a timer: it has passed once its timer fired, an event in history, never because two clock
+readings compare so (a worker's clock in the task after a timed-out one can differ from its replay's).
+
+The clock only sets how long the timer runs (`at` minus now, at least policies.SHORTEST_TIMER), and how long a
+message says is left: replay compares neither.
+"""
+
+import asyncio
+from datetime import datetime, timedelta
+
+from temporalio import workflow
+
+from workflows import policies
+
+
+class Deadline:
+    def __init__(self, at: datetime, what: str) -> None:
+        self.at = at
+        self._timer = asyncio.ensure_future(
+            workflow.sleep(max(at - workflow.now(), policies.SHORTEST_TIMER), summary=what))
+
+    @property
+    def passed(self) -> bool:
+        return self._timer.done() and not self._timer.cancelled()
+
+    def left(self) -> timedelta:
+        """For a timer's duration or a message only, never for a decision."""
+        return max(self.at - workflow.now(), timedelta(0))
+
+    def cancel(self) -> None:
+        """Not needed any more: the timer ends now, so it wakes nothing later."""
+        if not self._timer.done():
+            self._timer.cancel()
