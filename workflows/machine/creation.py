@@ -192,12 +192,14 @@ async def _until_running_or_timed_out(machine: Machine, azure: AzureCalls, drain
             fallback.next_offering_at_once(machine, offering, refusal, failure.error)
             continue  # the next offering, at once
         # The backoff counts from the failure: time spent compensating is part of it. Always a timer (the clock
-        # sets only its length), which the creation timeout cuts short.
+        # sets only its length), which the creation timeout's timer cuts short; never capped to end with it: two
+        # timers firing together would have the one cancelled that had already fired.
         backoff = policies.creation_backoff(state.status.attempts, failure.kind, failure.hint)
-        delay = max(min(failed_at + backoff - workflow.now(), deadline.left()), policies.SHORTEST_TIMER)
+        delay = max(failed_at + backoff - workflow.now(), policies.SHORTEST_TIMER)
         attempt = f"attempt {state.status.attempts} failed ({failure.kind or 'error'})"
-        machine.operation(Stage.CREATE, OperationState.FAILED, f"{attempt}; next attempt in {humanize(delay)}",
-                          error=str(failure), retry_in=delay)
+        shown = min(delay, deadline.left())
+        machine.operation(Stage.CREATE, OperationState.FAILED, f"{attempt}; next attempt in {humanize(shown)}",
+                          error=str(failure), retry_in=shown)
         await _back_off(machine, delay, wake, deadline)
         if deadline.passed:
             break

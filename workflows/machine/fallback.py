@@ -161,12 +161,14 @@ async def choose_offering(machine: Machine, azure: AzureCalls, requested: Callab
             continue
         if deadline.passed:
             return None
-        # Until the first refusal ends (the clock sets only the timer's length), or the creation timeout.
-        delay = max(min((answer.earliest or now) - now, deadline.left()), policies.SHORTEST_TIMER)
+        # Until the first refusal ends (the clock sets only the timer's length), or the creation timeout's timer
+        # (never capped to end with it: creation.py says why).
+        delay = max((answer.earliest or now) - now, policies.SHORTEST_TIMER)
+        shown = min(delay, deadline.left())
         machine.set_phase(Phase.CRASH_LOOP_BACK_OFF)
         machine.operation(Stage.CREATE, OperationState.FAILED,
-                          f"every offering was refused recently; trying again in {humanize(delay)} "
-                          f"(or at once on reconcile): {_listed(answer.skipped, now)}", retry_in=delay)
+                          f"every offering was refused recently; trying again in {humanize(shown)} "
+                          f"(or at once on reconcile): {_listed(answer.skipped, now)}", retry_in=shown)
         if await _woken_before(delay, requested, clear_request, deadline):
             machine.log.info("reconcile: trying the first offering now, whatever the memory says")
             return offerings[0], answer.skipped

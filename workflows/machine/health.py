@@ -29,9 +29,13 @@ def resource_group_gone(err: ActivityError) -> bool:
 
 def next_check_in(machine: Machine) -> timedelta:
     """Sparse while healthy, sooner when a failed start of a stopped VM is due to be tried again (the clock sets
-    only the timer's length). The health timeout is a timer of its own (Machine.unhealthy)."""
+    only the timer's length). The health timeout is a timer of its own (Machine.unhealthy); while it runs, the
+    interval is a moment longer, so that the two never fire together (the wait that ends on one cancels the
+    other, which must not have fired yet)."""
     state = machine.state
     interval = state.spec.timeouts.health_check_interval
+    if state.unknown_since is not None:
+        interval += policies.SHORTEST_TIMER
     due = [s.next_retry_at for s in state.status.stalled if s.stage == Stage.POWER_ON and s.next_retry_at]
     if not due:
         return interval
