@@ -35,6 +35,8 @@ class PoolMachine(BaseModel):
     zone: str = ""
     # The pool started it to replace a Failed machine (counts against max_replacements until Running).
     replacement: bool = False
+    # Running for the pool's min_ready: set when that timer fired (workflows/pool/clock.py); `available` means it.
+    ready: bool = False
 
 
 class PoolOperation(BaseModel):

@@ -114,13 +114,9 @@ def test_the_check_finds_what_would_break_a_replay(source: str):
 
 
 # Where a clock comparison is known and why. The offerings memory: its comparisons (a refusal or probe still in
-# force) decide what it answers and shows, never a command; its only command is continue-as-new. The pool's plan:
-# min_ready, preserve_timeout and a stalled rollout are still decided against the time it is handed (workflows/
-# pool/plan.py), which wakes it when time alone changes a decision; their timers are the next step (issue in the
-# closing note of issue 26).
+# force) decide what it answers and shows, never a command; its only command is continue-as-new.
 KNOWN_CLOCK_DECISIONS = {
     "workflows/offerings/workflow.py": "answers only",
-    "workflows/pool/plan.py": "pool decisions: to become timers",
 }
 
 

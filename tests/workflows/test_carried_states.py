@@ -28,7 +28,7 @@ def carried(name: str) -> dict[str, Any]:
 
 def test_each_shape_names_its_current_version() -> None:
     assert LIFECYCLE_STATE.kind == "azmc.machine-lifecycle.state/v1"
-    assert POOL_STATE.kind == "azmc.machine-pool.state/v1"
+    assert POOL_STATE.kind == "azmc.machine-pool.state/v2"
     assert MEMORY.kind == MEMORY_KIND == "azmc.offerings.memory/v2"
 
 
@@ -47,8 +47,11 @@ async def test_a_machine_state_of_0_2_runs_on_and_is_deleted(stack: Stack) -> No
 
 async def test_a_pool_state_of_0_2_runs_on_and_is_deleted(stack: Stack) -> None:
     state = carried("pool_v1")
+    assert state["kind"] == "azmc.machine-pool.state/v1"
     decoded = POOL_STATE.decode(state)
     names = [machine.name for machine in decoded.machines]
+    # 0.2 kept no `ready`: its Running machines count as available, so a rollout does not delete them.
+    assert [machine.ready for machine in decoded.machines] == [True] * 5
     handle = await stack.env.client.start_workflow(
         POOL_WORKFLOW_TYPE, state, id="pool/azmc-demo/web", task_queue=stack.task_queue, result_type=PoolStatus)
     status = await handle.query("status", result_type=PoolStatus)

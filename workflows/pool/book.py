@@ -81,7 +81,7 @@ class PoolBook:
             return True
         if machine.phase == phase:
             return False
-        machine.phase = phase
+        machine.phase, machine.ready = phase, False  # min_ready counts again from here (clock.py)
         if not machine.preserved:  # a preserved machine's `since` is when it was preserved (preserve_timeout)
             machine.since = now
         if phase in (Phase.RUNNING, Phase.FAILED):

@@ -1,4 +1,5 @@
-"""What a pool does next: pure decisions from its machines, its spec and the time (no Temporal calls).
+"""What a pool does next: pure decisions from its machines, its spec and which of its deadlines passed (its
+timers, clock.py: never a clock reading; no Temporal calls).
 
 The pool's loop asks `plan` after every change and carries out the answer (children.py); tests pin
 the decisions here without a server (tests/workflows/test_pool_plan_unit.py).
@@ -6,12 +7,12 @@ the decisions here without a server (tests/workflows/test_pool_plan_unit.py).
   max_replacements replacements not yet Running at once (MCM's meltdown guard); the rest wait, said so.
 - Scaling: create in parallel; delete in MCM's order (scale_down_order).
 - Rolling update: at most replicas + max_surge machines, at least replicas - max_unavailable available;
-  a machine is available after min_ready Running. No progress for the template's creation timeout: stuck,
+  a machine is available once Running for min_ready (`ready`). No progress for the template's creation timeout
+  (`stalled`): stuck,
   and the rollout stops (old machines keep serving) until set_template or resume.
 """
 
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
 from types import MappingProxyType
 
 from temporalio import workflow
@@ -20,8 +21,6 @@ with workflow.unsafe.imports_passed_through():
     from models.durations import humanize
     from models.pool import PoolMachine, PoolSpec
     from models.status import Phase
-
-from workflows import policies
 
 # Scale-down order, first deleted first: broken before healthy, and among Running ones older revisions,
 # then the newest (the machines that ran longest stay).
@@ -41,7 +40,6 @@ class Plan:
     stuck: bool = False
     # Why Failed machines wait (the meltdown guard), "" when none waits.
     held: str = ""
-    wake_in: timedelta | None = None
 
 
 def counted(machine: PoolMachine) -> bool:
@@ -49,8 +47,8 @@ def counted(machine: PoolMachine) -> bool:
     return not machine.preserved and not machine.deleting
 
 
-def available(machine: PoolMachine, now: datetime, min_ready: timedelta) -> bool:
-    return machine.phase == Phase.RUNNING and machine.since is not None and now - machine.since >= min_ready
+def available(machine: PoolMachine) -> bool:
+    return machine.phase == Phase.RUNNING and machine.ready
 
 
 def scale_down_order(machines: list[PoolMachine], target: str) -> list[PoolMachine]:
@@ -67,7 +65,7 @@ def scale_down_order(machines: list[PoolMachine], target: str) -> list[PoolMachi
 
 def _heal(spec: PoolSpec, alive: list[PoolMachine], preserved: int, plan: Plan) -> list[PoolMachine]:
     """Failed machines within the guard are preserved or deleted; returns those that still count."""
-    failed = sorted((m for m in alive if m.phase == Phase.FAILED), key=lambda m: m.since or datetime.min)
+    failed = sorted((m for m in alive if m.phase == Phase.FAILED), key=_age)
     in_flight = sum(1 for m in alive if m.replacement and m.phase in _CREATING)
     handled = failed[:max(0, spec.max_replacements - in_flight)]
     for machine in handled:
@@ -97,32 +95,36 @@ def _trim(machines: list[PoolMachine], limit: int, target: str, why: str, plan: 
     return [m for m in machines if m.name not in names]
 
 
-def _roll(spec: PoolSpec, target: str, alive: list[PoolMachine], now: datetime, plan: Plan) -> None:
+def _age(machine: PoolMachine) -> float:
+    """Oldest first: when it entered its phase (one never heard of last)."""
+    return machine.since.timestamp() if machine.since else float("inf")
+
+
+def _roll(spec: PoolSpec, target: str, alive: list[PoolMachine], plan: Plan) -> None:
     """One step of a rolling update: replace old-revision machines within the strategy's bounds."""
     replicas = spec.replicas
     old = [m for m in alive if m.revision != target]
-    old_down = [m for m in scale_down_order(old, target) if not available(m, now, spec.min_ready)]
+    old_down = [m for m in scale_down_order(old, target) if not available(m)]
     plan.delete += [(m.name, f"rolling to rev {target}") for m in old_down]
-    available_now = sum(1 for m in alive if available(m, now, spec.min_ready))
+    available_now = sum(1 for m in alive if available(m))
     may_drop = available_now - (replicas - spec.strategy.max_unavailable)
-    old_up = sorted((m for m in old if available(m, now, spec.min_ready)), key=lambda m: m.since or now)
+    old_up = sorted((m for m in old if available(m)), key=_age)
     plan.delete += [(m.name, f"rolling to rev {target}") for m in old_up[:max(0, may_drop)]]
 
 
-def plan(spec: PoolSpec, machines: list[PoolMachine], now: datetime, *, revision: str, paused: bool, stuck: bool,
-         progress_at: datetime | None) -> Plan:
-    """What to do next towards `spec` with the template of `revision` (the target)."""
+def plan(spec: PoolSpec, machines: list[PoolMachine], *, revision: str, paused: bool, stuck: bool,
+         stalled: bool = False, expired: frozenset[str] = frozenset()) -> Plan:
+    """What to do next towards `spec` with the template of `revision` (the target). `stalled`: the rollout made no
+    progress for the template's creation timeout; `expired`: the preserved machines past preserve_timeout."""
     result = Plan()
     target, replicas = revision, spec.replicas
     preserved = [m for m in machines if m.preserved and not m.deleting]
     alive = _heal(spec, [m for m in machines if counted(m)], len(preserved), result)
     for machine in preserved:  # kept for diagnosis only so long
-        if machine.since is not None and now - machine.since >= spec.preserve_timeout:
+        if machine.name in expired:
             result.delete.append((machine.name, f"preserved for {humanize(spec.preserve_timeout)}"))
     result.rolling = any(m.revision != target for m in alive)
-    timeout = spec.template.timeouts.creation
-    result.stuck = result.rolling and (stuck or (not paused and progress_at is not None
-                                                 and now - progress_at >= timeout))
+    result.stuck = result.rolling and (stuck or (not paused and stalled))
     moving = result.rolling and not paused and not result.stuck
     surge = spec.strategy.max_surge if result.rolling else 0
     alive = _trim(alive, replicas + surge, target, f"scaled to {replicas}", result)
@@ -130,20 +132,9 @@ def plan(spec: PoolSpec, machines: list[PoolMachine], now: datetime, *, revision
     if moving:
         result.create = max(0, min(replicas + surge - len(alive), replicas - new))
         deleted = {name for name, _ in result.delete}
-        _roll(spec, target, [m for m in alive if m.name not in deleted], now, result)
+        _roll(spec, target, [m for m in alive if m.name not in deleted], result)
     else:  # scaling, healing, or a paused or stuck rollout: only as many as replicas
         result.create = max(0, replicas - len(alive))
     result.replacements = min(result.replacements, result.create)
-    result.wake_in = _next_wake(spec, machines, now, moving, progress_at)
     return result
 
-
-def _next_wake(spec: PoolSpec, machines: list[PoolMachine], now: datetime, moving: bool,
-               progress_at: datetime | None) -> timedelta | None:
-    """When time alone changes a decision: a machine becomes available, a preservation ends, a rollout stalls."""
-    moments = [m.since + spec.min_ready for m in machines
-               if m.phase == Phase.RUNNING and m.since and counted(m) and m.since + spec.min_ready > now]
-    moments += [m.since + spec.preserve_timeout for m in machines if m.preserved and not m.deleting and m.since]
-    if moving and progress_at is not None:
-        moments.append(progress_at + spec.template.timeouts.creation)
-    return max(min(moments) - now, policies.SHORTEST_TIMER) if moments else None

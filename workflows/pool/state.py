@@ -5,6 +5,7 @@ own), so hundreds of machines ride in one continue-as-new input far below Tempor
 """
 
 from datetime import datetime
+from typing import Any
 
 from pydantic import BaseModel
 from temporalio import workflow
@@ -32,7 +33,7 @@ class Heard(BaseModel):
 
 class PoolState(BaseModel):
     # Marks a continue-as-new input, so it is never mistaken for (or validated as) a fresh PoolSpec.
-    kind: str = "azmc.machine-pool.state/v1"
+    kind: str = "azmc.machine-pool.state/v2"
     spec: PoolSpec  # replicas and the template as last set
     # The target revision: the template's, named once from the template as it was sent (template_revision).
     revision: str
@@ -67,5 +68,13 @@ class PoolState(BaseModel):
         return next((m for m in self.machines if m.name == name), None)
 
 
-# Version 1: what azmc 0.2 carried; no older shape is in use.
-POOL_STATE = CarriedShape("azmc.machine-pool.state", PoolState)
+def _ready_from_phase(v1: dict[str, Any]) -> dict[str, Any]:
+    """Version 1 (azmc 0.2) to 2: a machine's `ready` (Running for min_ready) was not kept; a Running one is
+    taken as ready, as it most likely is, rather than unavailable: a rollout would delete old machines it
+    believes unavailable."""
+    machines = [{**machine, "ready": machine.get("phase") == Phase.RUNNING and not machine.get("preserved")}
+                for machine in v1.get("machines", [])]
+    return {**v1, "machines": machines}
+
+
+POOL_STATE = CarriedShape("azmc.machine-pool.state", PoolState, upgrades=(_ready_from_phase,))

@@ -41,7 +41,7 @@ def rollout_phase(state: PoolState, rolling: bool, now: datetime) -> RolloutPhas
     if rolling:
         return RolloutPhase.ROLLING
     alive = [m for m in state.machines if counted(m)]
-    settled = len(alive) == state.spec.replicas and all(available(m, now, state.spec.min_ready) for m in alive)
+    settled = len(alive) == state.spec.replicas and all(available(m) for m in alive)
     return RolloutPhase.STABLE if settled and not any(m.deleting for m in state.machines) else RolloutPhase.SCALING
 
 
@@ -54,7 +54,7 @@ def build_status(state: PoolState, now: datetime, held: str = "") -> PoolStatus:
         name=spec.name, resource_group=spec.resource_group, phase=phase, replicas=spec.replicas,
         current=len(alive), ready=sum(1 for m in alive if m.phase == Phase.RUNNING),
         updated=sum(1 for m in alive if m.revision == target),
-        available=sum(1 for m in alive if available(m, now, spec.min_ready)),
+        available=sum(1 for m in alive if available(m)),
         current_revision=state.current_revision, target_revision=target, paused=state.paused,
         replacements_held=held, machines=list(state.machines), recent_operations=list(state.operations),
         runs=state.runs, settings=spec.settings, ignored_notices=list(state.ignored),
@@ -78,9 +78,9 @@ def _rollout_message(state: PoolState, status: PoolStatus) -> str:
 
 def summary(state: PoolState, status: PoolStatus, now: datetime) -> str:
     """One sentence: "rolling 3/5 to rev b7c1e, 1 surge machine creating"."""
-    target, min_ready = status.target_revision, state.spec.min_ready
+    target = status.target_revision
     alive = [m for m in state.machines if counted(m)]
-    new_available = sum(1 for m in alive if m.revision == target and available(m, now, min_ready))
+    new_available = sum(1 for m in alive if m.revision == target and available(m))
     creating = sum(1 for m in alive if m.phase in _CREATING)
     deleting = sum(1 for m in state.machines if m.deleting)
     if status.phase == RolloutPhase.DELETING and not state.machines:

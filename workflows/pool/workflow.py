@@ -36,6 +36,7 @@ from workflows.api import (
 from workflows.continuation import bounded_history_limit, history_is_long, history_limit_from_memo
 from workflows.pool.book import PoolBook, names_of
 from workflows.pool.children import delete_machines, preserve_machines, start_machine
+from workflows.pool.clock import PoolClock
 from workflows.pool.deletion import PoolDeletion
 from workflows.pool.inputs import (
     check_open,
@@ -70,6 +71,7 @@ class MachinePool:
         self._view = PoolView()
         self._wake = False
         self._held = ""
+        self._clock = PoolClock()
         # Machines this run started wait here for their workflow's end (a terminated one tells nothing).
         self._watchers: dict[str, asyncio.Future[None]] = {}
         # Messages whose payload did not decode (workflows/refusals.py): a pool operation each.
@@ -207,6 +209,8 @@ class MachinePool:
 
     async def _keep(self, state: PoolState, book: PoolBook) -> None:
         """Until deletion is requested: plan, act, show, wait for a change or the next moment time matters."""
+        if state.runs > 1 and state.delete_request is None:
+            await self._clock.overdue_fired(state)
         while state.delete_request is None:
             if history_is_long(state.history_limit) or upgrade_due():  # between steps: the safe point
                 await self._continue_as_new(state, book)
@@ -219,17 +223,15 @@ class MachinePool:
                 await self._act(state, book, decided)
                 continue  # the new machines and deletions change the next decision
             self._show()
-            try:
-                await workflow.wait_condition(
-                    lambda: self._wake or history_is_long(state.history_limit) or upgrade_due(),
-                    timeout=decided.wake_in)
-            except TimeoutError:
-                pass  # a machine became available, a preservation ended, or a rollout stalled
+            # A timer of the clock fires when time alone changes a decision: a machine available, a preservation
+            # over, a rollout stalled.
+            await workflow.wait_condition(
+                lambda: self._wake or history_is_long(state.history_limit) or upgrade_due() or self._clock.fired())
 
     def _decide(self, state: PoolState, book: PoolBook) -> Plan:
-        now = workflow.now()
-        decided = plan(state.spec, state.machines, now, revision=state.revision, paused=state.paused,
-                       stuck=state.stuck, progress_at=state.progress_at)
+        expired, stalled = self._clock.read(state)
+        decided = plan(state.spec, state.machines, revision=state.revision, paused=state.paused, stuck=state.stuck,
+                       stalled=stalled, expired=expired)
         if decided.stuck and not state.stuck:
             waited = humanize(state.spec.template.timeouts.creation)
             book.operation("stuck", f"no machine of rev {state.revision} became Running within {waited}: "
@@ -238,7 +240,7 @@ class MachinePool:
         target = state.revision
         if not decided.rolling and state.current_revision != target:
             alive = [m for m in state.machines if counted(m)]
-            if len(alive) == state.spec.replicas and all(available(m, now, state.spec.min_ready) for m in alive):
+            if len(alive) == state.spec.replicas and all(available(m) for m in alive):
                 state.current_revision, state.current_template = target, state.spec.template
                 book.operation("roll", f"rev {target} rolled out")
         self._held = decided.held
