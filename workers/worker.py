@@ -7,6 +7,7 @@ left on another worker.
 
 import asyncio
 import gc
+import itertools
 import logging
 import signal
 from datetime import timedelta
@@ -37,6 +38,7 @@ log = logging.getLogger("azmc.worker")
 # object imported at start; a worker's objects live as long as it does, so they are frozen and young
 # collections run less often, for a little more memory (docs/performance.md has the numbers).
 GC_YOUNG_THRESHOLD = 20_000
+ACTIVATION_RETRY_CAP_S = 30.0
 
 
 def tune_gc() -> None:
@@ -131,11 +133,19 @@ def build_workers(settings: Settings, client: Client, driver: AzureDriver) -> li
 
 
 async def activate(client: Client, settings: Settings, build: str) -> None:
-    """AZMC_MAKE_CURRENT's step; one that fails leaves the worker serving its version, for an operator to promote."""
-    try:
-        log.info("worker deployment %s: %s", settings.deployment_name, await activate_if_due(client, settings, build))
-    except Exception as error:
-        log.error("worker deployment %s: version %s not made current: %s", settings.deployment_name, build, error)
+    """AZMC_MAKE_CURRENT's step, tried again until it is done (a server restarting, unreachable for a while): until
+    then, machines of a new installation would wait for a current version. The worker serves its version meanwhile."""
+    for attempt in itertools.count():
+        try:
+            said = await activate_if_due(client, settings, build)
+        except Exception as error:
+            wait_s = min(2.0 ** attempt, ACTIVATION_RETRY_CAP_S)
+            log.warning("worker deployment %s: version %s not made current yet (%s); trying again in %.0f s",
+                        settings.deployment_name, build, error, wait_s)
+            await asyncio.sleep(wait_s)
+            continue
+        log.info("worker deployment %s: %s", settings.deployment_name, said)
+        return
 
 
 async def run_worker(settings: Settings) -> None:
