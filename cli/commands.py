@@ -19,7 +19,7 @@ from cli import machines
 from cli.codec_server import codec_server
 from cli.deployment.commands import deployment_app
 from cli.errors import fail, run_friendly
-from cli.options import Namespace, ResourceGroup, TemporalAddress
+from cli.options import HELP_MARKUP, Namespace, ResourceGroup, TemporalAddress
 from cli.pool.commands import apply_pool_document, pool_app
 from cli.render import describe_view, machines_table
 from cli.spec_file import SpecError, load_document
@@ -32,6 +32,7 @@ from workers.connect import connect
 from workers.settings import Settings, SettingsError, load_settings
 
 app = typer.Typer(
+    rich_markup_mode=HELP_MARKUP,
     help="azmc keeps Azure virtual machines alive and clean, one durable Temporal workflow per machine.",
     no_args_is_help=True,
     add_completion=False,

@@ -4,6 +4,9 @@ from typing import Annotated
 
 import typer
 
+# Help texts as Markdown, not rich markup: rich would take "[env AZMC_...]" for a style tag and print nothing.
+HELP_MARKUP = "markdown"
+
 TemporalAddress = Annotated[
     str | None, typer.Option("--temporal-address", help="host:port [env AZMC_TEMPORAL_ADDRESS]")
 ]

@@ -11,13 +11,13 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from cli.options import Namespace, TemporalAddress
+from cli.options import HELP_MARKUP, Namespace, TemporalAddress
 
 if TYPE_CHECKING:  # the SDKs load only when a command runs (cli/commands.py)
     from workers.settings import Settings
 
 deployment_app = typer.Typer(help="Worker Versioning: the versions of the azmc Worker Deployment.",
-                             no_args_is_help=True)
+                             no_args_is_help=True, rich_markup_mode=HELP_MARKUP)
 
 Deployment = Annotated[str | None, typer.Option("--deployment", help="[env AZMC_DEPLOYMENT_NAME, default azmc]")]
 POLL_S = 5.0

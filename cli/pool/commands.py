@@ -16,7 +16,7 @@ from temporalio.client import Client, WorkflowExecutionStatus
 
 from cli import pool_workflow
 from cli.errors import fail, run_friendly
-from cli.options import Namespace, ResourceGroup, TemporalAddress
+from cli.options import HELP_MARKUP, Namespace, ResourceGroup, TemporalAddress
 from cli.pool.lookup import list_pools, pool_ref, resolve
 from cli.pool.table import pools_table
 from cli.pool_workflow import PoolError
@@ -26,7 +26,7 @@ from workers.connect import connect
 from workers.settings import Settings, SettingsError, load_settings
 
 pool_app = typer.Typer(help="MachinePools: N identical machines, rolled out and healed by one workflow.",
-                       no_args_is_help=True)
+                       no_args_is_help=True, rich_markup_mode=HELP_MARKUP)
 PoolName = Annotated[str, typer.Argument(help="NAME, RESOURCE_GROUP/NAME or the workflow id pool/RG/NAME")]
 # As cli/commands.py's: whole lines without a terminal, and names printed as text, never markup.
 console = Console(highlight=False, markup=False, emoji=False, width=None if sys.stdout.isatty() else 160)

@@ -4,9 +4,11 @@ from typing import Annotated
 
 import typer
 
+from cli.options import HELP_MARKUP
 from models.durations import BOUNDS, format_duration
 
-schedule_app = typer.Typer(help="The fleet sweep's Temporal Schedule `azmc-fleet-sweep`.", no_args_is_help=True)
+schedule_app = typer.Typer(help="The fleet sweep's Temporal Schedule `azmc-fleet-sweep`.", no_args_is_help=True,
+                           rich_markup_mode=HELP_MARKUP)
 
 
 @schedule_app.command()
