@@ -11,17 +11,16 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.text import Text
-from temporalio.client import Client
 
 from cli import machines
 from cli.codec_server import codec_server
 from cli.deployment.commands import deployment_app
-from cli.errors import fail, run_friendly
-from cli.options import HELP_MARKUP, Namespace, ResourceGroup, TemporalAddress
+from cli.errors import fail, run_friendly, settings_or_exit
+from cli.machine.commands import delete, describe
+from cli.options import HELP_MARKUP, Namespace, TemporalAddress
 from cli.pool.commands import apply_pool_document, pool_app
-from cli.render import describe_view, machines_table
+from cli.render import console, machines_table
 from cli.spec_file import SpecError, load_document
 from cli.stack import StackConfig
 from cli.sweep.schedule import schedule_app
@@ -29,7 +28,7 @@ from models.durations import BOUNDS
 from models.schema import spec_json_schema
 from models.spec import MachineSpec
 from workers.connect import connect
-from workers.settings import Settings, SettingsError, load_settings
+from workers.settings import Settings
 
 app = typer.Typer(
     rich_markup_mode=HELP_MARKUP,
@@ -41,9 +40,6 @@ app = typer.Typer(
 app.add_typer(schedule_app, name="schedule")
 app.add_typer(pool_app, name="pool")
 app.add_typer(deployment_app, name="deployment")
-# Logs and CI keep whole lines: without a terminal, rich would wrap at 80 columns. No markup or emoji
-# codes in plain strings: names and messages are printed as they are (rich renderables style the rest).
-console = Console(highlight=False, markup=False, emoji=False, width=None if sys.stdout.isatty() else 160)
 
 SweepInterval = Annotated[str | None, typer.Option(help="how often the fleet sweep runs [env AZMC_SWEEP_INTERVAL, "
                                                        f"default 1m, {BOUNDS['sweep_interval'].range}]")]
@@ -52,25 +48,10 @@ OrphanGrace = Annotated[str | None, typer.Option(help="how long a resource must 
                                                      f"{BOUNDS['orphan_grace'].range}]")]
 MaxOrphanDeletions = Annotated[int | None, typer.Option(help="safety cap: above it a sweep deletes nothing "
                                                             "[env AZMC_MAX_ORPHAN_DELETIONS, default 20]")]
-MachineName = Annotated[str, typer.Argument(help="NAME, RESOURCE_GROUP/NAME or the workflow id")]
-
-
-def _settings(**flags: object) -> Settings:
-    try:
-        return load_settings(**flags)
-    except SettingsError as error:
-        fail(str(error))
 
 
 def _client_settings(address: str | None, namespace: str | None) -> Settings:
-    return _settings(temporal_address=address, temporal_namespace=namespace)
-
-
-async def _find_machine(settings: Settings, name: str, resource_group: str) -> tuple[Client, str]:
-    """A client and the machine's workflow id; a name that is not valid is refused before connecting."""
-    machines.machine_ref(name, resource_group)
-    client = await connect(settings)
-    return client, await machines.resolve(client, name, resource_group)
+    return settings_or_exit(temporal_address=address, temporal_namespace=namespace)
 
 
 @app.command()
@@ -104,7 +85,7 @@ def worker(
     max_orphan_deletions: MaxOrphanDeletions = None,
 ) -> None:
     """Run a worker on task queue `azmc` (the API key comes only from AZMC_TEMPORAL_API_KEY)."""
-    settings = _settings(
+    settings = settings_or_exit(
         temporal_address=temporal_address, temporal_namespace=namespace, task_queue=task_queue,
         metrics_port=metrics_port, azure_endpoint=azure_endpoint, azure_subscription_id=azure_subscription_id,
         azure_cloud=azure_cloud, temporal_tls_cert=tls_cert, temporal_tls_key=tls_key, temporal_tls_ca=tls_ca,
@@ -254,7 +235,7 @@ def orphans(
     """What the fleet sweep would delete and why (a dry run); `--delete` runs one sweep now."""
     from cli.sweep.orphans import headline, orphans_table, sweep_now
 
-    settings = _settings(temporal_address=temporal_address, temporal_namespace=namespace,
+    settings = settings_or_exit(temporal_address=temporal_address, temporal_namespace=namespace,
                          orphan_grace=orphan_grace, max_orphan_deletions=max_orphan_deletions)
 
     async def main() -> None:
@@ -268,59 +249,8 @@ def orphans(
     run_friendly(main)
 
 
-@app.command()
-def describe(
-    name: MachineName,
-    resource_group: ResourceGroup = "",
-    as_json: Annotated[bool, typer.Option("--json", help="print the raw status query answer")] = False,
-    requests: Annotated[bool, typer.Option("--requests", help="every Azure request azmc made (from history)")] = False,
-    temporal_address: TemporalAddress = None,
-    namespace: Namespace = None,
-) -> None:
-    """Show a machine's phase, last operation, inventory and recent operations (the `status` query)."""
-    settings = _client_settings(temporal_address, namespace)
-
-    async def main() -> None:
-        client, wf_id = await _find_machine(settings, name, resource_group)
-        if requests:
-            from cli.machine.audit_trail import attempts_json, read_attempts, requests_table
-
-            attempts = await read_attempts(client, wf_id)
-            print(attempts_json(attempts)) if as_json else console.print(requests_table(attempts))
-            return
-        status = await machines.status(client, wf_id)
-        if as_json:
-            print(status.model_dump_json(indent=2))
-        else:
-            console.print(describe_view(status, wf_id))
-
-    run_friendly(main)
-
-
-@app.command()
-def delete(
-    name: MachineName,
-    resource_group: ResourceGroup = "",
-    force: Annotated[bool, typer.Option(help="skip the graceful drain and force-delete the VM")] = False,
-    wait: Annotated[bool, typer.Option(help="wait until everything of the machine is gone")] = False,
-    temporal_address: TemporalAddress = None,
-    namespace: Namespace = None,
-) -> None:
-    """Delete a machine: drain, then VM, NIC and disks; the workflow ends when nothing is left."""
-    from cli.machine.waiting import wait_deleted
-
-    settings = _client_settings(temporal_address, namespace)
-
-    async def main() -> None:
-        client, wf_id = await _find_machine(settings, name, resource_group)
-        await machines.request_delete(client, wf_id, force=force)
-        console.print(Text(f"deletion requested for {wf_id}"))
-        if wait:
-            await wait_deleted(client, wf_id, console)
-
-    run_friendly(main)
-
-
+app.command()(describe)
+app.command()(delete)
 app.command("codec-server")(codec_server)
 
 

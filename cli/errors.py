@@ -13,7 +13,7 @@ from cli.machines import MachineError
 from cli.processes import StackError
 from cli.spec_file import SpecError
 from codec.aes_gcm import UndecodablePayloadError
-from workers.settings import SettingsError
+from workers.settings import Settings, SettingsError, load_settings
 
 T = TypeVar("T")
 # The message may hold a file name, a machine name or Azure's text: printed as Text, never as markup.
@@ -27,6 +27,14 @@ USER_ERRORS: tuple[type[Exception], ...] = (SettingsError, SpecError, StackError
 def fail(message: str, code: int = 1) -> NoReturn:
     stderr.print(Text.assemble(("error:", "bold red"), " ", message))
     raise typer.Exit(code)
+
+
+def settings_or_exit(**flags: object) -> Settings:
+    """The settings from the environment and these flags (None: not given); a refused one is one line and exit 1."""
+    try:
+        return load_settings(**flags)
+    except SettingsError as error:
+        fail(str(error))
 
 
 def note(message: str) -> None:

@@ -5,9 +5,10 @@ Names, messages and Azure's text are user or Azure data: they go into rich only 
 a markup string, so `[/x]` or `[bold]` in them is printed as it is.
 """
 
+import sys
 from datetime import UTC, datetime
 
-from rich.console import Group
+from rich.console import Console, Group
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
@@ -16,6 +17,10 @@ from cli.machines import AbandonedMachine, MachineRow
 from models.inventory import Inventory
 from models.pool import PoolStatus, flat_settings
 from models.status import MachineStatus
+
+# The commands' output. Logs and CI keep whole lines: without a terminal, rich would wrap at 80 columns. No markup
+# or emoji codes in plain strings: names and messages are printed as they are (rich renderables style the rest).
+console = Console(highlight=False, markup=False, emoji=False, width=None if sys.stdout.isatty() else 160)
 
 ABANDONED = "Abandoned"
 

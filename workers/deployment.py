@@ -7,6 +7,7 @@ with (workflows/ and models/). docs/upgrades.md is the operator's path.
 """
 
 import asyncio
+import functools
 import hashlib
 import logging
 from importlib import metadata
@@ -62,6 +63,7 @@ def package_version() -> str:
         return "0+checkout"
 
 
+@functools.cache  # the code does not change under a running process: read and hashed once
 def build_id() -> str:
     """`<package version>-<12 hex digits of the workflow code>`: two different codes never share one."""
     return f"{package_version()}-{code_digest(*workflow_packages())[:12]}"

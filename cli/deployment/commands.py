@@ -7,14 +7,12 @@ wakes idle ones, a run creating or deleting finishes first), so the old workers 
 
 import asyncio
 import time
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
+from cli.errors import settings_or_exit
 from cli.options import HELP_MARKUP, Namespace, TemporalAddress
-
-if TYPE_CHECKING:  # the SDKs load only when a command runs (cli/commands.py)
-    from workers.settings import Settings
 
 deployment_app = typer.Typer(help="Worker Versioning: the versions of the azmc Worker Deployment.",
                              no_args_is_help=True, rich_markup_mode=HELP_MARKUP)
@@ -32,7 +30,8 @@ def status(
     from workers.connect import connect
     from workers.deployment import build_id, current_build, describe, unversioned_runs, versions
 
-    settings = _settings(temporal_address, namespace, deployment)
+    settings = settings_or_exit(temporal_address=temporal_address, temporal_namespace=namespace,
+                                deployment_name=deployment)
 
     async def main() -> None:
         client = await connect(settings)
@@ -76,7 +75,8 @@ def promote(
         unversioned_runs,
     )
 
-    settings = _settings(temporal_address, namespace, deployment)
+    settings = settings_or_exit(temporal_address=temporal_address, temporal_namespace=namespace,
+                                deployment_name=deployment)
     target = build or build_id()
 
     async def main() -> None:
@@ -107,12 +107,3 @@ def promote(
 
     run_friendly(main)
 
-
-def _settings(address: str | None, namespace: str | None, deployment: str | None) -> "Settings":
-    from cli.errors import fail
-    from workers.settings import SettingsError, load_settings
-
-    try:
-        return load_settings(temporal_address=address, temporal_namespace=namespace, deployment_name=deployment)
-    except SettingsError as error:
-        fail(str(error))

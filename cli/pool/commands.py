@@ -5,7 +5,6 @@ calls on it) and cli/pool/table.py or cli/render.py (output).
 """
 
 import asyncio
-import sys
 from collections.abc import Awaitable, Callable
 from typing import Annotated
 
@@ -15,35 +14,26 @@ from rich.text import Text
 from temporalio.client import Client, WorkflowExecutionStatus
 
 from cli import pool_workflow
-from cli.errors import fail, run_friendly
+from cli.errors import run_friendly, settings_or_exit
 from cli.options import HELP_MARKUP, Namespace, ResourceGroup, TemporalAddress
 from cli.pool.lookup import list_pools, pool_ref, resolve
 from cli.pool.table import pools_table
 from cli.pool_workflow import PoolError
-from cli.render import pool_view
+from cli.render import console, pool_view
 from models.pool import PoolSpec, PoolStatus
 from workers.connect import connect
-from workers.settings import Settings, SettingsError, load_settings
+from workers.settings import Settings
 
 pool_app = typer.Typer(help="MachinePools: N identical machines, rolled out and healed by one workflow.",
                        no_args_is_help=True, rich_markup_mode=HELP_MARKUP)
 PoolName = Annotated[str, typer.Argument(help="NAME, RESOURCE_GROUP/NAME or the workflow id pool/RG/NAME")]
-# As cli/commands.py's: whole lines without a terminal, and names printed as text, never markup.
-console = Console(highlight=False, markup=False, emoji=False, width=None if sys.stdout.isatty() else 160)
-
-
-def _settings(address: str | None, namespace: str | None) -> Settings:
-    try:
-        return load_settings(temporal_address=address, temporal_namespace=namespace)
-    except SettingsError as error:
-        fail(str(error))
 
 
 def _on_pool(name: str, resource_group: str, address: str | None, namespace: str | None,
              act: Callable[[Client, str], Awaitable[None]]) -> None:
     """Run `act` with a client and the named pool's workflow id; a name that is not valid is refused before
     connecting, and every error is one line (run_friendly)."""
-    settings = _settings(address, namespace)
+    settings = settings_or_exit(temporal_address=address, temporal_namespace=namespace)
 
     async def main() -> None:
         pool_ref(name, resource_group)
@@ -68,7 +58,7 @@ def get(
     namespace: Namespace = None,
 ) -> None:
     """List pools: desired/ready/updated/available machines, revision, rollout phase."""
-    settings = _settings(temporal_address, namespace)
+    settings = settings_or_exit(temporal_address=temporal_address, temporal_namespace=namespace)
 
     async def main() -> None:
         rows = await list_pools(await connect(settings), include_closed=all_)

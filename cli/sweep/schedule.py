@@ -24,17 +24,13 @@ def ensure(
         int | None, typer.Option(help="safety cap per sweep [env AZMC_MAX_ORPHAN_DELETIONS, default 20]")] = None,
 ) -> None:
     """Create the schedule, or bring it to these settings (an operator's pause is kept)."""
-    from cli.errors import fail, run_friendly
+    from cli.errors import run_friendly, settings_or_exit
     from workers.connect import connect
-    from workers.settings import SettingsError, load_settings
     from workers.sweep_schedule import ensure_sweep_schedule
 
-    try:
-        settings = load_settings(temporal_address=temporal_address, temporal_namespace=namespace,
-                                 sweep_interval=sweep_interval, orphan_grace=orphan_grace,
-                                 max_orphan_deletions=max_orphan_deletions)
-    except SettingsError as error:
-        fail(str(error))
+    settings = settings_or_exit(temporal_address=temporal_address, temporal_namespace=namespace,
+                                sweep_interval=sweep_interval, orphan_grace=orphan_grace,
+                                max_orphan_deletions=max_orphan_deletions)
 
     async def main() -> None:
         done = await ensure_sweep_schedule(await connect(settings), settings)
