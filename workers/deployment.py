@@ -187,9 +187,10 @@ UNVERSIONED_LEFT = ("runs begun before Worker Versioning remain, which would rep
 
 async def unversioned_runs(client: Client) -> int:
     """Open machines, pools and memories begun before Worker Versioning: the first versioned release replays them
-    when they wake (they move to the current version), a later one cannot (docs/upgrades.md)."""
+    when they wake (they move to the current version), a later one cannot (docs/upgrades.md). An unversioned
+    worker ran a task of each (BuildIds); a run started while no version was current has run nothing yet."""
     query = (f'ExecutionStatus = "Running" AND WorkflowType IN ({", ".join(repr(t) for t in UPGRADABLE_TYPES)}) '
-             'AND TemporalWorkerDeploymentVersion IS NULL')
+             'AND TemporalWorkerDeploymentVersion IS NULL AND BuildIds IS NOT NULL')
     return (await client.count_workflows(query)).count
 
 

@@ -95,7 +95,10 @@ async def test_a_new_installation_takes_work_at_once_and_a_deploy_waits_for_the_
         return load_settings(deployment_name=name, make_current=make_current)
 
     async with worker(client, name, "one"):
+        # Started before any version is current: it waits to run, and does not count as begun unversioned.
+        waiting = await client.start_workflow(Waiting.run, id="pool/rg/early", task_queue=QUEUE)
         assert await activate_if_due(client, settings("first"), "one") == "made version one current"
+        await first_task_done(waiting)  # it runs, on the version made current
         assert current_build(await describe(client, name)) == "one"
         async with worker(client, name, "two"):
             said = await activate_if_due(client, settings("first"), "two")
