@@ -35,12 +35,14 @@ def parse_args(argv: list[str] | None = None) -> EmulatorConfig:
     parser.add_argument("--faults", type=Path, help="JSON/YAML file with fault rules to load at start")
     parser.add_argument("--throttling", action="store_true", help="enforce ARM's subscription rate limits")
     parser.add_argument("--index-lag", type=float, default=0.0, help="Resource Graph index lag (seconds)")
+    parser.add_argument("--boot-seconds", type=float, default=0.0,
+                        help="seconds a VM's guest boots after a (re)start before its agent is Ready")
     parser.add_argument("--subscription", default=SEED_SUBSCRIPTION)
     args = parser.parse_args(argv)
     start = LiveSettings()
     try:
         start.update({"time_scale": args.time_scale, "throttling": args.throttling, "index_lag_s": args.index_lag,
-                      "latency_profile": args.latency_profile})
+                      "latency_profile": args.latency_profile, "boot_seconds": args.boot_seconds})
     except ValueError as exc:
         parser.error(str(exc))
     return EmulatorConfig(host=args.host, port=args.port, subscription=args.subscription, seed=args.seed,

@@ -22,6 +22,9 @@ class LiveSettings:
     latency_profile: str = "instant"
     # Items per list page before a nextLink (ARM pages at 1000; small values let tests page).
     page_size: int = 1000
+    # Emulator seconds a VM's guest boots after creation, start, restart or redeploy: its agent is
+    # Not Ready and its probes fail meanwhile (0: Ready at once).
+    boot_seconds: float = 0.0
 
     def update(self, changes: Any) -> None:
         """Apply `changes` all or nothing; ValueError names the first bad one."""
@@ -53,7 +56,7 @@ def _checked(key: str, value: Any) -> Any:
         if value != int(value) or value < 1:
             raise ValueError("page_size must be a whole number >= 1")
         return int(value)
-    if not math.isfinite(value) or value < 0:  # time_scale, index_lag_s
+    if not math.isfinite(value) or value < 0:  # time_scale, index_lag_s, boot_seconds
         raise ValueError(f"{key} must be a finite number >= 0")
     return float(value)
 

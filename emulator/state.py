@@ -8,10 +8,11 @@ from emulator.capacity import CapacityRegistry
 from emulator.clock import Clock
 from emulator.faults import FaultRegistry
 from emulator.graph_index import GraphIndex
+from emulator.guest_faults import GuestFaults
 from emulator.operations import OperationRegistry
 from emulator.quota import QuotaRegistry
 from emulator.settings import EmulatorConfig, LiveSettings
-from emulator.store import ResourceStore
+from emulator.store import Resource, ResourceStore
 from emulator.throttling import Throttler
 
 
@@ -21,7 +22,8 @@ class EmulatorState:
         self.settings = LiveSettings(**config.start.as_dict())
         self.clock = Clock(self.settings)
         self.graph = GraphIndex(self.clock, self.settings)
-        self.store = ResourceStore(self.graph.record)
+        self.guest_faults = GuestFaults()
+        self.store = ResourceStore(self._changed)
         # Failed requests (4xx/5xx answers) and operations that ended Failed, by "<resourceType>.<verb>".
         self.failed_counts: Counter[str] = Counter()
         self.operations = OperationRegistry(self.clock, self.failed_counts)
@@ -33,12 +35,18 @@ class EmulatorState:
         # Private IPs handed out per subnet (key: lower subnet id).
         self.next_ip: dict[str, int] = {}
 
+    def _changed(self, key: str, resource: Resource | None) -> None:
+        self.graph.record(key, resource)
+        self.guest_faults.on_change(key, resource)
+
     async def reset(self) -> None:
-        """Back to the start-up state: no resources, faults, capacity or quota entries, or counts; start settings."""
+        """Back to the start-up state: no resources, faults (guest faults too), capacity or quota entries,
+        or counts; start settings."""
         await self.operations.cancel_all()
         self.store.clear()
         self.graph.clear()
         self.faults.clear()
+        self.guest_faults.clear()
         self.capacity.clear()
         self.quotas.clear()
         self.throttler.clear()

@@ -39,6 +39,7 @@ from emulator.backends.vm_model import (
     os_type,
 )
 from emulator.backends.vm_nics import attach_nics, attached_nics, nic_delete_option, validate_nic_refs
+from emulator.guest import start_boot
 from emulator.latency import duration
 from emulator.state import EmulatorState
 from emulator.store import Resource
@@ -194,6 +195,7 @@ class VirtualMachinesBackend:
         vm.properties["provisioningState"] = "Succeeded"
         if vm.extra.get("power") in (None, "starting"):
             vm.extra["power"] = "running"
+            start_boot(vm, self.state)
         vm.extra.pop("failed", None)
         self.state.store.changed(vm)
         for nic in attached_nics(self.state, vm):

@@ -1,9 +1,10 @@
-"""The VM instance view: provisioning and power state as Azure's status codes."""
+"""The VM instance view: provisioning and power state as Azure's status codes, and the VM agent."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from emulator.guest import vm_agent
 from emulator.power_text import POWER_TEXT
 from emulator.state import EmulatorState
 from emulator.store import Resource
@@ -37,13 +38,6 @@ def instance_view(vm: Resource, state: EmulatorState) -> dict[str, Any]:
         "computerName": profile.get("computerName", vm.name),
         "osName": "Windows" if "windowsConfiguration" in profile else "ubuntu",
         "osVersion": "",
-        "vmAgent": {
-            "vmAgentVersion": "2.7.41491.1102",
-            "statuses": [{"code": "ProvisioningState/succeeded", "level": "Info",
-                          "displayStatus": "Ready", "message": "GuestAgent is running and accepting new "
-                          "configurations.", "time": now}],
-            "extensionHandlers": [],
-        },
         "hyperVGeneration": "V2",
         "disks": [
             {"name": d["name"], "statuses": [{"code": "ProvisioningState/succeeded", "level": "Info",
@@ -53,4 +47,7 @@ def instance_view(vm: Resource, state: EmulatorState) -> dict[str, Any]:
         "bootDiagnostics": {},
         "statuses": statuses,
     }
+    agent = vm_agent(vm, state)
+    if agent is not None:  # Azure omits it for a VM that is not running or starting
+        view["vmAgent"] = agent
     return view

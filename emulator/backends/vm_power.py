@@ -17,6 +17,7 @@ from emulator.backends.virtual_machines import VM_TYPE, VirtualMachinesBackend
 from emulator.backends.vm_allocation import check as check_allocation
 from emulator.backends.vm_allocation import holds_allocation, request_for
 from emulator.capacity import SPOT_PRIORITIES
+from emulator.guest import start_boot
 from emulator.state import EmulatorState
 
 # verb -> (transitional power state, final power state)
@@ -49,6 +50,8 @@ class VmPowerBackend:
             if allocation_error is not None:
                 raise allocation_error
             vm.extra["power"] = final
+            if verb == "start":
+                start_boot(vm, self.state)
             vm.properties["provisioningState"] = "Succeeded"
             vm.extra.pop("error", None)
             vm.extra.pop("failed", None)

@@ -40,8 +40,9 @@ def test_resources_show_attachments_and_requests_are_counted(emulator: EmulatorH
 
 
 def test_settings_change_live_and_reset_restores_everything(emulator: EmulatorHandle) -> None:
-    changed = emulator.settings(time_scale=0.5, throttling=True, index_lag_s=3, latency_profile="realistic")
-    assert changed["time_scale"] == 0.5 and changed["latency_profile"] == "realistic"
+    changed = emulator.settings(time_scale=0.5, throttling=True, index_lag_s=3, latency_profile="realistic",
+                                boot_seconds=30)
+    assert changed["time_scale"] == 0.5 and changed["latency_profile"] == "realistic" and changed["boot_seconds"] == 30
     with pytest.raises(urllib.error.HTTPError):
         emulator.settings(latency_profile="glacial")
     emulator.add_fault("virtualMachines.put")
@@ -52,7 +53,7 @@ def test_settings_change_live_and_reset_restores_everything(emulator: EmulatorHa
     clients.close()
     emulator.reset()
     assert emulator.settings() == {"time_scale": 0.0, "throttling": False, "index_lag_s": 0.0,
-                                   "latency_profile": "instant", "page_size": 1000}
+                                   "latency_profile": "instant", "page_size": 1000, "boot_seconds": 0.0}
     assert emulator.faults() == [] and emulator.capacity() == [] and emulator.quotas() == []
     assert emulator.requests() == {"total": 0, "by_operation": {}, "failed_by_operation": {}}
     assert len(emulator.resources()) == 3
