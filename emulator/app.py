@@ -16,6 +16,7 @@ from emulator.faults import load_file
 from emulator.handlers import (
     control,
     control_capacity,
+    control_guest,
     disks,
     generic_resources,
     network_interfaces,
@@ -132,6 +133,7 @@ def build_app(config: EmulatorConfig) -> web.Application:
             state.faults.add_raw(raw)
     control.add_routes(app)
     control_capacity.add_routes(app, backends)
+    control_guest.add_routes(app, backends)
     app.router.add_route("*", "/{tail:.*}", dispatch)
 
     async def on_startup(_: web.Application) -> None:

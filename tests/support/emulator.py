@@ -102,6 +102,19 @@ class EmulatorHandle:
     def clear_quota(self, entry_id: str | None = None) -> None:
         self._call("DELETE", f"/_emulator/quota/{entry_id}" if entry_id else "/_emulator/quota")
 
+    def add_guest_fault(self, name: str, fault: str, resource_group: str | None = None) -> dict[str, Any]:
+        """Break VM `name`'s guest ("hang", "boot_failure", "kernel_panic", "host_failure"): its record
+        `{"id", "name", "resource_group", "fault", "created"}`."""
+        return self._call("POST", "/_emulator/guest-faults",
+                          {"name": name, "fault": fault, "resource_group": resource_group})
+
+    def guest_faults(self) -> list[dict[str, Any]]:
+        return self._call("GET", "/_emulator/guest-faults")["value"]
+
+    def clear_guest_faults(self, fault_id: str | None = None) -> None:
+        """One guest fault, or all of them."""
+        self._call("DELETE", f"/_emulator/guest-faults/{fault_id}" if fault_id else "/_emulator/guest-faults")
+
     def reset(self) -> None:
         self._call("POST", "/_emulator/reset")
 

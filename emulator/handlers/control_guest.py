@@ -1,0 +1,48 @@
+"""Control API for VM guests: guest faults (`/_emulator/guest-faults`) and the probe endpoint through which
+the worker's probes reach a VM's guest on the dev stack (`/_emulator/guest/{ip}/...`)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from aiohttp import web
+
+from emulator.backends.registry import Backends
+from emulator.backends.virtual_machines import VM_TYPE
+from emulator.guest_faults import parse
+from emulator.handlers.routing import read_json
+
+
+def _json(body: Any, status: int = 200) -> web.Response:
+    return web.Response(status=status, body=json.dumps(body).encode(), content_type="application/json")
+
+
+def add_routes(app: web.Application, backends: Backends) -> None:
+    state = backends.state
+
+    async def add(request: web.Request) -> web.Response:
+        try:
+            name, fault, group = parse(await read_json(request))
+        except ValueError as exc:
+            return _json({"error": {"code": "InvalidGuestFault", "message": str(exc)}}, 400)
+        record = state.guest_faults.add(name, fault, group, state.clock.utc_iso(), state.store.of_type(VM_TYPE))
+        return _json(record.record(), 201)
+
+    async def listed(_: web.Request) -> web.Response:
+        return _json({"value": state.guest_faults.list()})
+
+    async def clear(_: web.Request) -> web.Response:
+        state.guest_faults.clear()
+        return web.Response(status=204)
+
+    async def remove(request: web.Request) -> web.Response:
+        if state.guest_faults.remove(request.match_info["fault_id"]):
+            return web.Response(status=204)
+        return _json({"error": {"code": "NotFound",
+                                "message": f"No guest fault {request.match_info['fault_id']!r}."}}, 404)
+
+    app.router.add_post("/_emulator/guest-faults", add)
+    app.router.add_get("/_emulator/guest-faults", listed)
+    app.router.add_delete("/_emulator/guest-faults", clear)
+    app.router.add_delete("/_emulator/guest-faults/{fault_id}", remove)
