@@ -8,6 +8,8 @@ _REALISTIC: dict[str, float] = {
     "virtualMachines.powerOff": 15.0,
     "virtualMachines.deallocate": 30.0,
     "virtualMachines.start": 20.0,
+    "virtualMachines.restart": 30.0,
+    "virtualMachines.redeploy": 120.0,
     "networkInterfaces.put": 2.0,
     "networkInterfaces.delete": 2.0,
     "disks.put": 3.0,

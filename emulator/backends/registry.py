@@ -10,6 +10,7 @@ from emulator.backends.resource_groups import ResourceGroupsBackend
 from emulator.backends.virtual_machines import VirtualMachinesBackend
 from emulator.backends.virtual_networks import VirtualNetworksBackend
 from emulator.backends.vm_power import VmPowerBackend
+from emulator.backends.vm_repair import VmRepairBackend
 from emulator.state import EmulatorState
 
 
@@ -22,6 +23,7 @@ class Backends:
     disks: DisksBackend
     vms: VirtualMachinesBackend
     vm_power: VmPowerBackend
+    vm_repair: VmRepairBackend
 
     @classmethod
     def create(cls, state: EmulatorState) -> Backends:
@@ -29,4 +31,4 @@ class Backends:
         disks = DisksBackend(state)
         vms = VirtualMachinesBackend(state, nics, disks)
         return cls(state, ResourceGroupsBackend(state), VirtualNetworksBackend(state), nics, disks, vms,
-                   VmPowerBackend(state, vms))
+                   VmPowerBackend(state, vms), VmRepairBackend(state))

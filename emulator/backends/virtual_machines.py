@@ -36,6 +36,7 @@ from emulator.backends.vm_model import (
     check_immutable,
     default_os_profile,
     merge_update,
+    new_host,
     os_type,
 )
 from emulator.backends.vm_nics import attach_nics, attached_nics, nic_delete_option, validate_nic_refs
@@ -175,7 +176,7 @@ class VirtualMachinesBackend:
         version = int(existing.extra.get("version", 0)) + 1 if existing else 1
         body["etag"] = f'"{version}"'
         vm = Resource(VM_TYPE, scope.subscription, scope.resource_group, body,
-                      extra=dict(existing.extra) if existing else {"power": "starting"})
+                      extra=dict(existing.extra) if existing else {"power": "starting", "host": new_host()})
         vm.extra.pop("error", None)
         vm.extra["version"] = version
         store_bootstrap(vm, bootstrap)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import uuid
 from typing import Any
 
 from emulator import errors
@@ -15,6 +16,11 @@ SECRETS = ("adminPassword", "customData")
 _READ_ONLY = ("vmId", "provisioningState", "timeCreated", "instanceView")
 # Fixed at creation: Azure answers 409 PropertyChangeNotAllowed to a change.
 _IMMUTABLE = (("storageProfile", "imageReference"), ("osProfile", "computerName"), ("osProfile", "adminUsername"))
+
+
+def new_host() -> str:
+    """An id for the physical host a VM runs on (emulator bookkeeping: Azure does not show it)."""
+    return f"host-{uuid.uuid4().hex[:12]}"
 
 
 def os_type(props: dict[str, Any]) -> str:

@@ -66,6 +66,7 @@ def describe(resource: Resource, backends: Backends) -> dict[str, Any]:
         out["vmSize"] = (props.get("hardwareProfile") or {}).get("vmSize")
         out["zones"] = resource.body.get("zones") or []
         out["priority"] = priority_of(props)
+        out["host"] = resource.extra.get("host")
         out.update(bootstrap_digests(resource))
     if resource.type.lower() == "microsoft.network/networkinterfaces":
         held = backends.nics.reservation(resource)

@@ -1,4 +1,4 @@
-"""HTTP: virtual machines, their instance view and power operations."""
+"""HTTP: virtual machines, their instance view, power operations, restart and redeploy."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from aiohttp import web
 
 from emulator.arm_rules.conditions import check_conditions
 from emulator.backends.virtual_machines import VM_TYPE
+from emulator.backends.vm_repair import REPAIRS
 from emulator.handlers.responses import json_response, list_response, outcome_response
 from emulator.handlers.routing import COMPUTE, Call, Handler, Route, route
 
@@ -60,6 +61,13 @@ def _power(verb: str) -> Handler:
     return handler
 
 
+def _repair(verb: str) -> Handler:
+    async def handler(call: Call) -> web.StreamResponse:
+        return outcome_response(call, call.backends.vm_repair.repair(call.scope, call.params["name"], verb))
+
+    return handler
+
+
 def routes() -> list[Route]:
     return [
         route("PUT", VM, "virtualMachines", "put", put),
@@ -73,4 +81,5 @@ def routes() -> list[Route]:
               list_by_location),
         *[route("POST", f"{VM}/{verb}", "virtualMachines", verb, _power(verb))
           for verb in ("powerOff", "deallocate", "start")],
+        *[route("POST", f"{VM}/{verb}", "virtualMachines", verb, _repair(verb)) for verb in REPAIRS],
     ]

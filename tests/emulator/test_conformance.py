@@ -8,6 +8,7 @@ and name the Azure feature the emulator does not model.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -63,8 +64,9 @@ CASES = [
          RG + "/Microsoft.Compute/virtualMachines/{vmName}/instanceView", before="vm"),
     Case("compute/VirtualMachine_ListBySubscription_ByLocation.json", "GET",
          SUB + "/providers/Microsoft.Compute/locations/{location}/virtualMachines", before="list"),
-    Case("compute/VirtualMachine_PowerOff_MinimumSet_Gen.json", "POST",
-         RG + "/Microsoft.Compute/virtualMachines/{vmName}/powerOff", before="vm"),
+    *[Case(f"compute/VirtualMachine_{verb}_{n}_Gen.json", "POST",
+           RG + f"/Microsoft.Compute/virtualMachines/{{vmName}}/{verb[0].lower()}{verb[1:]}", before="vm")
+      for verb, n in (("PowerOff", "MinimumSet"), ("Restart", "MinimumSet"), ("Redeploy", "MaximumSet"))],
     Case("network/NetworkInterfaceCreate.json", "PUT",
          RG + "/Microsoft.Network/networkInterfaces/{networkInterfaceName}", "parameters"),
     Case("network/NetworkInterfaceDelete.json", "DELETE",
@@ -125,7 +127,7 @@ def prepare(handle: EmulatorHandle, case: Case, example: dict[str, Any], path: s
             setup.group(handle, item["id"].split("/")[4])
             setup.like_example(handle, item["id"], item)
     elif case.before == "vm":
-        setup.minimal_vm(handle, path.split("/instanceView")[0].split("/powerOff")[0])
+        setup.minimal_vm(handle, re.sub(r"/(instanceView|powerOff|restart|redeploy)$", "", path))
     elif case.before == "disk":
         setup.disk(handle, path)
     elif case.before == "nic":

@@ -1,0 +1,54 @@
+"""`restart` and `redeploy`: the repairs Azure offers a running VM, as long-running operations.
+
+Both reboot the guest (a new boot, `guest.py`). A restart keeps the host; a redeploy moves the VM to a new
+host with the same id, vmId, NICs and disks. Each clears the guest faults it would clear on Azure
+(`guest_faults.py`): a kernel panic goes with either, a host failure only with a redeploy.
+"""
+
+from __future__ import annotations
+
+from emulator import errors
+from emulator.arm_ids import Scope
+from emulator.backends.common import ensure_idle, get_existing, start_operation
+from emulator.backends.outcome import Outcome
+from emulator.backends.vm_model import VM_TYPE, new_host
+from emulator.guest import start_boot
+from emulator.state import EmulatorState
+
+REPAIRS = ("restart", "redeploy")
+# Compute's answer to a restart of a VM that is not running (stopped or deallocated).
+NOT_RUNNING = "The operation requires the VM to be running (or set to run)."
+
+
+class VmRepairBackend:
+    def __init__(self, state: EmulatorState) -> None:
+        self.state = state
+
+    def repair(self, scope: Scope, name: str, verb: str) -> Outcome:
+        vm = get_existing(self.state, scope, VM_TYPE, name)
+        ensure_idle(self.state, vm.id)
+        if vm.extra.get("power") != "running":
+            raise errors.ArmError(409, "OperationNotAllowed", NOT_RUNNING)
+        vm.extra["power"] = "starting"  # the guest goes down and comes up again: its agent is Not Ready
+        vm.properties["provisioningState"] = "Updating"
+        self.state.store.changed(vm)
+
+        async def work() -> None:
+            if verb == "redeploy":
+                vm.extra["host"] = new_host()
+            self.state.guest_faults.repaired(vm, verb)
+            vm.extra["power"] = "running"
+            start_boot(vm, self.state)
+            vm.properties["provisioningState"] = "Succeeded"
+            vm.extra.pop("error", None)
+            vm.extra.pop("failed", None)
+            self.state.store.changed(vm)
+
+        def failed(error: errors.ArmError) -> None:
+            """As a failed start: the VM is left Failed with the error in its instance view, still running."""
+            vm.extra["power"] = "running"
+            vm.properties["provisioningState"] = "Failed"
+            vm.extra["error"] = error
+            self.state.store.changed(vm)
+
+        return Outcome(202, None, start_operation(self.state, vm, f"virtualMachines.{verb}", work, failed))
