@@ -57,3 +57,32 @@ def vm_agent(vm: Resource, state: EmulatorState) -> dict[str, Any] | None:
         status = {"code": "ProvisioningState/Unavailable", "level": "Warning", "displayStatus": "Not Ready",
                   "message": _UNRESPONSIVE if agent == "unresponsive" else _BOOTING, "time": now}
     return {"vmAgentVersion": AGENT_VERSION, "statuses": [status], "extensionHandlers": []}
+
+
+def vm_at(state: EmulatorState, private_ip: str) -> Resource | None:
+    """The VM holding a NIC with that private IP (the first, should two subnets hand out the same one)."""
+    for nic in state.store.of_type("Microsoft.Network/networkInterfaces"):
+        addresses = {(c.get("properties") or {}).get("privateIPAddress")
+                     for c in nic.properties.get("ipConfigurations", [])}
+        owner = (nic.properties.get("virtualMachine") or {}).get("id")
+        if private_ip in addresses and owner:
+            vm = state.store.get(owner)
+            if vm is not None:
+                return vm
+    return None
+
+
+def probe(state: EmulatorState, private_ip: str) -> str | None:
+    """Why a probe of the guest at `private_ip` fails, or None when the guest answers."""
+    vm = vm_at(state, private_ip)
+    if vm is None:
+        return f"no VM holds a NIC with private IP {private_ip}"
+    power = vm.extra.get("power")
+    if power != "running":
+        return f"VM {vm.name} is not running (power state {power or 'none'})"
+    faults = sorted({fault.fault for fault in state.guest_faults.of(vm)})
+    if faults:
+        return f"VM {vm.name}'s guest has a fault: {', '.join(faults)}"
+    if not booted(vm, state):
+        return f"VM {vm.name} is still booting"
+    return None

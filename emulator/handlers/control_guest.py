@@ -10,6 +10,7 @@ from aiohttp import web
 
 from emulator.backends.registry import Backends
 from emulator.backends.virtual_machines import VM_TYPE
+from emulator.guest import probe
 from emulator.guest_faults import parse
 from emulator.handlers.routing import read_json
 
@@ -42,6 +43,18 @@ def add_routes(app: web.Application, backends: Backends) -> None:
         return _json({"error": {"code": "NotFound",
                                 "message": f"No guest fault {request.match_info['fault_id']!r}."}}, 404)
 
+    async def probed(request: web.Request) -> web.Response:
+        """A TCP connect or HTTP GET to the guest, answered for it: 200 `{"up": true}` or 503 with why not.
+        (The protocol, port and path are checked for shape only: the emulated guest listens everywhere.)"""
+        port = request.match_info["port"]
+        if not port.isdigit() or not 1 <= int(port) <= 65535:
+            return _json({"error": {"code": "InvalidPort", "message": f"port must be 1-65535, not {port!r}"}}, 400)
+        reason = probe(state, request.match_info["ip"])
+        return _json({"up": True}) if reason is None else _json({"up": False, "reason": reason}, 503)
+
+    app.router.add_get("/_emulator/guest/{ip}/tcp/{port}", probed)
+    app.router.add_get("/_emulator/guest/{ip}/http/{port}", probed)
+    app.router.add_get("/_emulator/guest/{ip}/http/{port}/{path:.*}", probed)
     app.router.add_post("/_emulator/guest-faults", add)
     app.router.add_get("/_emulator/guest-faults", listed)
     app.router.add_delete("/_emulator/guest-faults", clear)
