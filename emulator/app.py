@@ -17,12 +17,14 @@ from emulator.handlers import (
     control,
     control_capacity,
     control_guest,
+    control_health,
     disks,
     generic_resources,
     network_interfaces,
     operations,
     resource_graph,
     resource_groups,
+    resource_health,
     virtual_machines,
     virtual_networks,
 )
@@ -45,6 +47,7 @@ def build_router() -> Router:
         *network_interfaces.routes(),
         *disks.routes(),
         *virtual_machines.routes(),
+        *resource_health.routes(),
         *resource_graph.routes(),
         *generic_resources.routes(),
     ])
@@ -134,6 +137,7 @@ def build_app(config: EmulatorConfig) -> web.Application:
     control.add_routes(app)
     control_capacity.add_routes(app, backends)
     control_guest.add_routes(app, backends)
+    control_health.add_routes(app, backends)
     app.router.add_route("*", "/{tail:.*}", dispatch)
 
     async def on_startup(_: web.Application) -> None:

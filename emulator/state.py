@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from emulator import resource_health
 from emulator.capacity import CapacityRegistry
 from emulator.clock import Clock
 from emulator.faults import FaultRegistry
@@ -23,6 +24,8 @@ class EmulatorState:
         self.clock = Clock(self.settings)
         self.graph = GraphIndex(self.clock, self.settings)
         self.guest_faults = GuestFaults()
+        # Resource Health states forced through the control API, the latest last (it wins).
+        self.forced_health: list[resource_health.Forced] = []
         self.store = ResourceStore(self._changed)
         # Failed requests (4xx/5xx answers) and operations that ended Failed, by "<resourceType>.<verb>".
         self.failed_counts: Counter[str] = Counter()
@@ -36,8 +39,11 @@ class EmulatorState:
         self.next_ip: dict[str, int] = {}
 
     def _changed(self, key: str, resource: Resource | None) -> None:
-        self.graph.record(key, resource)
         self.guest_faults.on_change(key, resource)
+        if resource_health.is_vm(resource):
+            assert resource is not None
+            resource_health.observe(resource, self)
+        self.graph.record(key, resource)
 
     async def reset(self) -> None:
         """Back to the start-up state: no resources, faults (guest faults too), capacity or quota entries,
@@ -47,6 +53,7 @@ class EmulatorState:
         self.graph.clear()
         self.faults.clear()
         self.guest_faults.clear()
+        self.forced_health.clear()
         self.capacity.clear()
         self.quotas.clear()
         self.throttler.clear()

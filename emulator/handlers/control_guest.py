@@ -13,6 +13,7 @@ from emulator.backends.virtual_machines import VM_TYPE
 from emulator.guest import probe
 from emulator.guest_faults import parse
 from emulator.handlers.routing import read_json
+from emulator.resource_health import observe_all
 
 
 def _json(body: Any, status: int = 200) -> web.Response:
@@ -28,6 +29,7 @@ def add_routes(app: web.Application, backends: Backends) -> None:
         except ValueError as exc:
             return _json({"error": {"code": "InvalidGuestFault", "message": str(exc)}}, 400)
         record = state.guest_faults.add(name, fault, group, state.clock.utc_iso(), state.store.of_type(VM_TYPE))
+        observe_all(state)  # a host failure moves Resource Health
         return _json(record.record(), 201)
 
     async def listed(_: web.Request) -> web.Response:
@@ -35,10 +37,12 @@ def add_routes(app: web.Application, backends: Backends) -> None:
 
     async def clear(_: web.Request) -> web.Response:
         state.guest_faults.clear()
+        observe_all(state)
         return web.Response(status=204)
 
     async def remove(request: web.Request) -> web.Response:
         if state.guest_faults.remove(request.match_info["fault_id"]):
+            observe_all(state)
             return web.Response(status=204)
         return _json({"error": {"code": "NotFound",
                                 "message": f"No guest fault {request.match_info['fault_id']!r}."}}, 404)
