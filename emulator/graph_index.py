@@ -1,4 +1,5 @@
-"""Resource Graph's view of the store: rows in the graph's shape, visible only after the index lag."""
+"""Resource Graph's view of the store: rows in the graph's shape (tables `resources` and `healthresources`),
+visible only after the index lag."""
 
 from __future__ import annotations
 
@@ -62,22 +63,29 @@ class GraphIndex:
         self._clock = clock
         self._settings = settings
         self._history: dict[str, list[tuple[float, dict[str, Any] | None]]] = {}
+        self._tables: dict[str, str] = {}  # key -> the table its rows belong to
 
     def record(self, key: str, resource: Resource | None) -> None:
         if resource is not None and resource.type.lower() not in _GRAPH_TYPES:
             return
-        if resource is None and key not in self._history:
+        self.record_row("resources", key, graph_row(resource) if resource is not None else None)
+
+    def record_row(self, table: str, key: str, row: dict[str, Any] | None) -> None:
+        """A row of `table` ("resources", "healthresources") changed; None: it is gone."""
+        if row is None and key not in self._history:
             return
         # Rows are copied at change time: a query must not see later in-place edits early.
-        row = copy.deepcopy(graph_row(resource)) if resource is not None else None
         entries = self._history.setdefault(key, [])
-        entries.append((self._clock.now(), row))
+        self._tables[key] = table
+        entries.append((self._clock.now(), copy.deepcopy(row)))
         self._compact(key, entries, self._cutoff())
 
-    def rows(self) -> list[dict[str, Any]]:
+    def rows(self, table: str = "resources") -> list[dict[str, Any]]:
         cutoff = self._cutoff()
         out: list[dict[str, Any]] = []
         for key, entries in list(self._history.items()):
+            if self._tables.get(key) != table:
+                continue
             self._compact(key, entries, cutoff)
             visible = [row for at, row in entries if at <= cutoff]
             if visible and visible[-1] is not None:
@@ -94,6 +102,8 @@ class GraphIndex:
             del entries[: visible - 1]
         if len(entries) == 1 and entries[0][1] is None and entries[0][0] <= cutoff:
             del self._history[key]
+            self._tables.pop(key, None)
 
     def clear(self) -> None:
         self._history.clear()
+        self._tables.clear()

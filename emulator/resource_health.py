@@ -11,12 +11,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from emulator import arm_ids
+from emulator.seed import SEED_TENANT
 from emulator.store import Resource
 
 if TYPE_CHECKING:
     from emulator.state import EmulatorState
 
 STATUS_TYPE = "Microsoft.ResourceHealth/AvailabilityStatuses"
+HEALTH_TABLE = "healthresources"
 AVAILABILITY_STATES = ("Available", "Unavailable", "Degraded", "Unknown")
 _VM_TYPE = "microsoft.compute/virtualmachines"
 # Texts from Microsoft's AvailabilityStatuses examples and VM health annotations.
@@ -85,6 +88,24 @@ def observe(vm: Resource, state: EmulatorState) -> None:
     seen = vm.extra.get("health")
     if seen is None or tuple(seen[0]) != signature:
         vm.extra["health"] = (signature, state.clock.utc_iso())
+        state.graph.record_row(HEALTH_TABLE, status_key(vm.id), graph_row(vm, now))
+
+
+def status_key(vm_key: str) -> str:
+    return arm_ids.key(status_id(vm_key))
+
+
+def graph_row(vm: Resource, now: dict[str, Any]) -> dict[str, Any]:
+    """The VM's row of Resource Graph's `healthresources` table (microsoft.resourcehealth/availabilitystatuses)."""
+    return {
+        "id": status_id(vm.id), "name": "current", "type": STATUS_TYPE.lower(), "tenantId": SEED_TENANT, "kind": "",
+        "location": str(vm.body.get("location", "")).replace(" ", "").lower(),
+        "resourceGroup": vm.resource_group.lower(), "subscriptionId": vm.subscription, "managedBy": "",
+        "sku": None, "plan": None, "tags": {}, "identity": None, "zones": None, "extendedLocation": None,
+        "properties": {"targetResourceId": vm.id, "targetResourceType": "Microsoft.Compute/virtualMachines",
+                       "availabilityState": now["availabilityState"], "occurredTime": vm.extra["health"][1],
+                       "reasonType": now["reasonType"], "context": now["context"], "summary": now["summary"]},
+    }
 
 
 def observe_all(state: EmulatorState) -> None:

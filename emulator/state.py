@@ -43,6 +43,8 @@ class EmulatorState:
         if resource_health.is_vm(resource):
             assert resource is not None
             resource_health.observe(resource, self)
+        elif resource is None:  # a VM's availability status goes with it
+            self.graph.record_row(resource_health.HEALTH_TABLE, resource_health.status_key(key), None)
         self.graph.record(key, resource)
 
     async def reset(self) -> None:

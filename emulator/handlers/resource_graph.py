@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from aiohttp import web
 
 from emulator import resourcegraph as engine
@@ -22,13 +24,16 @@ async def query(call: Call) -> web.StreamResponse:
     text = body.get("query")
     if not isinstance(text, str) or not text.strip():
         return _bad_request("The request must contain a non-empty 'query'.")
-    rows = call.backends.state.graph.rows()
+    graph = call.backends.state.graph
     subscriptions = body.get("subscriptions")
-    if subscriptions:
-        wanted = {s.lower() for s in subscriptions}
-        rows = [r for r in rows if r["subscriptionId"].lower() in wanted]
+    wanted = {s.lower() for s in subscriptions} if subscriptions else None
+
+    def source(table: str) -> list[dict[str, Any]]:
+        rows = graph.rows(table)
+        return rows if wanted is None else [r for r in rows if r["subscriptionId"].lower() in wanted]
+
     try:
-        answer = engine.execute(text, rows, body.get("options") or {})
+        answer = engine.execute(text, source, body.get("options") or {})
     except engine.QueryError as error:
         return json_response(400, error.error_body())
     except RecursionError:  # a chain of thousands of `and`s or `.a.b.c...` members

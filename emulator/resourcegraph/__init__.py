@@ -3,11 +3,12 @@
 `execute(query, rows, options)` returns the body of `POST /providers/Microsoft.ResourceGraph/resources`;
 anything outside the subset raises `QueryError` (the route answers 400 with `error.error_body()`).
 
-Supported: table `Resources`; `where` (`==` `!=` `=~` `!~` `<` `<=` `>` `>=`, `in`/`in~`/`!in`/`!in~`,
-`startswith` `endswith` `contains` `has` `hasprefix` `hassuffix`, their `!` and `_cs` forms, `and`,
-`or`, `not()`), `extend`, `project`, `order by`/`sort by`, `limit`/`take`,
-`summarize count() by ...`, `count`; functions isempty, isnotempty, isnull, isnotnull, bag_keys,
-array_length, tostring, tolower, toupper, strlen, tolong, toint.
+Supported: tables `Resources` and `HealthResources`; `where` (`==` `!=` `=~` `!~` `<` `<=` `>` `>=`,
+`in`/`in~`/`!in`/`!in~`, `startswith` `endswith` `contains` `has` `hasprefix` `hassuffix`, their `!` and
+`_cs` forms, `and`, `or`, `not()`), `extend`, `project`, `order by`/`sort by`, `limit`/`take`,
+`summarize count() by ...`, `count`, `join kind=innerunique|inner|leftouter (<query>) on col` (or
+`on $left.a == $right.b`; clashing right columns get KQL's `1` suffix); functions isempty, isnotempty,
+isnull, isnotnull, bag_keys, array_length, tostring, tolower, toupper, strlen, tolong, toint.
 """
 
 from __future__ import annotations
@@ -17,16 +18,19 @@ from typing import Any
 from .errors import QueryError
 from .paging import page_request, response_body
 from .parser import parse
-from .pipeline import run
+from .pipeline import Source, run
 
 __all__ = ["QueryError", "execute"]
 
 
-def execute(query: str, rows: list[dict[str, Any]], options: dict[str, Any] | None = None) -> dict[str, Any]:
+def execute(query: str, rows: list[dict[str, Any]] | Source, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    """`rows`: the `Resources` rows (no other table has any), or a function from a lower-case table name
+    ("resources", "healthresources") to its rows."""
     if not isinstance(query, str) or not query.strip():
         raise QueryError("the query is empty")
     parsed = parse(query)
-    table = run(parsed, rows)
+    source = rows if callable(rows) else (lambda table: rows if table == "resources" else [])
+    table = run(parsed, source)
     # Paging needs a stable key: Resource Graph pages only id-carrying results without limit/take.
     pageable = not parsed.has_limit and "id" in table.columns
     request = page_request(query, options, has_limit=parsed.has_limit)

@@ -11,6 +11,7 @@ from .syntax import (
     Expr,
     Extend,
     InList,
+    Join,
     Limit,
     Literal,
     Logical,
@@ -27,7 +28,9 @@ from .syntax import (
 )
 from .tokens import Kind, Token, tokenize
 
-TABLES = frozenset({"resources"})
+TABLES = frozenset({"resources", "healthresources"})
+# Join kinds Resource Graph supports that the emulator models (innerunique is KQL's default).
+JOIN_KINDS = frozenset({"innerunique", "inner", "leftouter"})
 _SYMBOL_COMPARISONS = frozenset({"==", "=~", "!=", "!~", "<", "<=", ">", ">="})
 # String operators; each also exists negated (`!contains`) and, in KQL, often as `_cs`.
 _WORD_COMPARISONS = frozenset(
@@ -84,16 +87,59 @@ class _Parser:
     def query(self) -> Query:
         if self.at(Kind.IDENT, "let"):
             raise QueryError("unsupported statement 'let'", "UnsupportedOperator")
+        query = self.tabular()
+        if not self.at(Kind.END):
+            raise QueryError(f"unexpected {self.current.describe()} at position {self.current.start}")
+        return query
+
+    def tabular(self) -> Query:
+        """A table and its operators: the whole query, or a join's right side."""
         table = self.expect(Kind.IDENT).text
         if table.lower() not in TABLES:
-            raise QueryError(f"unsupported table '{table}' (only Resources)", "UnsupportedTable")
+            raise QueryError(f"unsupported table '{table}' (only Resources, HealthResources)", "UnsupportedTable")
         operators: list[Operator] = []
         while self.at(Kind.PIPE):
             self.advance()
             operators.append(self.operator())
-        if not self.at(Kind.END):
-            raise QueryError(f"unexpected {self.current.describe()} at position {self.current.start}")
         return Query(table=table, operators=tuple(operators))
+
+    def join(self) -> Join:
+        kind = "innerunique"
+        if self.at(Kind.IDENT, "kind"):
+            self.advance()
+            self.expect(Kind.OP, "=")
+            kind = self.expect(Kind.IDENT).text.lower()
+            if kind not in JOIN_KINDS:
+                raise QueryError(f"unsupported join kind '{kind}'", "UnsupportedOperator")
+        self.expect(Kind.LPAREN)
+        self.nesting += 1
+        if self.nesting > MAX_NESTING:
+            raise QueryError(f"the query nests parentheses or calls more than {MAX_NESTING} levels deep")
+        right = self.tabular()
+        self.nesting -= 1
+        self.expect(Kind.RPAREN)
+        self.expect(Kind.IDENT, "on")
+        keys = [self.join_key()]
+        while self.at(Kind.COMMA):
+            self.advance()
+            keys.append(self.join_key())
+        return Join(kind, right, tuple(keys))
+
+    def join_key(self) -> tuple[str, str]:
+        """`col` (the same name on both sides) or `$left.a == $right.b` (either order)."""
+        if not self.current.text.startswith("$"):
+            name = self.expect(Kind.IDENT).text
+            return name, name
+        sides = {}
+        for position in range(2):
+            side = self.expect(Kind.IDENT).text.lower()
+            if side not in ("$left", "$right") or side in sides:
+                raise QueryError(f"expected $left.<column> == $right.<column> in join, found '{side}'")
+            self.expect(Kind.DOT)
+            sides[side] = self.expect(Kind.IDENT).text
+            if position == 0:
+                self.expect(Kind.OP, "==")
+        return sides["$left"], sides["$right"]
 
     def operator(self) -> Operator:
         name = self.operator_name()
@@ -115,6 +161,8 @@ class _Parser:
             return self.summarize()
         if name == "count":
             return CountRows()
+        if name == "join":
+            return self.join()
         raise QueryError(f"unsupported operator '{name}'", "UnsupportedOperator")
 
     def operator_name(self) -> str:

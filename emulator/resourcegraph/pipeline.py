@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cmp_to_key
 from typing import Any
@@ -12,6 +14,7 @@ from .schema import RESOURCE_COLUMNS
 from .syntax import (
     CountRows,
     Extend,
+    Join,
     Limit,
     NamedExpr,
     Operator,
@@ -31,13 +34,61 @@ class Table:
     rows: list[Row]
 
 
-def run(query: Query, resources: list[Row]) -> Table:
+# The rows of a table by its lower-case name ("resources", "healthresources").
+Source = Callable[[str], list[Row]]
+
+
+def run(query: Query, source: Source) -> Table:
     # The index has no inherent order; sorting by id keeps pages stable between requests.
-    rows = sorted(resources, key=lambda row: to_text(row.get("id")).lower())
+    rows = sorted(source(query.table.lower()), key=lambda row: to_text(row.get("id")).lower())
     table = Table(list(RESOURCE_COLUMNS), [{name: row.get(name) for name in RESOURCE_COLUMNS} for row in rows])
     for operator in query.operators:
-        table = _apply(operator, table)
+        table = _join(operator, table, run(operator.right, source)) if isinstance(operator, Join) \
+            else _apply(operator, table)
     return table
+
+
+def _join(join: Join, left: Table, right: Table) -> Table:
+    """KQL's join: the right side's columns follow the left's, a clashing name taking the first free
+    numeric suffix (`id1`, `name1`, the key itself too); null keys never match."""
+    for left_column, right_column in join.keys:
+        for column, table in ((left_column, left), (right_column, right)):
+            if column not in table.columns:
+                raise QueryError(f"join: failed to resolve column '{column}'")
+    taken = set(left.columns)
+    renamed: dict[str, str] = {}
+    for column in right.columns:
+        name, suffix = column, 1
+        while name in taken:
+            name, suffix = f"{column}{suffix}", suffix + 1
+        renamed[column] = name
+        taken.add(name)
+    matches: dict[tuple[str, ...], list[Row]] = {}
+    for row in right.rows:
+        key = _join_key(row, [r for _, r in join.keys])
+        if key is not None:
+            matches.setdefault(key, []).append(row)
+    rows: list[Row] = []
+    seen: set[tuple[str, ...]] = set()
+    for row in left.rows:
+        key = _join_key(row, [left_key for left_key, _ in join.keys])
+        if join.kind == "innerunique" and key is not None:
+            if key in seen:
+                continue  # innerunique keeps one left row per key
+            seen.add(key)
+        found = matches.get(key, []) if key is not None else []
+        for match in found:
+            rows.append({**row, **{renamed[c]: match.get(c) for c in right.columns}})
+        if not found and join.kind == "leftouter":
+            rows.append({**row, **{renamed[c]: None for c in right.columns}})
+    return Table(left.columns + [renamed[c] for c in right.columns], rows)
+
+
+def _join_key(row: Row, columns: list[str]) -> tuple[str, ...] | None:
+    values = [row.get(column) for column in columns]
+    if any(value is None for value in values):
+        return None
+    return tuple(json.dumps(value, sort_keys=True) for value in values)
 
 
 def _apply(operator: Operator, table: Table) -> Table:

@@ -108,7 +108,17 @@ class CountRows:
     """`| count`: one row with the number of input rows."""
 
 
-Operator: TypeAlias = Where | Extend | Project | OrderBy | Limit | Summarize | CountRows
+@dataclass(frozen=True)
+class Join:
+    """`join kind=leftouter (<query>) on a` or `on $left.a == $right.b`: rows of the left table side by side
+    with the right query's rows whose keys are equal."""
+
+    kind: str  # "innerunique" (KQL's default), "inner" or "leftouter"
+    right: Query
+    keys: tuple[tuple[str, str], ...]  # (left column, right column)
+
+
+Operator: TypeAlias = Where | Extend | Project | OrderBy | Limit | Summarize | CountRows | Join
 
 
 @dataclass(frozen=True)

@@ -70,8 +70,8 @@ def tokenize(text: str) -> list[Token]:
                 end += 1
             tokens.append(Token(Kind.NUMBER, text[pos:end], pos, end))
             pos = end
-        elif char.isalpha() or char == "_":
-            end = pos
+        elif char.isalpha() or char == "_" or (char == "$" and text[pos + 1 : pos + 2].isalpha()):
+            end = pos + 1  # `$left` / `$right` in a join's `on` clause are identifiers too
             while end < len(text) and (text[end].isalnum() or text[end] == "_"):
                 end += 1
             tokens.append(Token(Kind.IDENT, text[pos:end], pos, end))

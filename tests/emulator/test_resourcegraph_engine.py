@@ -448,11 +448,67 @@ def test_table_result_format_has_typed_columns_and_row_arrays() -> None:
     ]
 
 
+# ---- join ------------------------------------------------------------------------------------------
+def health_row(vm: str, state: str) -> dict[str, Any]:
+    vm_id = arm_id("Microsoft.Compute", "virtualMachines", vm)
+    return {**row("Microsoft.ResourceHealth", "availabilityStatuses", "current"),
+            "id": f"{vm_id}/providers/Microsoft.ResourceHealth/availabilityStatuses/current",
+            "properties": {"targetResourceId": vm_id, "targetResourceType": "Microsoft.Compute/virtualMachines",
+                           "availabilityState": state}}
+
+
+def tables(health: list[dict[str, Any]]) -> Any:
+    return lambda table: {"resources": fleet(), "healthresources": health}[table]
+
+
+VMS = "Resources | where type =~ 'microsoft.compute/virtualmachines' | extend vmid = tolower(id)"
+HEALTH = "HealthResources | extend vmid = tolower(tostring(properties.targetResourceId))"
+
+
+def joined(query: str, health: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return execute(query, tables(health), {"resultFormat": "objectArray"})["data"]
+
+
+def test_leftouter_join_keeps_every_left_row_with_the_right_columns_or_nulls() -> None:
+    query = (f"{VMS} | join kind=leftouter ({HEALTH} | project vmid, availability = "
+             "tostring(properties.availabilityState)) on vmid | project name, availability, vmid, vmid1")
+    rows = joined(query, [health_row("vm1", "Unavailable")])
+    found = {r["name"]: (r["availability"], r["vmid"] == r["vmid1"]) for r in rows}
+    assert found == {"vm1": ("Unavailable", True), "vm10": (None, False), "Legacy-VM": (None, False)}
+
+
+def test_inner_join_on_left_and_right_columns_suffixes_clashing_names() -> None:
+    query = f"{VMS} | join kind=inner (HealthResources) on $left.id == $right.properties.targetResourceId"
+    with pytest.raises(QueryError, match="expected"):  # the right side must be a column, not a path
+        joined(query, [])
+    query = (f"{VMS} | join kind=inner ({HEALTH} | extend target = tostring(properties.targetResourceId)) "
+             "on $left.id == $right.target")
+    rows = joined(query, [health_row("vm10", "Available")])
+    assert [(r["name"], r["name1"], r["id1"].endswith("/availabilityStatuses/current")) for r in rows] == [
+        ("vm10", "current", True)]
+    assert {"id", "id1", "name", "name1", "properties1", "vmid1", "target"} <= set(rows[0])
+
+
+def test_default_innerunique_join_takes_one_left_row_per_key() -> None:
+    query = "Resources | extend k = 'same' | join (HealthResources | extend k = 'same' | project k) on k | count"
+    assert execute(query, tables([health_row("vm1", "Available")]), None)["data"] == [{"Count": 1}]
+    query = "Resources | extend k = 'same' | join kind=inner (HealthResources | extend k = 'same') on k | count"
+    assert execute(query, tables([health_row("vm1", "Available")]), None)["data"] == [{"Count": len(fleet())}]
+
+
+def test_healthresources_is_empty_for_a_list_of_resources() -> None:
+    assert execute("HealthResources | count", fleet(), None)["data"] == [{"Count": 0}]
+
+
 # ---- refusing what is outside the subset ---------------------------------------------------------
 @pytest.mark.parametrize(
     ("query", "message", "detail_code"),
     [
-        ("Resources | join kind=inner (Resources) on id", "unsupported operator 'join'", "UnsupportedOperator"),
+        ("Resources | join kind=rightouter (Resources) on id", "unsupported join kind 'rightouter'",
+         "UnsupportedOperator"),
+        ("Resources | join (Resources) on $left.id == $left.name", "expected \\$left.<column> == \\$right",
+         "InvalidQuery"),
+        ("Resources | join (Resources) on nope", "join: failed to resolve column 'nope'", "InvalidQuery"),
         ("Resources | mv-expand tags", "unsupported operator 'mv-expand'", "UnsupportedOperator"),
         ("Resources | parse name with 'vm' n", "unsupported operator 'parse'", "UnsupportedOperator"),
         ("Resources | union ResourceContainers", "unsupported operator 'union'", "UnsupportedOperator"),
@@ -480,12 +536,12 @@ def test_queries_outside_the_subset_are_refused_naming_the_part(query: str, mess
 
 def test_query_error_body_is_an_arm_bad_request() -> None:
     with pytest.raises(QueryError) as caught:
-        execute("Resources | join (Resources) on id", fleet(), None)
+        execute("Resources | mv-expand tags", fleet(), None)
     assert caught.value.error_body() == {
         "error": {
             "code": "BadRequest",
-            "message": "unsupported operator 'join'",
-            "details": [{"code": "UnsupportedOperator", "message": "unsupported operator 'join'"}],
+            "message": "unsupported operator 'mv-expand'",
+            "details": [{"code": "UnsupportedOperator", "message": "unsupported operator 'mv-expand'"}],
         }
     }
 

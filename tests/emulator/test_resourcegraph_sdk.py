@@ -128,7 +128,7 @@ def test_limit_marks_the_result_truncated_without_a_token(emulator: EmulatorHand
 @pytest.mark.parametrize(
     ("text", "options", "message"),
     [
-        ("Resources | join kind=inner (Resources) on id", {}, "unsupported operator 'join'"),
+        ("Resources | join kind=rightanti (Resources) on id", {}, "unsupported join kind 'rightanti'"),
         ("Resources | mv-expand zones", {}, "unsupported operator 'mv-expand'"),
         ("Resources | where parse_json(name) == 'x'", {}, "unsupported function 'parse_json'"),
         ("Resources | project id", {"top": 1001}, "$top must be between 1 and 1000"),
