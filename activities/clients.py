@@ -14,6 +14,7 @@ from azure.mgmt.compute.aio import ComputeManagementClient
 from azure.mgmt.network.aio import NetworkManagementClient
 from azure.mgmt.resource.resources.aio import ResourceManagementClient
 from azure.mgmt.resourcegraph.aio import ResourceGraphClient
+from azure.mgmt.resourcehealth.aio import ResourceHealthMgmtClient
 
 from activities.audit import AuditPolicy
 from activities.config import AzureConfig
@@ -56,6 +57,7 @@ class AzureClients:
     graph: ResourceGraphClient
     # ARM's own listing of a resource group (resources.list_by_resource_group): no index lag, unlike the graph.
     resources: ResourceManagementClient
+    health: ResourceHealthMgmtClient
     credential: AsyncTokenCredential
     counter: RequestCounter
     subscription_id: str
@@ -63,6 +65,8 @@ class AzureClients:
     installation_id: str | None
     # Waited between operation-status polls only when ARM's answer carries no Retry-After.
     polling_interval_s: float = 2.0
+    # Where probes of a guest go instead of its private IP: the emulator's guest endpoint (None against Azure).
+    guest_proxy: str | None = None
     # What this worker last learned of each machine (activities/read_cache.py): spares reads ARM answered already.
     read_cache: ReadCache = field(default_factory=ReadCache)
 
@@ -75,6 +79,7 @@ class AzureClients:
         await self.network.close()
         await self.graph.close()
         await self.resources.close()
+        await self.health.close()
         await self.credential.close()
 
 
@@ -117,5 +122,6 @@ def build_clients(config: AzureConfig) -> AzureClients:
     network = NetworkManagementClient(credential, config.subscription_id, **common)
     graph = ResourceGraphClient(credential, **common)
     resources = ResourceManagementClient(credential, config.subscription_id, **common)
-    return AzureClients(compute, network, graph, resources, credential, counter, config.subscription_id,
-                        config.installation_id, config.polling_interval_s)
+    health = ResourceHealthMgmtClient(credential, config.subscription_id, **common)
+    return AzureClients(compute, network, graph, resources, health, credential, counter, config.subscription_id,
+                        config.installation_id, config.polling_interval_s, guest_proxy=config.guest_proxy)

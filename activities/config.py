@@ -77,5 +77,12 @@ class AzureConfig(BaseModel):
         return arm_target(self.cloud, self.endpoint)
 
     @property
+    def guest_proxy(self) -> str | None:
+        """The emulator stands in for the guests' network too: probes ask its guest endpoint (loopback only)."""
+        if self.emulator_token is None or self.endpoint is None:
+            return None
+        return self.endpoint.rstrip("/") + "/_emulator/guest"
+
+    @property
     def plain_http(self) -> bool:
         return self.endpoint is not None and self.endpoint.lower().startswith("http://")

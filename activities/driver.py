@@ -16,6 +16,7 @@ from activities import (
 from activities.arm import heartbeating
 from activities.clients import AzureClients, build_clients
 from activities.config import AzureConfig
+from activities.health import probe, repair, resource_health
 from activities.offerings import memory as offerings_memory
 from activities.pool import leftovers, machines
 from activities.reading import fleet, inventory
@@ -32,6 +33,7 @@ from models.activity_io import (
     TagsUpdated,
     UpdateTagsInput,
 )
+from models.health_io import ProbeInput, ProbeResult, ResourceHealthReading
 from models.inventory import Inventory
 from models.pool_io import MachinesOfPool, MachineTruth, PoolLeftovers, PoolLeftoversInput
 from models.spec import MachineSpec
@@ -72,6 +74,11 @@ class AzureDriver:
             self.power_off,
             self.start_vm,
             self.deallocate_vm,
+            self.restart_vm,
+            self.redeploy_vm,
+            self.read_resource_health,
+            self.guest_address,
+            self.probe_guest,
             self.set_data_disk_delete_option,
             self.list_machines,
             self.update_tags,
@@ -131,6 +138,28 @@ class AzureDriver:
     async def deallocate_vm(self, machine: MachineRef) -> Inventory:
         """Release the VM's compute, keeping the VM, its disks and NIC (a preserved machine)."""
         return await power.deallocate_vm(self._clients, machine)
+
+    @activity.defn(name=ActivityName.RESTART_VM.value)
+    async def restart_vm(self, machine: MachineRef) -> Inventory:
+        """A repair step: Azure's restart (the same host, the guest rebooted)."""
+        return await repair.restart_vm(self._clients, machine)
+
+    @activity.defn(name=ActivityName.REDEPLOY_VM.value)
+    async def redeploy_vm(self, machine: MachineRef) -> Inventory:
+        """A repair step: Azure's redeploy (a new host; the VM, its disks and NIC unchanged)."""
+        return await repair.redeploy_vm(self._clients, machine)
+
+    @activity.defn(name=ActivityName.READ_RESOURCE_HEALTH.value)
+    async def read_resource_health(self, machine: MachineRef) -> ResourceHealthReading:
+        return await resource_health.read_resource_health(self._clients, machine)
+
+    @activity.defn(name=ActivityName.GUEST_ADDRESS.value)
+    async def guest_address(self, spec: MachineSpec) -> str:
+        return await probe.guest_address(self._clients, spec)
+
+    @activity.defn(name=ActivityName.PROBE_GUEST.value)
+    async def probe_guest(self, inp: ProbeInput) -> ProbeResult:
+        return await probe.probe_guest(inp, self._clients.guest_proxy)
 
     @activity.defn(name=ActivityName.SET_DATA_DISK_DELETE_OPTION.value)
     async def set_data_disk_delete_option(self, inp: DataDiskDeleteOptionInput) -> Inventory:

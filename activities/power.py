@@ -17,7 +17,7 @@ from models.inventory import STOPPED_POWER_STATES, Inventory, VmState
 _ALREADY_ON = ("running", "starting")
 
 
-async def _owned_vm(clients: AzureClients, machine: MachineRef) -> cm.VirtualMachine | None:
+async def owned_vm(clients: AzureClients, machine: MachineRef) -> cm.VirtualMachine | None:
     vm = await get_vm(clients, machine.resource_group, machine.name)
     if vm is not None:
         owner_of(clients, machine.resource_group, machine.name).require("VM", machine.name, vm.tags)
@@ -39,7 +39,7 @@ async def power_off(clients: AzureClients, machine: MachineRef) -> None:
     if vm is not None and vm_state(vm).power_state in _ALREADY_ON:
         owner_of(clients, rg, name).require("VM", name, vm.tags)
     else:
-        vm = await _owned_vm(clients, machine)
+        vm = await owned_vm(clients, machine)
     if vm is None:
         log(name, "VM does not exist; nothing to power off")
         return
@@ -66,7 +66,7 @@ async def start_vm(clients: AzureClients, machine: MachineRef) -> Inventory:
     async with classified(f"start VM {name}"):
         resumed, _ = await resume_operation(name, lambda token: vms.begin_start(rg, name, continuation_token=token,
                                                                                  polling=clients.polling()))
-    vm = await _owned_vm(clients, machine)
+    vm = await owned_vm(clients, machine)
     if vm is None:
         raise error(ErrorType.NOT_FOUND, f"start VM {name}: the VM does not exist (any more)")
     inventory = vm_inventory(vm)
@@ -88,7 +88,7 @@ async def deallocate_vm(clients: AzureClients, machine: MachineRef) -> Inventory
     async with classified(f"deallocate VM {name}"):
         resumed, _ = await resume_operation(name, lambda token: vms.begin_deallocate(rg, name,
                                                                                      continuation_token=token))
-    vm = await _owned_vm(clients, machine)
+    vm = await owned_vm(clients, machine)
     if vm is None:
         log(name, "VM does not exist; nothing to deallocate")
         return Inventory()

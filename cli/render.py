@@ -138,6 +138,10 @@ def describe_view(status: MachineStatus, wf_id: str) -> Panel:
         when = step.next_retry_at.isoformat(timespec="seconds") if step.next_retry_at else "-"
         facts.add_row("Waiting to retry", Text(f"{step.stage}: {step.description} (failure {step.failures}, next "
                                                f"{when}): {step.error}", style="yellow"))
+    for signal in status.health:  # why a machine is Unhealthy, or that it is not
+        facts.add_row("Health", Text(signal.describe(), style="" if signal.healthy else "yellow"))
+    if status.repair is not None:
+        facts.add_row("Repair", Text(status.repair.describe(), style="yellow"))
     for refused in status.refused:  # messages not acted on: their payload did not decode
         facts.add_row("Refused", Text(refused.describe(), style="yellow"))
     if status.offering is not None:

@@ -9,14 +9,21 @@ a VM still being created. A hung guest is invisible to it, as on Azure. Forced s
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from emulator import arm_ids
 from emulator.seed import SEED_TENANT
 from emulator.store import Resource
 
-if TYPE_CHECKING:
-    from emulator.state import EmulatorState
+
+class EmulatorState(Protocol):
+    """What of the emulator's state Resource Health reads (emulator/state.py holds it; it imports this module)."""
+
+    forced_health: list[Any]
+    guest_faults: Any
+    clock: Any
+    graph: Any
+    store: Any
 
 STATUS_TYPE = "Microsoft.ResourceHealth/AvailabilityStatuses"
 HEALTH_TABLE = "healthresources"

@@ -23,6 +23,12 @@ class ActivityName(StrEnum):
     DELETE_DISK = "delete_disk"  # DeleteResourceInput -> None
     POWER_OFF = "power_off"  # MachineRef -> None
     START_VM = "start_vm"  # MachineRef -> Inventory (the VM, running); a stopped VM is started, never rebuilt
+    # The repair ladder (MachineRef -> Inventory, the VM running again): a guest rebooted, a VM moved to a new host
+    RESTART_VM = "restart_vm"
+    REDEPLOY_VM = "redeploy_vm"
+    READ_RESOURCE_HEALTH = "read_resource_health"  # MachineRef -> models.health_io.ResourceHealthReading
+    GUEST_ADDRESS = "guest_address"  # MachineSpec -> str: the NIC's private IP, where probes go ("" when none)
+    PROBE_GUEST = "probe_guest"  # models.health_io.ProbeInput -> ProbeResult; no Azure call
     DEALLOCATE_VM = "deallocate_vm"  # MachineRef -> Inventory (the VM, deallocated; empty without a VM): `preserve`
     # DataDiskDeleteOptionInput -> Inventory: VM PATCH of every data disk's deleteOption, before the VM
     # is deleted: Detach for a recovery (VMs of older azmc have Delete), Delete for `delete`

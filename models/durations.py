@@ -128,8 +128,15 @@ BOUNDS: dict[str, Bounds] = {
     "timeouts.creation": Bounds("1s", "30d", "How long creation may try before the machine ends Failed."),
     "timeouts.health": Bounds("1s", "30d", "How long a VM may stay missing or unhealthy before it is re-created."),
     "timeouts.drain": Bounds("1s", "1d", "How long the graceful power-off before deletion may take."),
+    "timeouts.startup": Bounds("1s", "1d", "How long a new VM's guest may take to become healthy before the "
+                               "creation attempt counts as failed."),
     "timeouts.health_check_interval": Bounds(
         "30s", "30d", "How often a Running machine reads its VM: each check costs history events and an ARM read."),
+    "health.repair.wait": Bounds("1s", "1d", "How long a repair step may take to make the machine healthy "
+                                 "before the next step."),
+    "health.probe.period": Bounds("5s", "1h", "How often a Running machine probes its guest: each probe costs "
+                                  "history events (no ARM read)."),
+    "health.probe.timeout": Bounds("100ms", "1m", "How long one probe of the guest may take."),
     "min_ready": Bounds("0s", "7d", "How long a new machine of a pool must run before it counts as available."),
     "preserve_timeout": Bounds("1s", "90d", "How long a pool keeps a Failed machine powered off for diagnosis."),
     "sweep_interval": Bounds("1s", "1d", "How often the fleet sweep runs (one Resource Graph query a run)."),
@@ -142,6 +149,10 @@ SET_IN = {
     "timeouts.creation": "machine spec, a pool's `template`",
     "timeouts.health": "machine spec, a pool's `template`",
     "timeouts.drain": "machine spec, a pool's `template`",
+    "timeouts.startup": "machine spec, a pool's `template`",
+    "health.repair.wait": "machine spec (each step of `health.repair`), a pool's `template`",
+    "health.probe.period": "machine spec, a pool's `template`",
+    "health.probe.timeout": "machine spec, a pool's `template`",
     "timeouts.health_check_interval": "machine spec, a pool's `template`",
     "min_ready": "pool spec",
     "preserve_timeout": "pool spec",

@@ -14,6 +14,8 @@ class ErrorType(StrEnum):
     AUTH_FAILED = "AuthFailed"
     # A resource with our deterministic name exists but does not carry our ownership tag.
     NOT_OWNED = "NotOwned"
+    # A new VM runs, but its guest did not become healthy within timeouts.startup: a failed creation attempt.
+    GUEST_NOT_READY = "GuestNotReady"
 
 
 NON_RETRYABLE: frozenset[str] = frozenset(

@@ -11,6 +11,10 @@ class VmState(BaseModel):
 
     provisioning_state: str = ""  # Creating, Succeeded, Failed, Deleting, ...
     power_state: str = ""  # running, stopped, deallocated, starting, ... ("" when unknown)
+    # The VM agent's displayStatus in the instance view: "Ready", "Not Ready", or "" when Azure shows none
+    # (deallocated, or a read without the instance view), and its message.
+    agent: str = ""
+    agent_message: str = ""
 
 
 class DataDiskRef(BaseModel):

@@ -19,6 +19,7 @@ from models.arm_names import (
 )
 from models.bootstrap import check_bootstrap_size
 from models.durations import Bounded
+from models.health import HealthSpec
 from models.naming import MACHINE_TAG, POOL_TAG, data_disk_name, nic_name, os_disk_name
 
 _SUBNET_ID = re.compile(
@@ -112,6 +113,8 @@ class Timeouts(_Strict):
     creation: Annotated[timedelta, Bounded("timeouts.creation")] = timedelta(minutes=20)
     health: Annotated[timedelta, Bounded("timeouts.health")] = timedelta(minutes=10)
     drain: Annotated[timedelta, Bounded("timeouts.drain")] = timedelta(hours=2)
+    # How long a new VM's guest may take to become healthy (health signals), counted in `creation` too.
+    startup: Annotated[timedelta, Bounded("timeouts.startup")] = timedelta(minutes=10)
     # How often a Running machine re-reads its VM on its own. Sparse on purpose: ARM allows ~25 reads/s a
     # subscription, and the fleet sweep (every minute) watches every machine and sends `reconcile` on drift.
     # Without the sweep's schedule, set 10m (the default before the sweep).
@@ -120,7 +123,7 @@ class Timeouts(_Strict):
     # The rule before models/durations.py's bounds, for values stored then (the bounds imply it).
     @model_validator(mode="after")
     def _positive(self) -> Self:
-        for field in ("creation", "health", "drain", "health_check_interval"):
+        for field in ("creation", "health", "drain", "startup", "health_check_interval"):
             if getattr(self, field) <= timedelta(0):
                 raise ValueError(f"{field} must be positive")
         return self
@@ -145,6 +148,7 @@ class MachineSpec(_Strict):
     spot: SpotSettings | None = None
     accelerated_networking: bool = False
     timeouts: Timeouts = Timeouts()
+    health: HealthSpec = HealthSpec()
     # Secrets (models/bootstrap.py): never in repr, logs or messages. Not stripped: they are the bytes the VM gets.
     custom_data: _Verbatim = Field("", repr=False, json_schema_extra={"writeOnly": True})
     user_data: _Verbatim = Field("", repr=False, json_schema_extra={"writeOnly": True})

@@ -13,6 +13,7 @@ class Phase(StrEnum):
     PENDING = "Pending"
     CREATING = "Creating"
     RUNNING = "Running"
+    UNHEALTHY = "Unhealthy"  # the VM runs, but a health signal says its guest or host does not work: repaired
     UNKNOWN = "Unknown"
     CRASH_LOOP_BACK_OFF = "CrashLoopBackOff"
     FAILED = "Failed"
@@ -25,6 +26,7 @@ class Stage(StrEnum):
     CREATE = "Create"
     COMPENSATE = "Compensate"
     HEALTH_CHECK = "HealthCheck"
+    REPAIR = "Repair"  # a step of the repair ladder: restart, redeploy (re-creation goes through Create)
     POWER_ON = "PowerOn"  # starting a stopped or deallocated VM: it is never rebuilt
     INITIATE_DRAIN = "InitiateDrain"
     INITIATE_VM_DELETION = "InitiateVMDeletion"
@@ -56,6 +58,37 @@ class StalledStep(BaseModel):
     error: str = ""
     failures: int = 0
     next_retry_at: datetime | None = None
+
+
+class HealthSignal(BaseModel):
+    """One health signal as last read: Azure's VM agent, Resource Health, or the probe of the guest."""
+
+    name: str  # "vm_agent", "resource_health", "probe"
+    value: str  # as its source says it: "Ready", "Not Ready", "Unavailable", "2 of 3 probes failed", ...
+    healthy: bool
+    since: datetime  # when it took this value
+    reason: str = ""  # Azure's reason (Resource Health's summary, the agent's message) or the probe's error
+
+    def describe(self) -> str:
+        verdict = "healthy" if self.healthy else "UNHEALTHY"
+        reason = f": {self.reason}" if self.reason else ""
+        return f"{self.name} {self.value} ({verdict} since {self.since:%Y-%m-%d %H:%M:%S} UTC){reason}"
+
+
+class RepairProgress(BaseModel):
+    """Where an Unhealthy machine is on its repair ladder (spec.health.repair)."""
+
+    step: int = -1  # index of the step under way; -1: waiting timeouts.health before the first
+    action: str = ""  # the step's action ("" while waiting before the first)
+    started_at: datetime  # when the machine became Unhealthy (step -1), or when this step was taken
+    # A pool's machine waits for its pool's leave before a step (max_replacements, max_unhealthy): why, if it waits.
+    held: str = ""
+
+    def describe(self) -> str:
+        doing = f"step {self.step + 1}: {self.action}" if self.step >= 0 else \
+            "waiting timeouts.health before the first step"
+        held = f"; held: {self.held}" if self.held else ""
+        return f"{doing} (since {self.started_at:%Y-%m-%d %H:%M:%S} UTC){held}"
 
 
 class OfferingAttempt(BaseModel):
@@ -105,5 +138,9 @@ class MachineStatus(BaseModel):
     preserved: bool = False
     preserved_reason: str = ""
     preserved_at: datetime | None = None
+    # Each health signal the spec asks for, as last read (empty until the VM was read with them).
+    health: list[HealthSignal] = []
+    # The repair ladder's progress while Unhealthy (None otherwise).
+    repair: RepairProgress | None = None
     # The last messages refused because their payload could not be decoded, oldest first.
     refused: list[RefusedMessage] = []

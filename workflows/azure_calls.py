@@ -21,6 +21,7 @@ with workflow.unsafe.imports_passed_through():
         MachineRef,
     )
     from models.errors import ErrorType
+    from models.health_io import ProbeInput, ProbeResult, ResourceHealthReading
     from models.inventory import DataDiskRef, Inventory
     from models.spec import MachineSpec
 
@@ -160,6 +161,39 @@ class AzureCalls:
             retry_policy=policies.START_RETRY,
             summary=f"Start the {power_state or 'stopped'} VM {self.spec.name}",
         )
+
+    async def restart_vm(self) -> Inventory:
+        return await self._vm_operation(ActivityName.RESTART_VM, f"Restart VM {self.spec.name} (repair)")
+
+    async def redeploy_vm(self) -> Inventory:
+        return await self._vm_operation(ActivityName.REDEPLOY_VM,
+                                        f"Redeploy VM {self.spec.name} to a new host (repair: disks and NIC kept)")
+
+    async def _vm_operation(self, name: ActivityName, summary: str) -> Inventory:
+        return await self._call(
+            name, self.ref, result_type=Inventory,
+            start_to_close_timeout=policies.VM_TIMEOUT, heartbeat_timeout=policies.VM_HEARTBEAT,
+            retry_policy=policies.START_RETRY, summary=summary,
+        )
+
+    async def read_resource_health(self) -> ResourceHealthReading:
+        return await self.short_call(ActivityName.READ_RESOURCE_HEALTH, self.ref, ResourceHealthReading,
+                                     f"Read Resource Health of VM {self.spec.name}")
+
+    async def guest_address(self) -> str:
+        return await self.short_call(ActivityName.GUEST_ADDRESS, self.spec, str,
+                                     f"Read the private IP of {self.spec.name}'s NIC (for probes)")
+
+    async def probe_guest(self, inp: ProbeInput) -> ProbeResult:
+        """No retry: a failed probe is an answer, counted against the failure threshold."""
+        handle = workflow.start_local_activity(
+            ActivityName.PROBE_GUEST, inp, result_type=ProbeResult,
+            summary=f"Probe {inp.probe.target(inp.address)}",
+            start_to_close_timeout=inp.probe.timeout + policies.PROBE_SLACK, retry_policy=policies.NO_RETRY)
+        try:
+            return await self._detachable(handle)
+        except (ActivityError, FailureError) as err:
+            return ProbeResult(ok=False, detail=f"probe could not run: {error_text(err)}")
 
     async def deallocate_vm(self) -> Inventory:
         return await self._call(

@@ -100,6 +100,10 @@ DELETE_RETRY = _policy(ErrorType.NIC_RESERVED, ErrorType.CONFLICT, ErrorType.CAP
 # Starting a stopped VM: AllocationFailed returns at once; the workflow waits (10 min) visibly, in Unknown.
 START_RETRY = CREATE_RETRY
 
+# A probe of the guest is one try: its failure is an answer the failure threshold counts.
+NO_RETRY = RetryPolicy(maximum_attempts=1)
+PROBE_SLACK = timedelta(seconds=2)  # beyond the probe's own timeout: the worker's time to run it
+
 # Drain is best effort: bounded by the drain timeout, then deletion proceeds.
 DRAIN_RETRY = _policy(attempts=3, max_interval=timedelta(seconds=30))
 

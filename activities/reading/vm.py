@@ -15,13 +15,18 @@ from models.naming import provider_id
 
 
 def vm_state(vm: cm.VirtualMachine) -> VmState:
-    """provisioningState from the model; power state from instanceView's `PowerState/<x>` status."""
+    """provisioningState from the model; power state from instanceView's `PowerState/<x>` status; the VM
+    agent's displayStatus and message from instanceView.vmAgent (absent when the VM is not running)."""
     power = ""
     view = vm.instance_view
     for status in (view.statuses if view and view.statuses else []):
         if status.code and status.code.startswith("PowerState/"):
             power = status.code.split("/", 1)[1]
-    return VmState(provisioning_state=vm.provisioning_state or "", power_state=power)
+    agent = view.vm_agent if view is not None else None
+    first = agent.statuses[0] if agent is not None and agent.statuses else None
+    return VmState(provisioning_state=vm.provisioning_state or "", power_state=power,
+                   agent=(first.display_status or "") if first else "",
+                   agent_message=(first.message or "") if first else "")
 
 
 def _text(value: Any) -> str:

@@ -15,6 +15,7 @@ from temporalio.exceptions import ApplicationError
 from activities.offerings import memory as offerings_memory
 from models.activity_io import ActivityName, DeleteResourceInput, DeleteVmInput, EnsureVmInput, MachineRef
 from models.errors import ErrorType
+from models.health_io import AVAILABLE, ResourceHealthReading
 from models.inventory import Inventory, VmState
 from models.naming import nic_name
 from models.spec import MachineSpec
@@ -91,7 +92,7 @@ class FakeAzure:
             except ApplicationError:
                 self.vm = VmState(provisioning_state="Failed")  # like Azure: a failed create leaves a Failed VM
                 raise
-            self.vm = VmState(provisioning_state="Succeeded", power_state="running")
+            self.vm = VmState(provisioning_state="Succeeded", power_state="running", agent="Ready")
             return self.inventory()
 
         @activity.defn(name=ActivityName.DELETE_VM.value)
@@ -117,5 +118,10 @@ class FakeAzure:
             if self.vm is not None:
                 self.vm = VmState(provisioning_state="Succeeded", power_state="stopped")
 
+        @activity.defn(name=ActivityName.READ_RESOURCE_HEALTH.value)
+        async def read_resource_health(inp: MachineRef) -> ResourceHealthReading:
+            return ResourceHealthReading(state=AVAILABLE)
+
         return [read_inventory, find_vm, ensure_nic, ensure_vm, delete_vm, delete_nic, delete_disk, power_off,
+                read_resource_health,
                 *offerings_memory.activities()]  # the real shared memory (a workflow, no Azure), this worker's view

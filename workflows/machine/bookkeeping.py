@@ -10,8 +10,9 @@ from datetime import timedelta
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
+    from models.health import RepairAction
     from models.inventory import Inventory, VmState
-    from models.status import LastOperation, OperationState, Phase, Stage, StalledStep
+    from models.status import HealthSignal, LastOperation, OperationState, Phase, Stage, StalledStep
 
 from workflows.deadlines import Deadline
 from workflows.machine.details import render_details
@@ -58,6 +59,8 @@ class Machine:
         self.pool_notices = PoolNotices(state.spec.name)
         # While missing or unhealthy: the health timeout, a timer of this run (health.py).
         self._health_deadline: Deadline | None = None
+        # While Unhealthy: the end of the repair ladder's current wait (repair.py), a timer of this run.
+        self._repair_deadline: Deadline | None = None
 
     def unhealthy(self) -> Deadline | None:
         """The health timeout's deadline while the machine is missing or unhealthy (state.unknown_since), a timer
@@ -75,6 +78,32 @@ class Machine:
         if self._health_deadline is not None:
             self._health_deadline.cancel()
             self._health_deadline = None
+
+    def repair_deadline(self) -> Deadline | None:
+        """The end of the current wait of the repair ladder (timeouts.health before the first step, the step's
+        `wait` after it), a timer of this run; None when no repair is under way or no step is left to take."""
+        progress = self.state.status.repair
+        steps = self.state.spec.health.repair
+        if progress is None or progress.step >= len(steps) or progress.action == RepairAction.RECREATE:
+            return None
+        wait = self.state.spec.timeouts.health if progress.step < 0 else steps[progress.step].wait
+        at = progress.started_at + wait
+        if self._repair_deadline is None or self._repair_deadline.at != at:
+            if self._repair_deadline is not None:
+                self._repair_deadline.cancel()
+            self._repair_deadline = Deadline(at, "repair: time to become healthy")
+        return self._repair_deadline
+
+    def repaired(self) -> None:
+        """Healthy again, or the VM gone or re-created: the ladder ends."""
+        self.state.status.repair = None
+        if self._repair_deadline is not None:
+            self._repair_deadline.cancel()
+            self._repair_deadline = None
+
+    def health_read(self, signals: list[HealthSignal]) -> None:
+        self.state.status.health = signals
+        self.refresh()
 
     @property
     def phase(self) -> Phase:

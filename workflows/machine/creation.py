@@ -20,7 +20,7 @@ with workflow.unsafe.imports_passed_through():
 from workflows import policies
 from workflows.azure_calls import AzureCalls, error_text, error_type, suggested_delay
 from workflows.deadlines import Deadline
-from workflows.machine import fallback, recovery
+from workflows.machine import fallback, recovery, startup
 from workflows.machine.bookkeeping import Machine
 from workflows.machine.deletion import remove_everything
 from workflows.machine.power_on import start_stopped_vm
@@ -163,6 +163,7 @@ async def _until_running_or_timed_out(machine: Machine, azure: AzureCalls, drain
         undo = Compensations(machine)
         try:
             inventory = await _attempt(machine, attempt_azure, undo)
+            inventory = await startup.until_healthy(machine, attempt_azure, inventory, deadline)
         except StartFailed:
             # The VM exists and is kept: the health watch (Unknown) starts it again after the backoff.
             state.creation_started_at = None
@@ -174,6 +175,7 @@ async def _until_running_or_timed_out(machine: Machine, azure: AzureCalls, drain
             undo.forget()
             await fallback.attempt_worked(machine, azure, offering)
             state.creation_started_at = None
+            machine.repaired()
             machine.operation(Stage.CREATE, OperationState.SUCCESSFUL, f"VM {inventory.node_name} is running")
             machine.set_phase(Phase.RUNNING)
             return

@@ -41,6 +41,11 @@ def render_details(state: LifecycleState, now: datetime) -> str:
         lines.append("- **Waiting to retry:**")
         lines += [f"  - {s.stage}: {s.description} (failure {s.failures}): {s.error or 'no error text'}; "
                   f"next retry {_when(s.next_retry_at, now)}" for s in status.stalled]
+    if status.health:
+        lines.append("- **Health:**")
+        lines += [f"  - {signal.describe()}" for signal in status.health]
+    if status.repair is not None:
+        lines.append(f"- **Repair:** {status.repair.describe()}")
     if status.preserved:
         lines.append(f"- **Preserved:** {status.preserved_reason} (VM deallocated, everything kept; no healing until "
                      "`delete`)")

@@ -1,8 +1,10 @@
-"""Health watch of a Running machine: one status read on `reconcile` or every health_check_interval.
+"""Health watch of a Running machine: one status read on `reconcile` or every health_check_interval (every
+minute while Unhealthy), and between those a probe of the guest every probe period when the spec has one.
 
 A stopped or deallocated VM is started at once (never rebuilt); a VM that is missing or Failed makes the
 machine Unknown, and is re-created (keeping its data disks) if still so after health_timeout. A resource
-group that is gone makes it Unknown too, but nothing is re-created until the group exists again.
+group that is gone makes it Unknown too, but nothing is re-created until the group exists again. A running VM
+whose health signals say it does not work makes the machine Unhealthy: the repair ladder (repair.py).
 """
 
 from datetime import timedelta
@@ -16,11 +18,14 @@ with workflow.unsafe.imports_passed_through():
 
 from workflows import policies
 from workflows.azure_calls import AzureCalls, error_text, error_type
-from workflows.machine import fallback
+from workflows.machine import fallback, repair
 from workflows.machine.bookkeeping import Machine
 from workflows.machine.power_on import start_step, start_stopped_vm
+from workflows.machine.signals import read_signals
 
 RESOURCE_GROUP_NOT_FOUND = "resourcegroupnotfound"  # Azure's code, lower-cased
+# While Unhealthy the VM is read this often, to see a repair work (an ARM read only for unhealthy machines).
+UNHEALTHY_RECHECK = timedelta(minutes=1)
 
 
 def resource_group_gone(err: ActivityError) -> bool:
@@ -34,7 +39,9 @@ def next_check_in(machine: Machine) -> timedelta:
     other, which must not have fired yet)."""
     state = machine.state
     interval = state.spec.timeouts.health_check_interval
-    if state.unknown_since is not None:
+    if state.status.repair is not None:
+        interval = min(interval, UNHEALTHY_RECHECK)
+    if state.unknown_since is not None or state.status.repair is not None:
         interval += policies.SHORTEST_TIMER
     due = [s.next_retry_at for s in state.status.stalled if s.stage == Stage.POWER_ON and s.next_retry_at]
     if not due:
@@ -43,8 +50,10 @@ def next_check_in(machine: Machine) -> timedelta:
     return max(min(interval, left), policies.SHORTEST_TIMER)
 
 
-async def check_health(machine: Machine, azure: AzureCalls) -> bool:
-    """Read the VM. Returns True when it has been missing or unhealthy for health_timeout: re-create it."""
+async def check_health(machine: Machine, azure: AzureCalls, *, asked: bool = False, skip_wait: bool = False) -> bool:
+    """Read the VM and its health signals. True: re-create it (missing or Failed for health_timeout, or the
+    repair ladder's recreate step). `asked`: a `reconcile` came (read every signal); `skip_wait`: an operator's,
+    which takes the next repair step at once."""
     state = machine.state
     machine.operation(Stage.HEALTH_CHECK, OperationState.PROCESSING, "reading the VM")
     try:
@@ -68,17 +77,27 @@ async def check_health(machine: Machine, azure: AzureCalls) -> bool:
     machine.vm_observed(inventory)
     if await fallback.evicted_spot_goes_regular(machine, azure, inventory):
         machine.healthy_again()
+        machine.repaired()
         return True
     if inventory.vm_stopped:
         machine.healthy_again()  # a stopped VM is never re-created: no health_timeout runs
+        machine.repaired()
         await start_stopped_vm(machine, azure, inventory)
         return False
     machine.unstalled(start_step(machine))
     if inventory.vm_healthy:
         machine.healthy_again()
+        bad = await read_signals(machine, azure, inventory, thorough=asked or machine.state.status.repair is not None)
+        if bad:
+            return await repair.unhealthy(machine, azure, bad, asked=skip_wait)
+        was = machine.state.status.repair
+        machine.repaired()
         machine.set_phase(Phase.RUNNING)
-        machine.operation(Stage.HEALTH_CHECK, OperationState.SUCCESSFUL, f"VM {inventory.node_name} is running")
+        healed = f" (healthy again after {was.action or 'waiting'})" if was is not None else ""
+        machine.operation(Stage.HEALTH_CHECK, OperationState.SUCCESSFUL,
+                          f"VM {inventory.node_name} is running{healed}")
         return False
+    machine.repaired()
     if state.unknown_since is None:
         state.unknown_since = workflow.now()
     deadline = machine.unhealthy()
@@ -99,6 +118,7 @@ def resource_group_is_gone(machine: Machine, err: ActivityError) -> None:
     groups), so no health timeout runs. Unknown shows it, and keeps the fleet sweep from signalling again."""
     state = machine.state
     machine.healthy_again()
+    machine.repaired()
     machine.unstalled(start_step(machine))
     machine.set_phase(Phase.UNKNOWN)
     machine.operation(Stage.HEALTH_CHECK, OperationState.FAILED,

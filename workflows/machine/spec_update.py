@@ -32,7 +32,7 @@ from workflows.machine.inputs import decode_single, decode_spec
 from workflows.machine.state import LifecycleState
 from workflows.search_attributes import AZMC_POOL
 
-_TAGGABLE = (Phase.RUNNING, Phase.UNKNOWN)
+_TAGGABLE = (Phase.RUNNING, Phase.UNHEALTHY, Phase.UNKNOWN)
 _CREATING = (Phase.PENDING, Phase.CREATING, Phase.CRASH_LOOP_BACK_OFF)
 
 

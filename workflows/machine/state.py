@@ -43,6 +43,10 @@ class LifecycleState(BaseModel):
     # failed); `tags_removed`: tag names an earlier spec set that the resources still carry.
     tags_pending: bool = False
     tags_removed: list[str] = []
+    # Where probes of the guest go (its NIC's private IP, read once per VM; "" until read), and the probes'
+    # streak: successes in a row (> 0) or failures in a row (< 0), for the thresholds.
+    guest_address: str = ""
+    probe_streak: int = 0
 
     @classmethod
     def fresh(cls, spec: MachineSpec, history_limit: int) -> "LifecycleState":

@@ -18,10 +18,11 @@ from temporalio.exceptions import ApplicationError
 with workflow.unsafe.imports_passed_through():
     from pydantic import ValidationError
 
-    from models.requests import DeleteRequest, PreserveRequest
+    from models.requests import DeleteRequest, PreserveRequest, ReconcileRequest
     from models.spec_changes import SpecUpdate
     from models.status import MachineStatus, OperationState, Phase, RefusedMessage, Stage
 
+from workflows import policies
 from workflows.api import DELETE_SIGNAL, PRESERVE_SIGNAL, RECONCILE_SIGNAL, STATUS_QUERY, UPDATE_SPEC, UPGRADE_SIGNAL
 from workflows.azure_calls import AzureCalls
 from workflows.continuation import (
@@ -30,6 +31,7 @@ from workflows.continuation import (
     history_is_long,
     history_limit_from_memo,
 )
+from workflows.deadlines import Deadline
 from workflows.errors import invalid_input
 from workflows.machine import fallback
 from workflows.machine.bookkeeping import Machine
@@ -38,12 +40,15 @@ from workflows.machine.deletion import remove_everything
 from workflows.machine.health import check_health, next_check_in
 from workflows.machine.inputs import check_workflow_id, check_workflow_type, decode_input
 from workflows.machine.preservation import preserve_machine, refuse_reconcile
+from workflows.machine.signals import probe_only
 from workflows.machine.spec_update import apply_pending_tags, apply_update, decode_update, validate
 from workflows.machine.state import LifecycleState
 from workflows.refusals import REFUSED_AT_START, Refusals, accepted, recent, refused_at_start
 from workflows.versioning import continue_as_new, upgrade_due
 
 __all__ = ["MachineLifecycle"]
+
+WATCHED = (Phase.RUNNING, Phase.UNHEALTHY, Phase.UNKNOWN)  # a VM exists, or did: the health watch keeps it
 
 
 # Dynamic: the SDK hands `run` every input as a RawValue whatever their number (and whatever the
@@ -58,6 +63,7 @@ class MachineLifecycle:
         # Signals may arrive before `run` decoded the input, so they are held here, not in the state.
         self._delete_request: DeleteRequest | None = None
         self._reconcile_requested = False
+        self._reconcile_skips_wait = False  # an operator's reconcile (not the sweep's check_only): repair now
         self._preserve_request: PreserveRequest | None = None  # acted on, then cleared once deallocated
         # One flow (creation, health check, deletion) changes the machine at a time.
         self._busy = asyncio.Lock()
@@ -65,6 +71,8 @@ class MachineLifecycle:
         # Messages whose payload did not decode (workflows/refusals.py); held here until the state exists.
         self._refusals = Refusals(self._refused)
         self._refused_early: list[RefusedMessage] = []
+        # The next full health check of a watched machine: a timer that outlives the probes' wakes between checks.
+        self._next_check: Deadline | None = None
 
     # ---- public surface ---------------------------------------------------------------------
 
@@ -98,9 +106,16 @@ class MachineLifecycle:
 
     @workflow.signal(name=RECONCILE_SIGNAL)
     def reconcile(self, *args: Any) -> None:
-        """Re-check Azure now (Running/Unknown), or start a fresh creation (Failed). The payload is not read."""
-        if not self._refusals.signal(RECONCILE_SIGNAL, args):
-            self._reconcile_requested = True
+        """Re-check Azure now (Running/Unhealthy/Unknown), or start a fresh creation (Failed). A payload that does
+        not validate is a plain reconcile."""
+        if self._refusals.signal(RECONCILE_SIGNAL, args):
+            return
+        self._reconcile_requested = True
+        try:
+            check_only = ReconcileRequest.model_validate((args[0] if args else None) or {}).check_only
+        except ValidationError:
+            check_only = False
+        self._reconcile_skips_wait = self._reconcile_skips_wait or not check_only
 
     @workflow.signal(name=UPGRADE_SIGNAL)
     def upgrade(self, *args: Any) -> None:
@@ -195,7 +210,7 @@ class MachineLifecycle:
                 except ContinueAsNewNeeded as reason:
                     machine.log.info(f"continuing as new mid-creation: {reason}")
                     await self._continue_as_new(machine)
-            elif phase in (Phase.RUNNING, Phase.UNKNOWN):
+            elif phase in WATCHED:
                 await self._watch(machine, azure)
             else:  # Failed: everything is cleaned up; wait for an operator.
                 await workflow.wait_condition(
@@ -207,19 +222,35 @@ class MachineLifecycle:
                     machine.set_phase(Phase.PENDING)
 
     async def _watch(self, machine: Machine, azure: AzureCalls) -> None:
-        unhealthy = machine.unhealthy()  # its timer ends the wait: check, and re-create if still so
+        """Wait for the next check (its timer), a timeout of the health or repair waits, or an operator; with a
+        probe, probe the guest every period in between and check at once when it fails."""
+        if self._next_check is None:
+            self._next_check = Deadline(workflow.now() + next_check_in(machine), "health check")
+        check = self._next_check
+        deadlines = [d for d in (check, machine.unhealthy(), machine.repair_deadline()) if d is not None]
+        probe = machine.state.spec.health.probe
+        probing = probe is not None and machine.phase == Phase.RUNNING
+        # The probe's timer never ends with another: the wait that ends on one would cancel the other after it fired.
+        soonest = min(d.left() for d in deadlines)
+        every = probe.period if probing and probe is not None and probe.period + policies.SHORTEST_TIMER < soonest \
+            else None
         try:
             await workflow.wait_condition(
-                lambda: self._requested() or self._should_continue_as_new() or (unhealthy is not None and
-                                                                                 unhealthy.passed),
-                timeout=next_check_in(machine))
+                lambda: self._requested() or self._should_continue_as_new() or any(d.passed for d in deadlines),
+                timeout=every)
         except TimeoutError:
-            pass  # time for the periodic check
+            pass  # time to probe
         if self._delete_request is not None or self._preserve_request is not None or (
                 self._should_continue_as_new() and not self._reconcile_requested):
             return
-        self._reconcile_requested = False
-        recreate = await self._until_deleted(check_health(machine, azure))
+        asked, self._reconcile_requested = self._reconcile_requested, False
+        skip_wait, self._reconcile_skips_wait = self._reconcile_skips_wait and asked, False
+        if probing and not asked and not any(d.passed for d in deadlines):
+            if await self._until_deleted(probe_only(machine, azure)) or self._delete_request is not None:
+                return  # still healthy: the full check waits for its timer
+        check.cancel()
+        self._next_check = None
+        recreate = await self._until_deleted(check_health(machine, azure, asked=asked, skip_wait=skip_wait))
         if recreate:
             machine.healthy_again()
             machine.state.creation_started_at = None
@@ -287,7 +318,7 @@ class MachineLifecycle:
 
     async def _tag_if_pending(self, machine: Machine, azure: AzureCalls) -> None:
         """Tags an update_spec could not apply at once (creating, or tagging failed): now that it runs."""
-        runs = machine.phase in (Phase.RUNNING, Phase.UNKNOWN)
+        runs = machine.phase in WATCHED
         if machine.state.tags_pending and runs and self._delete_request is None:
             await self._until_deleted(apply_pending_tags(machine, azure))
 
