@@ -5,7 +5,7 @@ Every flow takes the `Machine`: it reads and changes `machine.state` and reports
 here. Deterministic bookkeeping only; no Azure calls.
 """
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from temporalio import workflow
 
@@ -61,6 +61,10 @@ class Machine:
         self._health_deadline: Deadline | None = None
         # While Unhealthy: the end of the repair ladder's current wait (repair.py), a timer of this run.
         self._repair_deadline: Deadline | None = None
+        # The ladder's wait that ended while its next step had to wait on Azure (a platform-initiated outage):
+        # the started_at of that wait's progress. No timer for it any more: a passed one would wake the run
+        # again at once, and the machine would read Azure in a loop for as long as the outage lasts.
+        self._repair_held_for: datetime | None = None
 
     def unhealthy(self) -> Deadline | None:
         """The health timeout's deadline while the machine is missing or unhealthy (state.unknown_since), a timer
@@ -84,7 +88,8 @@ class Machine:
         `wait` after it), a timer of this run; None when no repair is under way or no step is left to take."""
         progress = self.state.status.repair
         steps = self.state.spec.health.repair
-        if progress is None or progress.step >= len(steps) or progress.action == RepairAction.RECREATE:
+        if progress is None or progress.step >= len(steps) or progress.action == RepairAction.RECREATE \
+                or self.repair_held():
             return None
         wait = self.state.spec.timeouts.health if progress.step < 0 else steps[progress.step].wait
         at = progress.started_at + wait
@@ -93,6 +98,18 @@ class Machine:
                 self._repair_deadline.cancel()
             self._repair_deadline = Deadline(at, "repair: time to become healthy")
         return self._repair_deadline
+
+    def hold_repair(self) -> None:
+        """The current wait is over, but its next step waits on Azure: checked at every health check, no timer."""
+        progress = self.state.status.repair
+        self._repair_held_for = progress.started_at if progress is not None else None
+        if self._repair_deadline is not None:
+            self._repair_deadline.cancel()
+            self._repair_deadline = None
+
+    def repair_held(self) -> bool:
+        progress = self.state.status.repair
+        return progress is not None and progress.started_at == self._repair_held_for
 
     def repaired(self) -> None:
         """Healthy again, or the VM gone or re-created: the ladder ends."""

@@ -47,7 +47,7 @@ async def unhealthy(machine: Machine, azure: AzureCalls, bad: list[HealthSignal]
         status.repair = RepairProgress(started_at=workflow.now())  # `reconcile`: from the first step again
         following = _next(machine)
         assert following is not None
-    elif not asked and (deadline is None or not deadline.passed):
+    elif not asked and not machine.repair_held() and (deadline is None or not deadline.passed):
         left = deadline.left() if deadline is not None else policies.SHORTEST_TIMER
         machine.operation(Stage.HEALTH_CHECK, OperationState.FAILED,
                           f"unhealthy: {why}; {following.action} if still so in {humanize(left)}", error=why,
@@ -55,6 +55,8 @@ async def unhealthy(machine: Machine, azure: AzureCalls, bad: list[HealthSignal]
         return False
     if following.action == RepairAction.RECREATE and not asked and _azure_is_healing(machine):
         # A platform-initiated outage (a host, a region): Azure heals it, and a wave of re-creations would not help.
+        # Held: re-checked every minute (no timer of the passed wait), re-created if unhealthy once it is over.
+        machine.hold_repair()
         machine.operation(Stage.REPAIR, OperationState.FAILED,
                           f"unhealthy: {why}; Azure reports a platform-initiated outage: not re-created while it "
                           "lasts (`reconcile` re-creates anyway)", error=why)
