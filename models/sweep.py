@@ -88,7 +88,9 @@ class Outdated(_Io):
 
 class Drift(_Io):
     workflow_id: str
-    reason: str  # "VM deallocated", "VM missing", "VM Failed", "VM running again"
+    # "VM deallocated", "VM missing", "VM Failed", "VM running again", "Resource Health Unavailable: <summary>",
+    # "Resource Health Available again": sent as the reconcile's reason.
+    reason: str
 
 
 class OrphanMachine(_Io):

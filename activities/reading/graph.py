@@ -12,6 +12,7 @@ NIC_TYPE = "microsoft.network/networkinterfaces"
 DISK_TYPE = "microsoft.compute/disks"
 VM_TYPE = "microsoft.compute/virtualmachines"
 MACHINE_TYPES = (VM_TYPE, NIC_TYPE, DISK_TYPE)
+HEALTH_TYPE = "microsoft.resourcehealth/availabilitystatuses"  # a VM's row in HealthResources
 PAGE_SIZE = 1000  # Resource Graph's maximum $top
 
 
@@ -52,14 +53,22 @@ def fleet_query(resource_group: str = "", pool: str = "") -> str:
 
 def sweep_query() -> str:
     """The fleet sweep's one query: every azmc-tagged VM (its row names its NICs and disks), and only the
-    NICs and disks that no VM holds. A healthy fleet is one row per machine: 1,000 machines a page."""
+    NICs and disks that no VM holds. Each VM row carries its Resource Health (`availability`, `health_context`,
+    `health_summary`; null when the graph has none yet): a left outer join on the lower-cased VM id adds
+    columns, not rows, so a healthy fleet is still one row per machine: 1,000 machines a page."""
     return (
         "Resources"
         f" | where isnotempty(tags[{kql_string(MACHINE_TAG)}])"
         f" and (type =~ {kql_string(VM_TYPE)}"
         f" or (type =~ {kql_string(NIC_TYPE)} and isempty(properties.virtualMachine.id))"
         f" or (type =~ {kql_string(DISK_TYPE)} and isempty(managedBy)))"
-        " | project id, name, type, resourceGroup, tags, properties"
+        " | extend vmid = tolower(id)"
+        " | join kind=leftouter (HealthResources"
+        f" | where type =~ {kql_string(HEALTH_TYPE)}"
+        " | extend vmid = tolower(tostring(properties.targetResourceId))"
+        " | project vmid, availability = tostring(properties.availabilityState),"
+        " health_context = tostring(properties.context), health_summary = tostring(properties.summary)) on vmid"
+        " | project id, name, type, resourceGroup, tags, properties, availability, health_context, health_summary"
         " | order by id asc"
     )
 

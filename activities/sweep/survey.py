@@ -2,7 +2,8 @@
 
 Costs one graph request per 1,000 resources and one visibility request per 1,000 open machines,
 whatever the fleet's size; no per-machine ARM read. The graph lags ARM, so nothing here deletes:
-drift only earns a `reconcile` (the machine reads its VM itself), and orphans are re-checked by
+drift (a VM missing, Failed, stopped, or its Resource Health contradicting the machine's phase) only
+earns a `reconcile` (the machine reads its VM and its health itself), and orphans are re-checked by
 check_orphan (direct GETs, a workflow describe) right before anything is deleted.
 """
 
@@ -28,6 +29,7 @@ LIFECYCLE = "MachineLifecycle"
 OPEN_MACHINES = f'WorkflowType = "{LIFECYCLE}" AND ExecutionStatus = "Running"'
 VISIBILITY_PAGE = 1000
 _STOPPED = {"stopped", "stopping", "deallocated", "deallocating"}
+CUSTOMER_INITIATED = "Customer Initiated"  # Resource Health's context for a stop or deallocation someone asked for
 
 
 @dataclass
@@ -95,6 +97,27 @@ def split_fleet(rows: list[dict[str, Any]], installation_id: str) -> GraphFleet:
     return fleet
 
 
+def resource_health(vm_row: dict[str, Any]) -> tuple[str, str, str]:
+    """(availability, context, summary) of Resource Health that the survey joined to a VM row: ("Available",
+    "Platform Initiated", "Vm is available"); empty strings when the graph has no status for the VM yet."""
+    availability, context, summary = (str(vm_row.get(c) or "") for c in ("availability", "health_context",
+                                                                          "health_summary"))
+    return availability, context, summary
+
+
+def _health_drift(machine: GraphMachine | None, phase: str) -> str:
+    """Resource Health contradicts the phase: Unavailable for Azure's own reasons while Running (a stop or
+    deallocation is Customer Initiated, and drift of its own), or Available again while Unhealthy."""
+    if machine is None or machine.vm is None:
+        return ""
+    availability, context, summary = resource_health(machine.vm)
+    if phase == Phase.RUNNING and availability == "Unavailable" and context != CUSTOMER_INITIATED:
+        return f"Resource Health Unavailable: {summary or context or 'no reason given'}"
+    if phase == Phase.UNHEALTHY and availability == "Available":
+        return "Resource Health Available again"
+    return ""
+
+
 def drift_of(phase: str, machine: GraphMachine | None) -> str:
     """Why an open machine needs a `reconcile` now ("" when Azure agrees with what it believes)."""
     if phase == Phase.RUNNING:
@@ -104,7 +127,9 @@ def drift_of(phase: str, machine: GraphMachine | None) -> str:
         if str(properties.get("provisioningState", "")).lower() == "failed":
             return "VM Failed"
         power = power_state(machine.vm)
-        return f"VM {power}" if power in _STOPPED else ""
+        return f"VM {power}" if power in _STOPPED else _health_drift(machine, phase)
+    if phase == Phase.UNHEALTHY:
+        return _health_drift(machine, phase)
     if phase == Phase.UNKNOWN and machine is not None and machine.vm is not None:
         # It believes its VM is missing or unhealthy; the graph shows one running: let it look again.
         healthy = str((machine.vm.get("properties") or {}).get("provisioningState", "")).lower() == "succeeded"

@@ -1,6 +1,6 @@
 """Pure unit tests of the survey's join: whose rows are whose, and what counts as drift."""
 
-from activities.sweep.survey import GraphMachine, drift_of, power_state, split_fleet
+from activities.sweep.survey import GraphMachine, drift_of, power_state, resource_health, split_fleet
 from models.status import Phase
 
 OURS = "inst-a"
@@ -53,3 +53,26 @@ def test_drift_is_only_for_machines_that_believe_something_azure_contradicts() -
     assert drift_of(Phase.UNKNOWN, machine(power="deallocated")) == ""
     for busy in (Phase.PENDING, Phase.CREATING, Phase.CRASH_LOOP_BACK_OFF, Phase.FAILED, Phase.TERMINATING):
         assert drift_of(busy, None) == "" and drift_of(busy, machine(power="deallocated")) == ""
+
+
+def test_resource_health_drift_is_azures_outage_while_running_or_its_end_while_unhealthy() -> None:
+    def machine(availability: str | None, context: str = "Platform Initiated", summary: str = "",
+                **vm: str) -> GraphMachine:
+        row = {**_vm("vm1", None, **vm), "availability": availability, "health_context": context,
+               "health_summary": summary}
+        return GraphMachine("vm1", "azmc-demo", "machine/azmc-demo/vm1", vm=row)
+
+    outage = machine("Unavailable", summary="The host of this VM failed.")
+    assert resource_health(outage.vm or {}) == ("Unavailable", "Platform Initiated", "The host of this VM failed.")
+    assert drift_of(Phase.RUNNING, outage) == "Resource Health Unavailable: The host of this VM failed."
+    assert drift_of(Phase.UNHEALTHY, outage) == ""  # it knows: its ladder runs
+    # A stop someone asked for shows as Customer Initiated: drift of its own, once, by power state.
+    stopped = machine("Unavailable", context="Customer Initiated", power="deallocated")
+    assert drift_of(Phase.RUNNING, stopped) == "VM deallocated"
+    assert drift_of(Phase.RUNNING, machine("Unavailable", context="Customer Initiated")) == ""
+    assert drift_of(Phase.UNHEALTHY, machine("Available")) == "Resource Health Available again"
+    for quiet in ("Available", "Degraded", "Unknown", None):  # shown by the machine, never repaired
+        assert drift_of(Phase.RUNNING, machine(quiet)) == ""
+    assert drift_of(Phase.UNHEALTHY, machine(None)) == "" and drift_of(Phase.UNHEALTHY, None) == ""
+    for busy in (Phase.PENDING, Phase.CREATING, Phase.FAILED, Phase.TERMINATING):
+        assert drift_of(busy, outage) == ""

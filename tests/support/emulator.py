@@ -115,6 +115,16 @@ class EmulatorHandle:
         """One guest fault, or all of them."""
         self._call("DELETE", f"/_emulator/guest-faults/{fault_id}" if fault_id else "/_emulator/guest-faults")
 
+    def force_resource_health(self, names: list[str], availability_state: str, context: str | None = None,
+                              summary: str | None = None) -> list[dict[str, Any]]:
+        """Force the Resource Health of the VMs of `names` (e.g. "Unavailable", context "Platform Initiated":
+        a region-wide outage) until clear_resource_health."""
+        body = {"names": names, "availability_state": availability_state, "context": context, "summary": summary}
+        return self._call("POST", "/_emulator/resource-health", body)["value"]
+
+    def clear_resource_health(self) -> None:
+        self._call("DELETE", "/_emulator/resource-health")
+
     def reset(self) -> None:
         self._call("POST", "/_emulator/reset")
 

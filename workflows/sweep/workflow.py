@@ -1,8 +1,10 @@
 """FleetSweep: one look at the whole fleet (run every minute by the Schedule `azmc-fleet-sweep`).
 
 1. survey_fleet: one paged Resource Graph query + one paged visibility listing, joined by owner tag.
-2. Drift: each open machine whose VM Azure shows missing, Failed, stopped or deallocated (or running
-   again while the machine is Unknown) gets `reconcile`; it then reads its VM itself and acts.
+2. Drift: each open machine whose VM Azure shows missing, Failed, stopped or deallocated, or Unavailable in
+   Resource Health for Azure's own reasons while Running (or running again while the machine is Unknown,
+   Available again while Unhealthy) gets `reconcile` `{"check_only": true, "reason": ...}`; it then reads its
+   VM and health signals itself and acts, its repair waits kept.
 3. Orphans: this installation's resources whose machine workflow is not open. check_orphan describes
    the workflow and GETs each resource right before; what is ours, still there and orphaned for longer
    than the grace is deleted with the driver's delete activities: the VM first, then NICs and disks side
@@ -27,6 +29,7 @@ from temporalio.exceptions import ActivityError
 with workflow.unsafe.imports_passed_through():
     from models.activity_io import ActivityName, DeleteResourceInput, DeleteVmInput, MachineRef
     from models.durations import CHECK_BOUNDS
+    from models.requests import ReconcileRequest
     from models.sweep import (
         SWEEP_WORKFLOW,
         Drift,
@@ -46,7 +49,7 @@ with workflow.unsafe.imports_passed_through():
     from models.validation import describe_validation_error
 
 from workflows import policies
-from workflows.api import UPGRADE_SIGNAL
+from workflows.api import RECONCILE_SIGNAL, UPGRADE_SIGNAL
 from workflows.azure_calls import error_text
 from workflows.errors import invalid_input
 from workflows.refusals import REFUSED_AT_START, refuse_input, refused_at_start
@@ -108,7 +111,9 @@ class FleetSweep:
     async def _signal(self, drift: list[Drift]) -> None:
         async def one(found: Drift) -> None:
             try:
-                await workflow.get_external_workflow_handle(found.workflow_id).signal("reconcile")
+                # check_only: the sweep is not an operator, so a machine's repair ladder keeps its waits.
+                await workflow.get_external_workflow_handle(found.workflow_id).signal(
+                    RECONCILE_SIGNAL, ReconcileRequest(check_only=True, reason=found.reason).model_dump())
                 self._add(signalled=[found])
             except Exception as err:  # closed since the listing: nothing to reconcile
                 workflow.logger.info("reconcile not sent to %s: %s", found.workflow_id, err)
