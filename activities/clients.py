@@ -6,6 +6,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+import aiohttp
 from azure.core.credentials import AccessToken
 from azure.core.credentials_async import AsyncTokenCredential
 from azure.core.pipeline import PipelineRequest
@@ -69,6 +70,14 @@ class AzureClients:
     guest_proxy: str | None = None
     # What this worker last learned of each machine (activities/read_cache.py): spares reads ARM answered already.
     read_cache: ReadCache = field(default_factory=ReadCache)
+    # One HTTP session for every probe of a guest (activities/health/probe.py): a probe runs every period per
+    # machine, too often to open a connection pool each time. Made on first use, inside the worker's event loop.
+    _probe_session: aiohttp.ClientSession | None = field(default=None, init=False, repr=False)
+
+    def probe_session(self) -> aiohttp.ClientSession:
+        if self._probe_session is None or self._probe_session.closed:
+            self._probe_session = aiohttp.ClientSession()
+        return self._probe_session
 
     def polling(self, *, final_get: bool = True) -> RetryAfterPolling:
         """The `polling=` of every begin_* call: Retry-After honoured from the first poll (activities/lro.py)."""
@@ -80,6 +89,8 @@ class AzureClients:
         await self.graph.close()
         await self.resources.close()
         await self.health.close()
+        if self._probe_session is not None:
+            await self._probe_session.close()
         await self.credential.close()
 
 

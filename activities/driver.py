@@ -159,7 +159,7 @@ class AzureDriver:
 
     @activity.defn(name=ActivityName.PROBE_GUEST.value)
     async def probe_guest(self, inp: ProbeInput) -> ProbeResult:
-        return await probe.probe_guest(inp, self._clients.guest_proxy)
+        return await probe.probe_guest(self._clients, inp)
 
     @activity.defn(name=ActivityName.SET_DATA_DISK_DELETE_OPTION.value)
     async def set_data_disk_delete_option(self, inp: DataDiskDeleteOptionInput) -> Inventory:

@@ -8,6 +8,9 @@ from models.health import Probe
 
 AVAILABLE = "Available"
 UNAVAILABLE = "Unavailable"
+# Resource Health's contexts: an outage Azure caused (a host, a region), and a stop or deallocation someone asked for.
+PLATFORM_INITIATED = "Platform Initiated"
+CUSTOMER_INITIATED = "Customer Initiated"
 
 
 class _Io(BaseModel):

@@ -81,7 +81,7 @@ class RepairProgress(BaseModel):
     step: int = -1  # index of the step under way; -1: waiting timeouts.health before the first
     action: str = ""  # the step's action ("" while waiting before the first)
     started_at: datetime  # when the machine became Unhealthy (step -1), or when this step was taken
-    # A pool's machine waits for its pool's leave before a step (max_replacements, max_unhealthy): why, if it waits.
+    # Why the next step waits although the current wait is over (a platform-initiated outage); "" when it does not.
     held: str = ""
 
     def describe(self) -> str:

@@ -155,12 +155,8 @@ class AzureCalls:
         )
 
     async def start_vm(self, power_state: str) -> Inventory:
-        return await self._call(
-            ActivityName.START_VM, self.ref, result_type=Inventory,
-            start_to_close_timeout=policies.VM_TIMEOUT, heartbeat_timeout=policies.VM_HEARTBEAT,
-            retry_policy=policies.START_RETRY,
-            summary=f"Start the {power_state or 'stopped'} VM {self.spec.name}",
-        )
+        return await self._vm_operation(ActivityName.START_VM,
+                                        f"Start the {power_state or 'stopped'} VM {self.spec.name}")
 
     async def restart_vm(self) -> Inventory:
         return await self._vm_operation(ActivityName.RESTART_VM, f"Restart VM {self.spec.name} (repair)")
@@ -170,6 +166,7 @@ class AzureCalls:
                                         f"Redeploy VM {self.spec.name} to a new host (repair: disks and NIC kept)")
 
     async def _vm_operation(self, name: ActivityName, summary: str) -> Inventory:
+        """A power or repair operation on the VM (MachineRef -> Inventory): heartbeated while Azure runs it."""
         return await self._call(
             name, self.ref, result_type=Inventory,
             start_to_close_timeout=policies.VM_TIMEOUT, heartbeat_timeout=policies.VM_HEARTBEAT,
@@ -196,12 +193,8 @@ class AzureCalls:
             return ProbeResult(ok=False, detail=f"probe could not run: {error_text(err)}")
 
     async def deallocate_vm(self) -> Inventory:
-        return await self._call(
-            ActivityName.DEALLOCATE_VM, self.ref, result_type=Inventory,
-            start_to_close_timeout=policies.VM_TIMEOUT, heartbeat_timeout=policies.VM_HEARTBEAT,
-            retry_policy=policies.START_RETRY,
-            summary=f"Deallocate VM {self.spec.name} (preserved: disks and NIC kept)",
-        )
+        return await self._vm_operation(ActivityName.DEALLOCATE_VM,
+                                        f"Deallocate VM {self.spec.name} (preserved: disks and NIC kept)")
 
     async def set_data_disk_delete_option(self, option: str) -> Inventory:
         """Detach: deleting the VM keeps its data disks (a recovery). Delete: they go with it (`delete`)."""

@@ -6,6 +6,7 @@ message says is left: replay compares neither.
 """
 
 import asyncio
+from collections.abc import Iterable
 from datetime import datetime, timedelta
 
 from temporalio import workflow
@@ -31,3 +32,10 @@ class Deadline:
         """Not needed any more: the timer ends now, so it wakes nothing later."""
         if not self._timer.done():
             self._timer.cancel()
+
+
+def timeout_clear_of(interval: timedelta, deadlines: Iterable[Deadline]) -> timedelta | None:
+    """`interval` as a wait's timeout, or None (the wait ends on a deadline alone) when a deadline ends within it or
+    just after: two timers ending together make the wait that ends on one cancel the other after it fired, which
+    fails the workflow task."""
+    return interval if all(interval + policies.SHORTEST_TIMER < d.left() for d in deadlines) else None

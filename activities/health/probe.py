@@ -24,7 +24,7 @@ async def guest_address(clients: AzureClients, spec: MachineSpec) -> str:
     return next((c.private_ip_address for c in configs if c.private_ip_address), "")
 
 
-async def probe_guest(inp: ProbeInput, guest_proxy: str | None) -> ProbeResult:
+async def probe_guest(clients: AzureClients, inp: ProbeInput) -> ProbeResult:
     """One probe within its timeout. Never raises for the guest's answer: a failed probe is a result."""
     if not inp.address:
         return ProbeResult(ok=False, detail="the NIC has no private IP")
@@ -32,13 +32,14 @@ async def probe_guest(inp: ProbeInput, guest_proxy: str | None) -> ProbeResult:
     target = probe.target(inp.address)
     try:
         async with asyncio.timeout(seconds):
-            if guest_proxy:
-                return await _through(guest_proxy, inp, target)
+            if clients.guest_proxy:
+                return await _through(clients.probe_session(), clients.guest_proxy, inp, target)
             if probe.tcp is not None:
                 _, writer = await asyncio.open_connection(inp.address, probe.tcp.port)
                 writer.close()
                 return ProbeResult(ok=True, detail=f"{target}: connected")
-            return await _http_get(f"http://{inp.address}:{probe.http.port}{probe.http.path}",  # type: ignore[union-attr]
+            return await _http_get(clients.probe_session(),
+                                   f"http://{inp.address}:{probe.http.port}{probe.http.path}",  # type: ignore[union-attr]
                                    probe.http.expect_status, target)  # type: ignore[union-attr]
     except TimeoutError:
         return ProbeResult(ok=False, detail=f"{target}: no answer within {seconds:g}s")
@@ -46,17 +47,17 @@ async def probe_guest(inp: ProbeInput, guest_proxy: str | None) -> ProbeResult:
         return ProbeResult(ok=False, detail=f"{target}: {type(err).__name__}: {err}"[:300])
 
 
-async def _http_get(url: str, expect: int, target: str) -> ProbeResult:
-    async with aiohttp.ClientSession() as session, session.get(url, allow_redirects=False) as answer:
+async def _http_get(session: aiohttp.ClientSession, url: str, expect: int, target: str) -> ProbeResult:
+    async with session.get(url, allow_redirects=False) as answer:
         ok = answer.status == expect
         return ProbeResult(ok=ok, detail=f"{target}: HTTP {answer.status}" + ("" if ok else f", expected {expect}"))
 
 
-async def _through(proxy: str, inp: ProbeInput, target: str) -> ProbeResult:
+async def _through(session: aiohttp.ClientSession, proxy: str, inp: ProbeInput, target: str) -> ProbeResult:
     """The emulator's stand-in for the guest network: 200 when the guest would answer, 503 with why not."""
     probe = inp.probe
     path = f"tcp/{probe.tcp.port}" if probe.tcp else f"http/{probe.http.port}{probe.http.path}"  # type: ignore[union-attr]
-    async with aiohttp.ClientSession() as session, session.get(f"{proxy}/{inp.address}/{path}") as answer:
+    async with session.get(f"{proxy}/{inp.address}/{path}") as answer:
         if answer.status == 200:
             return ProbeResult(ok=True, detail=f"{target}: answered")
         try:

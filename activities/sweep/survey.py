@@ -19,6 +19,7 @@ from activities.ownership import tag_value
 from activities.reading.fleet import row_resource_group, vm_row_attachments
 from activities.reading.graph import DISK_TYPE, NIC_TYPE, VM_TYPE, query_pages, sweep_query
 from activities.request_count import counting
+from models.health_io import AVAILABLE, CUSTOMER_INITIATED, UNAVAILABLE
 from models.naming import MACHINE_TAG, ORPHAN_SEEN_TAG, OWNER_TAG, workflow_id
 from models.status import Phase
 from models.sweep import Drift, FleetSurvey, OrphanMachine
@@ -29,7 +30,6 @@ LIFECYCLE = "MachineLifecycle"
 OPEN_MACHINES = f'WorkflowType = "{LIFECYCLE}" AND ExecutionStatus = "Running"'
 VISIBILITY_PAGE = 1000
 _STOPPED = {"stopped", "stopping", "deallocated", "deallocating"}
-CUSTOMER_INITIATED = "Customer Initiated"  # Resource Health's context for a stop or deallocation someone asked for
 
 
 @dataclass
@@ -111,9 +111,9 @@ def _health_drift(machine: GraphMachine | None, phase: str) -> str:
     if machine is None or machine.vm is None:
         return ""
     availability, context, summary = resource_health(machine.vm)
-    if phase == Phase.RUNNING and availability == "Unavailable" and context != CUSTOMER_INITIATED:
+    if phase == Phase.RUNNING and availability == UNAVAILABLE and context != CUSTOMER_INITIATED:
         return f"Resource Health Unavailable: {summary or context or 'no reason given'}"
-    if phase == Phase.UNHEALTHY and availability == "Available":
+    if phase == Phase.UNHEALTHY and availability == AVAILABLE:
         return "Resource Health Available again"
     return ""
 

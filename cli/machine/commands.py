@@ -1,5 +1,6 @@
 """`azmc describe` and `azmc delete`: one machine, named as the user knows it (registered in cli/commands.py)."""
 
+from collections.abc import Awaitable, Callable
 from typing import Annotated
 
 import typer
@@ -11,16 +12,22 @@ from cli.errors import run_friendly, settings_or_exit
 from cli.options import Namespace, ResourceGroup, TemporalAddress
 from cli.render import console, describe_view
 from workers.connect import connect
-from workers.settings import Settings
 
 MachineName = Annotated[str, typer.Argument(help="NAME, RESOURCE_GROUP/NAME or the workflow id")]
 
 
-async def _find_machine(settings: Settings, name: str, resource_group: str) -> tuple[Client, str]:
-    """A client and the machine's workflow id; a name that is not valid is refused before connecting."""
-    machines.machine_ref(name, resource_group)
-    client = await connect(settings)
-    return client, await machines.resolve(client, name, resource_group)
+def _on_machine(name: str, resource_group: str, address: str | None, namespace: str | None,
+                act: Callable[[Client, str], Awaitable[None]]) -> None:
+    """Run `act` with a client and the machine's workflow id; a name that is not valid is refused before
+    connecting, and every error is one line (run_friendly). The machine's twin of cli/pool's `_on_pool`."""
+    settings = settings_or_exit(temporal_address=address, temporal_namespace=namespace)
+
+    async def main() -> None:
+        machines.machine_ref(name, resource_group)
+        client = await connect(settings)
+        await act(client, await machines.resolve(client, name, resource_group))
+
+    run_friendly(main)
 
 
 def describe(
@@ -31,11 +38,9 @@ def describe(
     temporal_address: TemporalAddress = None,
     namespace: Namespace = None,
 ) -> None:
-    """Show a machine's phase, last operation, inventory and recent operations (the `status` query)."""
-    settings = settings_or_exit(temporal_address=temporal_address, temporal_namespace=namespace)
+    """Show a machine's phase, health, last operation, inventory and recent operations (the `status` query)."""
 
-    async def main() -> None:
-        client, wf_id = await _find_machine(settings, name, resource_group)
+    async def show(client: Client, wf_id: str) -> None:
         if requests:
             from cli.machine.audit_trail import attempts_json, read_attempts, requests_table
 
@@ -48,7 +53,7 @@ def describe(
         else:
             console.print(describe_view(status, wf_id))
 
-    run_friendly(main)
+    _on_machine(name, resource_group, temporal_address, namespace, show)
 
 
 def delete(
@@ -62,13 +67,10 @@ def delete(
     """Delete a machine: drain, then VM, NIC and disks; the workflow ends when nothing is left."""
     from cli.machine.waiting import wait_deleted
 
-    settings = settings_or_exit(temporal_address=temporal_address, temporal_namespace=namespace)
-
-    async def main() -> None:
-        client, wf_id = await _find_machine(settings, name, resource_group)
+    async def remove(client: Client, wf_id: str) -> None:
         await machines.request_delete(client, wf_id, force=force)
         console.print(Text(f"deletion requested for {wf_id}"))
         if wait:
             await wait_deleted(client, wf_id, console)
 
-    run_friendly(main)
+    _on_machine(name, resource_group, temporal_address, namespace, remove)

@@ -16,8 +16,8 @@ from emulator.backends.outcome import Outcome
 from emulator.backends.virtual_machines import VM_TYPE, VirtualMachinesBackend
 from emulator.backends.vm_allocation import check as check_allocation
 from emulator.backends.vm_allocation import holds_allocation, request_for
+from emulator.backends.vm_operation import begin, left_failed, succeeded
 from emulator.capacity import SPOT_PRIORITIES
-from emulator.guest import start_boot
 from emulator.state import EmulatorState
 
 # verb -> (transitional power state, final power state)
@@ -42,27 +42,19 @@ class VmPowerBackend:
         transitional, final = _POWER_VERBS[verb]
         power_before = vm.extra.get("power")
         provisioning_before = vm.properties.get("provisioningState")
-        vm.extra["power"] = transitional
-        vm.properties["provisioningState"] = "Updating"
-        self.state.store.changed(vm)
+        begin(vm, self.state, transitional)
 
         async def work() -> None:
             if allocation_error is not None:
                 raise allocation_error
-            vm.extra["power"] = final
-            if verb == "start":
-                start_boot(vm, self.state)
-            vm.properties["provisioningState"] = "Succeeded"
-            vm.extra.pop("error", None)
-            vm.extra.pop("failed", None)
-            self.state.store.changed(vm)
+            succeeded(vm, self.state, final, boots=verb == "start")
 
         def failed(error: errors.ArmError) -> None:
+            if verb == "start":
+                left_failed(vm, self.state, power_before, error)
+                return
             vm.extra["power"] = power_before
             vm.properties["provisioningState"] = provisioning_before
-            if verb == "start":
-                vm.properties["provisioningState"] = "Failed"
-                vm.extra["error"] = error
             self.state.store.changed(vm)
 
         return Outcome(202, None, start_operation(self.state, vm, f"virtualMachines.{verb}", work, failed))

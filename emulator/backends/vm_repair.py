@@ -12,7 +12,7 @@ from emulator.arm_ids import Scope
 from emulator.backends.common import ensure_idle, get_existing, start_operation
 from emulator.backends.outcome import Outcome
 from emulator.backends.vm_model import VM_TYPE, new_host
-from emulator.guest import start_boot
+from emulator.backends.vm_operation import begin, left_failed, succeeded
 from emulator.state import EmulatorState
 
 REPAIRS = ("restart", "redeploy")
@@ -29,26 +29,16 @@ class VmRepairBackend:
         ensure_idle(self.state, vm.id)
         if vm.extra.get("power") != "running":
             raise errors.ArmError(409, "OperationNotAllowed", NOT_RUNNING)
-        vm.extra["power"] = "starting"  # the guest goes down and comes up again: its agent is Not Ready
-        vm.properties["provisioningState"] = "Updating"
-        self.state.store.changed(vm)
+        begin(vm, self.state, "starting")  # the guest goes down and comes up again: its agent is Not Ready
 
         async def work() -> None:
             if verb == "redeploy":
                 vm.extra["host"] = new_host()
             self.state.guest_faults.repaired(vm, verb)
-            vm.extra["power"] = "running"
-            start_boot(vm, self.state)
-            vm.properties["provisioningState"] = "Succeeded"
-            vm.extra.pop("error", None)
-            vm.extra.pop("failed", None)
-            self.state.store.changed(vm)
+            succeeded(vm, self.state, "running", boots=True)
 
         def failed(error: errors.ArmError) -> None:
             """As a failed start: the VM is left Failed with the error in its instance view, still running."""
-            vm.extra["power"] = "running"
-            vm.properties["provisioningState"] = "Failed"
-            vm.extra["error"] = error
-            self.state.store.changed(vm)
+            left_failed(vm, self.state, "running", error)
 
         return Outcome(202, None, start_operation(self.state, vm, f"virtualMachines.{verb}", work, failed))

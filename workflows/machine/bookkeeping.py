@@ -5,7 +5,7 @@ Every flow takes the `Machine`: it reads and changes `machine.state` and reports
 here. Deterministic bookkeeping only; no Azure calls.
 """
 
-from datetime import datetime, timedelta
+from datetime import timedelta
 
 from temporalio import workflow
 
@@ -61,10 +61,6 @@ class Machine:
         self._health_deadline: Deadline | None = None
         # While Unhealthy: the end of the repair ladder's current wait (repair.py), a timer of this run.
         self._repair_deadline: Deadline | None = None
-        # The ladder's wait that ended while its next step had to wait on Azure (a platform-initiated outage):
-        # the started_at of that wait's progress. No timer for it any more: a passed one would wake the run
-        # again at once, and the machine would read Azure in a loop for as long as the outage lasts.
-        self._repair_held_for: datetime | None = None
 
     def unhealthy(self) -> Deadline | None:
         """The health timeout's deadline while the machine is missing or unhealthy (state.unknown_since), a timer
@@ -88,32 +84,38 @@ class Machine:
         `wait` after it), a timer of this run; None when no repair is under way or no step is left to take."""
         progress = self.state.status.repair
         steps = self.state.spec.health.repair
+        # A held step (status.repair.held) has no timer: its passed one would wake the run again at once, and the
+        # machine would read Azure in a loop for as long as the hold lasts; the health checks look again.
         if progress is None or progress.step >= len(steps) or progress.action == RepairAction.RECREATE \
-                or self.repair_held():
+                or progress.held:
             return None
         wait = self.state.spec.timeouts.health if progress.step < 0 else steps[progress.step].wait
         at = progress.started_at + wait
         if self._repair_deadline is None or self._repair_deadline.at != at:
-            if self._repair_deadline is not None:
-                self._repair_deadline.cancel()
+            self._drop_repair_deadline()
             self._repair_deadline = Deadline(at, "repair: time to become healthy")
         return self._repair_deadline
 
-    def hold_repair(self) -> None:
-        """The current wait is over, but its next step waits on Azure: checked at every health check, no timer."""
+    def hold_repair(self, why: str) -> None:
+        """The current wait is over, but its next step must wait (`why`): carried in the status, looked at again
+        at every health check, with no timer."""
         progress = self.state.status.repair
-        self._repair_held_for = progress.started_at if progress is not None else None
-        if self._repair_deadline is not None:
-            self._repair_deadline.cancel()
-            self._repair_deadline = None
+        if progress is not None:
+            self.state.status.repair = progress.model_copy(update={"held": why})
+        self._drop_repair_deadline()
 
-    def repair_held(self) -> bool:
-        progress = self.state.status.repair
-        return progress is not None and progress.started_at == self._repair_held_for
+    def nothing_to_heal(self) -> None:
+        """Neither the health timeout nor a repair applies (a stopped VM is started, an evicted Spot VM re-created,
+        a deleted resource group awaited)."""
+        self.healthy_again()
+        self.repaired()
 
     def repaired(self) -> None:
         """Healthy again, or the VM gone or re-created: the ladder ends."""
         self.state.status.repair = None
+        self._drop_repair_deadline()
+
+    def _drop_repair_deadline(self) -> None:
         if self._repair_deadline is not None:
             self._repair_deadline.cancel()
             self._repair_deadline = None

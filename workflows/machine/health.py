@@ -76,12 +76,10 @@ async def check_health(machine: Machine, azure: AzureCalls, *, asked: bool = Fal
         return False
     machine.vm_observed(inventory)
     if await fallback.evicted_spot_goes_regular(machine, azure, inventory):
-        machine.healthy_again()
-        machine.repaired()
+        machine.nothing_to_heal()
         return True
     if inventory.vm_stopped:
-        machine.healthy_again()  # a stopped VM is never re-created: no health_timeout runs
-        machine.repaired()
+        machine.nothing_to_heal()  # a stopped VM is never re-created: no health_timeout runs
         await start_stopped_vm(machine, azure, inventory)
         return False
     machine.unstalled(start_step(machine))
@@ -117,8 +115,7 @@ def resource_group_is_gone(machine: Machine, err: ActivityError) -> None:
     """The group and everything in it were deleted: nothing to start or re-create (azmc creates no resource
     groups), so no health timeout runs. Unknown shows it, and keeps the fleet sweep from signalling again."""
     state = machine.state
-    machine.healthy_again()
-    machine.repaired()
+    machine.nothing_to_heal()
     machine.unstalled(start_step(machine))
     machine.set_phase(Phase.UNKNOWN)
     machine.operation(Stage.HEALTH_CHECK, OperationState.FAILED,

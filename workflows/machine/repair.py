@@ -10,6 +10,7 @@ from temporalio.exceptions import ActivityError
 with workflow.unsafe.imports_passed_through():
     from models.durations import humanize
     from models.health import RepairAction, RepairStep
+    from models.health_io import PLATFORM_INITIATED
     from models.status import HealthSignal, OperationState, Phase, RepairProgress, Stage
 
 from workflows import policies
@@ -18,7 +19,8 @@ from workflows.machine import recovery
 from workflows.machine.bookkeeping import Machine
 from workflows.machine.signals import RESOURCE_HEALTH, describe, last_signal
 
-PLATFORM_INITIATED = "Platform Initiated"  # Resource Health's context for an outage Azure caused
+OUTAGE_HOLD = ("Azure reports a platform-initiated outage: not re-created while it lasts (`reconcile` re-creates "
+               "anyway)")
 
 
 def _next(machine: Machine) -> RepairStep | None:
@@ -47,7 +49,7 @@ async def unhealthy(machine: Machine, azure: AzureCalls, bad: list[HealthSignal]
         status.repair = RepairProgress(started_at=workflow.now())  # `reconcile`: from the first step again
         following = _next(machine)
         assert following is not None
-    elif not asked and not machine.repair_held() and (deadline is None or not deadline.passed):
+    elif not asked and not (status.repair and status.repair.held) and (deadline is None or not deadline.passed):
         left = deadline.left() if deadline is not None else policies.SHORTEST_TIMER
         machine.operation(Stage.HEALTH_CHECK, OperationState.FAILED,
                           f"unhealthy: {why}; {following.action} if still so in {humanize(left)}", error=why,
@@ -56,10 +58,8 @@ async def unhealthy(machine: Machine, azure: AzureCalls, bad: list[HealthSignal]
     if following.action == RepairAction.RECREATE and not asked and _azure_is_healing(machine):
         # A platform-initiated outage (a host, a region): Azure heals it, and a wave of re-creations would not help.
         # Held: re-checked every minute (no timer of the passed wait), re-created if unhealthy once it is over.
-        machine.hold_repair()
-        machine.operation(Stage.REPAIR, OperationState.FAILED,
-                          f"unhealthy: {why}; Azure reports a platform-initiated outage: not re-created while it "
-                          "lasts (`reconcile` re-creates anyway)", error=why)
+        machine.hold_repair(OUTAGE_HOLD)
+        machine.operation(Stage.REPAIR, OperationState.FAILED, f"unhealthy: {why}; {OUTAGE_HOLD}", error=why)
         return False
     return await _take(machine, azure, following, why)
 

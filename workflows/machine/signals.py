@@ -49,7 +49,7 @@ async def read_signals(machine: Machine, azure: AzureCalls, vm: Inventory, *, th
         signals.append(_signal(machine, VM_AGENT, agent, agent == AGENT_READY, vm.vm_state.agent_message))
     if health.resource_health:
         last = last_signal(machine, RESOURCE_HEALTH)
-        wanted = thorough or any(not s.healthy for s in signals) or last is None or not last.healthy
+        wanted = thorough or any(not s.healthy for s in signals) or (last is not None and not last.healthy)
         read = await _resource_health(machine, azure) if wanted else last
         if read is not None:
             signals.append(read)

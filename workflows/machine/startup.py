@@ -14,9 +14,8 @@ with workflow.unsafe.imports_passed_through():
     from models.inventory import Inventory
     from models.status import OperationState, Stage
 
-from workflows import policies
 from workflows.azure_calls import AzureCalls
-from workflows.deadlines import Deadline
+from workflows.deadlines import Deadline, timeout_clear_of
 from workflows.machine.bookkeeping import Machine
 from workflows.machine.signals import describe, new_vm, read_signals
 
@@ -50,11 +49,9 @@ async def until_healthy(machine: Machine, azure: AzureCalls, vm: Inventory, crea
             machine.operation(Stage.CREATE, OperationState.PROCESSING,
                               f"VM {vm.node_name} runs; waiting for its guest: {describe(bad)}",
                               retry_in=STARTUP_RECHECK)
-            # Never a timer that ends with a deadline's: the wait ending on one would cancel the other after it fired.
-            soonest = min(startup.left(), creation.left())
-            every = STARTUP_RECHECK if STARTUP_RECHECK + policies.SHORTEST_TIMER < soonest else None
             try:
-                await workflow.wait_condition(lambda: startup.passed or creation.passed, timeout=every)
+                await workflow.wait_condition(lambda: startup.passed or creation.passed,
+                                              timeout=timeout_clear_of(STARTUP_RECHECK, (startup, creation)))
             except TimeoutError:
                 pass
             vm = await _read(machine, azure)

@@ -22,7 +22,6 @@ with workflow.unsafe.imports_passed_through():
     from models.spec_changes import SpecUpdate
     from models.status import MachineStatus, OperationState, Phase, RefusedMessage, Stage
 
-from workflows import policies
 from workflows.api import DELETE_SIGNAL, PRESERVE_SIGNAL, RECONCILE_SIGNAL, STATUS_QUERY, UPDATE_SPEC, UPGRADE_SIGNAL
 from workflows.azure_calls import AzureCalls
 from workflows.continuation import (
@@ -31,7 +30,7 @@ from workflows.continuation import (
     history_is_long,
     history_limit_from_memo,
 )
-from workflows.deadlines import Deadline
+from workflows.deadlines import Deadline, timeout_clear_of
 from workflows.errors import invalid_input
 from workflows.machine import fallback
 from workflows.machine.bookkeeping import Machine
@@ -230,10 +229,7 @@ class MachineLifecycle:
         deadlines = [d for d in (check, machine.unhealthy(), machine.repair_deadline()) if d is not None]
         probe = machine.state.spec.health.probe
         probing = probe is not None and machine.phase == Phase.RUNNING
-        # The probe's timer never ends with another: the wait that ends on one would cancel the other after it fired.
-        soonest = min(d.left() for d in deadlines)
-        every = probe.period if probing and probe is not None and probe.period + policies.SHORTEST_TIMER < soonest \
-            else None
+        every = timeout_clear_of(probe.period, deadlines) if probing and probe is not None else None
         try:
             await workflow.wait_condition(
                 lambda: self._requested() or self._should_continue_as_new() or any(d.passed for d in deadlines),
