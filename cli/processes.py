@@ -134,4 +134,15 @@ class Child:
             self._log = None
 
     def _see_log(self) -> str:
-        return f"; see {self.log_path}" if self.log_path else ""
+        """The log's last line (most often the reason) and where the rest is, still one line."""
+        if self.log_path is None:
+            return ""
+        return f"{last_line(self.log_path)}; see {self.log_path}"
+
+
+def last_line(log_path: Path, limit: int = 300) -> str:
+    with contextlib.suppress(OSError):
+        lines = [line for line in log_path.read_bytes()[-4096:].decode(errors="replace").splitlines() if line.strip()]
+        if lines:
+            return f": {lines[-1].strip()[:limit]}"
+    return ""

@@ -3,7 +3,9 @@ sees through the VM agent, Resource Health and the guest's own endpoints.
 
 A fault hits one VM: the VM of that name when it is posted, else the next VM created under that name. It
 ends with that VM (a VM re-created under the same name is healthy), with a DELETE, or with the repair that
-clears it (kernel_panic: restart or redeploy; host_failure: redeploy).
+clears it (hang and kernel_panic: restart or redeploy, as a reboot clears a hung guest; host_failure: redeploy;
+boot_failure, a broken image or bootstrap: none). A `persistent` fault survives every repair: a guest that stays
+hung until it is re-created.
 """
 
 from __future__ import annotations
@@ -17,8 +19,8 @@ from emulator.store import Resource
 
 VM_TYPE = "microsoft.compute/virtualmachines"
 FAULT_KINDS = ("hang", "boot_failure", "kernel_panic", "host_failure")
-# Which repair clears which fault; hang and boot_failure survive every repair.
-_CLEARED_BY = {"restart": {"kernel_panic"}, "redeploy": {"kernel_panic", "host_failure"}}
+# Which repair clears which fault; boot_failure survives every repair.
+_CLEARED_BY = {"restart": {"hang", "kernel_panic"}, "redeploy": {"hang", "kernel_panic", "host_failure"}}
 
 
 @dataclass
@@ -28,32 +30,36 @@ class GuestFault:
     resource_group: str | None
     fault: str
     created: str
+    persistent: bool = False
     vm_key: str | None = None  # the VM it hit (lower-case id); None until that VM exists
 
     def record(self) -> dict[str, Any]:
         return {"id": self.id, "name": self.name, "resource_group": self.resource_group, "fault": self.fault,
-                "created": self.created}
+                "persistent": self.persistent, "created": self.created}
 
     def aims_at(self, vm: Resource) -> bool:
         return self.name.lower() == vm.name.lower() and (
             self.resource_group is None or self.resource_group.lower() == vm.resource_group.lower())
 
 
-def parse(body: Any) -> tuple[str, str, str | None]:
-    """(name, fault, resource_group) of a POST body; ValueError names the field that is wrong."""
+def parse(body: Any) -> tuple[str, str, str | None, bool]:
+    """(name, fault, resource_group, persistent) of a POST body; ValueError names the field that is wrong."""
     if not isinstance(body, dict):
         raise ValueError("the body must be a JSON object with 'name' and 'fault'")
-    unknown = sorted(set(body) - {"name", "fault", "resource_group"})
+    unknown = sorted(set(body) - {"name", "fault", "resource_group", "persistent"})
     if unknown:
-        raise ValueError(f"unknown field {unknown[0]!r}; known: name, fault, resource_group")
+        raise ValueError(f"unknown field {unknown[0]!r}; known: name, fault, resource_group, persistent")
     name, fault, group = body.get("name"), body.get("fault"), body.get("resource_group")
+    persistent = body.get("persistent", False)
+    if not isinstance(persistent, bool):
+        raise ValueError("'persistent' must be true or false")
     if not isinstance(name, str) or not name.strip():
         raise ValueError("'name' must be the VM's name (a non-empty string)")
     if fault not in FAULT_KINDS:
         raise ValueError(f"'fault' must be one of {', '.join(FAULT_KINDS)}")
     if group is not None and (not isinstance(group, str) or not group.strip()):
         raise ValueError("'resource_group' must be a non-empty string when given")
-    return name, fault, group
+    return name, fault, group, persistent
 
 
 class GuestFaults:
@@ -62,9 +68,9 @@ class GuestFaults:
         self._ids = itertools.count(1)
 
     def add(self, name: str, fault: str, resource_group: str | None, created: str,
-            existing: list[Resource]) -> GuestFault:
+            existing: list[Resource], persistent: bool = False) -> GuestFault:
         """A new fault, hitting the first of `existing` (the VMs of the subscription) it aims at."""
-        record = GuestFault(f"guest-fault-{next(self._ids)}", name, resource_group, fault, created)
+        record = GuestFault(f"guest-fault-{next(self._ids)}", name, resource_group, fault, created, persistent)
         target = next((vm for vm in sorted(existing, key=lambda v: arm_ids.key(v.id)) if record.aims_at(vm)), None)
         if target is not None:
             record.vm_key = arm_ids.key(target.id)
@@ -91,7 +97,7 @@ class GuestFaults:
         """A restart or redeploy of `vm` succeeded: the faults it clears are over."""
         key = arm_ids.key(vm.id)
         for fault_id in [f.id for f in self._faults.values()
-                         if f.vm_key == key and f.fault in _CLEARED_BY[repair]]:
+                         if f.vm_key == key and not f.persistent and f.fault in _CLEARED_BY[repair]]:
             del self._faults[fault_id]
 
     def list(self) -> list[dict[str, Any]]:

@@ -25,10 +25,11 @@ def add_routes(app: web.Application, backends: Backends) -> None:
 
     async def add(request: web.Request) -> web.Response:
         try:
-            name, fault, group = parse(await read_json(request))
+            name, fault, group, persistent = parse(await read_json(request))
         except ValueError as exc:
             return _json({"error": {"code": "InvalidGuestFault", "message": str(exc)}}, 400)
-        record = state.guest_faults.add(name, fault, group, state.clock.utc_iso(), state.store.of_type(VM_TYPE))
+        record = state.guest_faults.add(name, fault, group, state.clock.utc_iso(), state.store.of_type(VM_TYPE),
+                                        persistent)
         observe_all(state)  # a host failure moves Resource Health
         return _json(record.record(), 201)
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from cli.emulator_client import EmulatorControl
 from cli.lifeline import ends_with_parent
-from cli.processes import Child, free_port, http_ok, tcp_open, temporal_binary
+from cli.processes import Child, StackError, free_port, http_ok, tcp_open, temporal_binary
 from cli.stack import search_attribute_flags
 from codec.converter import azmc_data_converter
 from codec.keys import new_key_json, parse_keys
@@ -41,13 +41,26 @@ class DevServer:
     def address(self) -> str:
         return f"127.0.0.1:{self.port}"
 
-    def start(self) -> None:
-        argv = [temporal_binary(), "server", "start-dev", "--ip", "127.0.0.1", "--port", str(self.port),
-                "--headless", "--db-filename", str(self.db_path), "--log-level", "error",
-                *search_attribute_flags()]  # fmt: skip
-        self.child = Child("temporal dev server", argv, self.log_path)
-        self.child.start()
-        self.child.wait_ready(self._serving, timeout_s=60)
+    def start(self, attempts: int = 3) -> None:
+        """Start, and start again when it exits while starting: its internal services pick free ports of their
+        own, which another test's server can take first (CI saw it exit with code 2). A first start also moves
+        to a fresh port; a restart keeps the port its clients know."""
+        first_start = self.child is None
+        for attempt in range(1, attempts + 1):
+            argv = [temporal_binary(), "server", "start-dev", "--ip", "127.0.0.1", "--port", str(self.port),
+                    "--headless", "--db-filename", str(self.db_path), "--log-level", "error",
+                    *search_attribute_flags()]  # fmt: skip
+            self.child = Child("temporal dev server", argv, self.log_path)
+            self.child.start()
+            try:
+                self.child.wait_ready(self._serving, timeout_s=60)
+                return
+            except StackError:
+                if self.child.exit_code() is None or attempt == attempts:
+                    raise
+                self.child.stop()
+                if first_start:
+                    self.port = free_port()
 
     def _serving(self) -> bool:
         if not tcp_open(self.port):

@@ -37,7 +37,7 @@ def test_a_fault_makes_the_agent_not_ready_until_deleted(
         emulator: EmulatorHandle, clients: SyncClients, fault: str, shown: tuple[str, str]) -> None:
     make_vm(clients, emulator, "sick")
     record = emulator.add_guest_fault("sick", fault)
-    assert set(record) == {"id", "name", "resource_group", "fault", "created"}
+    assert set(record) == {"id", "name", "resource_group", "fault", "persistent", "created"}
     assert (record["name"], record["resource_group"], record["fault"]) == ("sick", None, fault)
     assert emulator.guest_faults() == [record]
     assert agent(clients, "sick") == shown
@@ -82,6 +82,7 @@ def test_delete_clears_all_and_an_unknown_id_is_404(emulator: EmulatorHandle, cl
     ({"name": "vm"}, "fault"),
     ({"name": "vm", "fault": "hang", "resource_group": 7}, "resource_group"),
     ({"name": "vm", "fault": "hang", "when": "now"}, "when"),
+    ({"name": "vm", "fault": "hang", "persistent": "yes"}, "persistent"),
     (["not", "an", "object"], "body"),
 ])
 def test_a_bad_body_is_400_naming_the_field(emulator: EmulatorHandle, body: Any, field: str) -> None:

@@ -129,8 +129,8 @@ def test_a_missing_vm_is_404(emulator: EmulatorHandle, clients: SyncClients, ver
     ("kernel_panic", "begin_redeploy", True),
     ("host_failure", "begin_restart", False),
     ("host_failure", "begin_redeploy", True),
-    ("hang", "begin_restart", False),
-    ("hang", "begin_redeploy", False),
+    ("hang", "begin_restart", True),
+    ("hang", "begin_redeploy", True),
     ("boot_failure", "begin_restart", False),
     ("boot_failure", "begin_redeploy", False),
 ])
@@ -141,3 +141,14 @@ def test_repairs_clear_the_faults_azure_would(
     getattr(clients.compute.virtual_machines, verb)(RG, "patient").result()
     assert agent(clients, "patient") == ("Ready" if cleared else "Not Ready")
     assert [f["fault"] for f in emulator.guest_faults()] == ([] if cleared else [fault])
+
+
+@pytest.mark.parametrize("fault", ["hang", "kernel_panic", "host_failure"])
+@pytest.mark.parametrize("verb", ["begin_restart", "begin_redeploy"])
+def test_a_persistent_fault_survives_every_repair(
+        emulator: EmulatorHandle, clients: SyncClients, fault: str, verb: str) -> None:
+    make_vm(clients, emulator, "stubborn")
+    emulator.add_guest_fault("stubborn", fault, persistent=True)
+    getattr(clients.compute.virtual_machines, verb)(RG, "stubborn").result()
+    assert agent(clients, "stubborn") == "Not Ready"
+    assert [(f["fault"], f["persistent"]) for f in emulator.guest_faults()] == [(fault, True)]

@@ -102,11 +102,12 @@ class EmulatorHandle:
     def clear_quota(self, entry_id: str | None = None) -> None:
         self._call("DELETE", f"/_emulator/quota/{entry_id}" if entry_id else "/_emulator/quota")
 
-    def add_guest_fault(self, name: str, fault: str, resource_group: str | None = None) -> dict[str, Any]:
-        """Break VM `name`'s guest ("hang", "boot_failure", "kernel_panic", "host_failure"): its record
-        `{"id", "name", "resource_group", "fault", "created"}`."""
+    def add_guest_fault(self, name: str, fault: str, resource_group: str | None = None,
+                        persistent: bool = False) -> dict[str, Any]:
+        """Break VM `name`'s guest ("hang", "boot_failure", "kernel_panic", "host_failure"; `persistent`: no repair
+        clears it): its record `{"id", "name", "resource_group", "fault", "persistent", "created"}`."""
         return self._call("POST", "/_emulator/guest-faults",
-                          {"name": name, "fault": fault, "resource_group": resource_group})
+                          {"name": name, "fault": fault, "resource_group": resource_group, "persistent": persistent})
 
     def guest_faults(self) -> list[dict[str, Any]]:
         return self._call("GET", "/_emulator/guest-faults")["value"]

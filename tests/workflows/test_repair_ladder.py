@@ -5,6 +5,8 @@ from the emulator's control API, as Azure would show them (VM agent, Resource He
 from datetime import timedelta
 from typing import Any
 
+import pytest
+
 from models.status import MachineStatus, Phase, Stage
 from tests.workflows.data_disks import DATA_DISK, descriptions, unique_id, vm
 from tests.workflows.helpers import in_phase, record_history, spec_dict, start_machine, wait_for
@@ -34,10 +36,11 @@ async def _running(stack: Stack, **overrides: Any) -> Any:
     return handle
 
 
-async def test_a_kernel_panic_is_repaired_by_a_restart_after_the_health_timeout(stack: Stack) -> None:
+@pytest.mark.parametrize("fault", ["hang", "kernel_panic"])
+async def test_a_hung_guest_is_repaired_by_a_restart_after_the_health_timeout(stack: Stack, fault: str) -> None:
     handle = await _running(stack)
     vm_id = vm(stack)["id"]  # type: ignore[index]
-    stack.emulator.add_guest_fault("vm1", "kernel_panic")
+    stack.emulator.add_guest_fault("vm1", fault)
     sick = await wait_for(stack.env, handle, in_phase(Phase.UNHEALTHY), step=STEP)
     agent = next(s for s in sick.health if s.name == "vm_agent")
     assert not agent.healthy and agent.value == "Not Ready"
@@ -50,7 +53,8 @@ async def test_a_kernel_panic_is_repaired_by_a_restart_after_the_health_timeout(
     assert any(d.startswith("unhealthy (vm_agent Not Ready") and "restart (step 1 of 3)" in d for d in _repairs(healed))
     await handle.signal("delete")
     assert (await handle.result()).phase == Phase.DELETED
-    await record_history(handle, "unhealthy_restarted")
+    if fault == "hang":
+        await record_history(handle, "unhealthy_restarted")
 
 
 async def test_a_host_failure_is_repaired_by_a_redeploy_when_a_restart_did_not(stack: Stack) -> None:
@@ -73,7 +77,7 @@ async def test_a_guest_that_stays_hung_is_re_created_with_its_data_disk(stack: S
     handle = await _running(stack, health={"repair": [{"action": "restart", "wait": "3m"},
                                                       {"action": "redeploy", "wait": "3m"}, "recreate"]})
     before = unique_id(stack)
-    stack.emulator.add_guest_fault("vm1", "hang")
+    stack.emulator.add_guest_fault("vm1", "hang", persistent=True)  # no reboot clears it
     seen: list[MachineStatus] = []
 
     def recreated(status: MachineStatus) -> bool:
