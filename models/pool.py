@@ -33,7 +33,7 @@ POOL_SPEC_NAME = NameRule(
 MAX_REPLICAS = 1000
 _SET_BY_POOL = ("name", "pool")
 # A pool's settings besides its template and replicas: a running pool changes them with the set_settings update.
-POOL_SETTINGS = ("strategy", "max_replacements", "preserve_failed", "preserve_timeout", "min_ready")
+POOL_SETTINGS = ("strategy", "max_replacements", "max_unhealthy", "preserve_failed", "preserve_timeout", "min_ready")
 _TEMPLATE_PLACEHOLDER = "template"
 
 
@@ -94,6 +94,9 @@ class PoolSpec(_Strict):
     strategy: Strategy = Strategy()
     # How many Failed machines may be replaced at once across the pool (MCM's meltdown guard); 0: none.
     max_replacements: int = Field(1, ge=0, le=MAX_REPLICAS)
+    # Above this many Unhealthy machines (a count, or a share of replicas: "40%") the pool stops every repair:
+    # so many at once is an outage, which repairs would only make worse (Cluster API's maxUnhealthy).
+    max_unhealthy: int | str = "40%"
     # How many Failed machines to keep (powered off, not counted in replicas) for diagnosis, and how long.
     preserve_failed: int = Field(0, ge=0, le=MAX_REPLICAS)
     preserve_timeout: Annotated[timedelta, Bounded("preserve_timeout")] = timedelta(hours=96)
@@ -114,6 +117,24 @@ class PoolSpec(_Strict):
     @classmethod
     def _pool_name(cls, value: str) -> str:
         return POOL_SPEC_NAME.check(value)
+
+    @field_validator("max_unhealthy")
+    @classmethod
+    def _count_or_share(cls, value: int | str) -> int | str:
+        if isinstance(value, int) and not isinstance(value, bool):
+            if not 0 <= value <= MAX_REPLICAS:
+                raise ValueError(f"a count from 0 to {MAX_REPLICAS}, or a share of replicas such as \"40%\"")
+            return value
+        text = str(value).strip()
+        if not (text.endswith("%") and text[:-1].isdigit() and 0 <= int(text[:-1]) <= 100):
+            raise ValueError(f"{value!r}: a count from 0 to {MAX_REPLICAS}, or a share of replicas such as \"40%\"")
+        return text
+
+    def unhealthy_limit(self) -> int:
+        """How many Unhealthy machines the pool still repairs (a share rounds down, as Cluster API's)."""
+        if isinstance(self.max_unhealthy, int):
+            return self.max_unhealthy
+        return self.replicas * int(self.max_unhealthy[:-1]) // 100
 
     @field_validator("resource_group")
     @classmethod

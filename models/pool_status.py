@@ -63,6 +63,8 @@ class PoolStatus(BaseModel):
     rollout_message: str = ""
     # Why Failed machines wait for a replacement (the meltdown guard), "" when none waits.
     replacements_held: str = ""
+    # Why repairs of Unhealthy machines wait (max_unhealthy, max_replacements), "" when none waits.
+    repairs_held: str = ""
     machines: list[PoolMachine] = []
     # The last operations of the pool, oldest first.
     recent_operations: list[PoolOperation] = []

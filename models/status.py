@@ -81,8 +81,11 @@ class RepairProgress(BaseModel):
     step: int = -1  # index of the step under way; -1: waiting timeouts.health before the first
     action: str = ""  # the step's action ("" while waiting before the first)
     started_at: datetime  # when the machine became Unhealthy (step -1), or when this step was taken
-    # Why the next step waits although the current wait is over (a platform-initiated outage); "" when it does not.
+    # Why the next step waits although the current wait is over (a platform-initiated outage, or the machine's pool
+    # has not allowed it yet); "" when it does not.
     held: str = ""
+    # The step the machine's pool allowed (the `repair_allowed` signal), taken at the next health check.
+    allowed: str = ""
 
     def describe(self) -> str:
         doing = f"step {self.step + 1}: {self.action}" if self.step >= 0 else \

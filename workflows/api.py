@@ -31,11 +31,16 @@ SCALE_UPDATE = "scale"  # {"replicas": int} -> PoolStatus
 SET_TEMPLATE_UPDATE = "set_template"  # {"template": PoolTemplate} -> PoolStatus (a new revision rolls out)
 PAUSE_UPDATE = "pause"  # pauses a rollout (healing goes on) -> PoolStatus
 RESUME_UPDATE = "resume"  # -> PoolStatus
-# {"strategy", "max_replacements", "preserve_failed", "preserve_timeout", "min_ready"}, any of them -> PoolStatus
+# {"strategy", "max_replacements", "max_unhealthy", "preserve_failed", "preserve_timeout", "min_ready"}, any of
+# them -> PoolStatus
 SET_SETTINGS_UPDATE = "set_settings"
+RESUME_REPAIRS_UPDATE = "resume_repairs"  # -> PoolStatus: repair although more than max_unhealthy are Unhealthy
 # A pool's machine tells its pool its phase (sent by the child MachineLifecycle to its parent).
 # A notice only: the pool acts once the machine's own workflow confirms it (workflows/pool/news.py).
 MACHINE_PHASE_SIGNAL = "machine_phase"  # {"name", "phase", "preserved"}
+# A pool's Unhealthy machine asks its pool before each repair step, taken once allowed (workflows/pool/repairs.py).
+REPAIR_WANTED_SIGNAL = "repair_wanted"  # machine -> pool: {"name", "action"}
+REPAIR_ALLOWED_SIGNAL = "repair_allowed"  # pool -> machine: {"action"}
 
 # The long-lived types, which take UPGRADE_SIGNAL and move between versions by continuing as new.
 UPGRADABLE_TYPES = (WORKFLOW_TYPE, POOL_WORKFLOW_TYPE, OFFERINGS_WORKFLOW_TYPE)

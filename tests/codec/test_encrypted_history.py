@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from aiohttp.test_utils import TestServer
+from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client, WorkflowFailureError, WorkflowHandle
 from temporalio.exceptions import ApplicationError
 from temporalio.testing import WorkflowEnvironment
@@ -66,6 +67,21 @@ async def _phase(handle: WorkflowHandle, phase: Phase, tries: int = 300) -> Mach
     raise AssertionError(f"not {phase}: {status.model_dump_json()}")
 
 
+async def _result(handle: WorkflowHandle, limit_s: float = 120) -> MachineStatus:
+    """The run's result, or a failure naming why it did not come (a task failing on the fresh worker, e.g. a replay
+    that does not match) instead of the suite's timeout."""
+    try:
+        return await asyncio.wait_for(handle.result(), timeout=limit_s)
+    except TimeoutError:
+        raise AssertionError(f"no result within {limit_s:.0f}s; task failures: {await _task_failures(handle)}; "
+                             f"last events: {await _last_events(handle)}") from None
+
+
+async def _last_events(handle: WorkflowHandle, count: int = 12) -> list[str]:
+    history = await handle.fetch_history()
+    return [f"{event.event_id}:{EventType.Name(event.event_type)}" for event in history.events[-count:]]
+
+
 async def _task_failures(handle: WorkflowHandle) -> list[str]:
     history = await handle.fetch_history()
     return [e.workflow_task_failed_event_attributes.failure.message for e in history.events
@@ -95,7 +111,7 @@ async def test_lifecycle_leaves_no_plaintext_and_the_codec_server_reads_it(emula
             handle = rotated.get_workflow_handle(applied.workflow_id, result_type=MachineStatus)
             async with keyed_worker(env, ROTATED, driver, queue):
                 await handle.signal("delete", {"reason": "proof"})
-                assert (await handle.result()).phase == Phase.DELETED
+                assert (await _result(handle)).phase == Phase.DELETED
             fetched = await handle.fetch_history()
             # The audit trail rides in the results' metadata: the history replays as the workflow ran it.
             replayer = Replayer(workflows=ALL_WORKFLOWS, data_converter=azmc_data_converter(ROTATED))

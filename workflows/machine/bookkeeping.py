@@ -98,11 +98,19 @@ class Machine:
 
     def hold_repair(self, why: str) -> None:
         """The current wait is over, but its next step must wait (`why`): carried in the status, looked at again
-        at every health check, with no timer."""
+        at every health check, with no timer. A leave its pool gave for another step is void."""
         progress = self.state.status.repair
         if progress is not None:
-            self.state.status.repair = progress.model_copy(update={"held": why})
+            self.state.status.repair = progress.model_copy(update={"held": why, "allowed": ""})
         self._drop_repair_deadline()
+
+    def allow_repair(self, action: str) -> bool:
+        """The pool allowed `action` as this machine's next repair step; False when no repair waits for it."""
+        progress = self.state.status.repair
+        if progress is None or not progress.held:
+            return False
+        self.state.status.repair = progress.model_copy(update={"allowed": action})
+        return True
 
     def nothing_to_heal(self) -> None:
         """Neither the health timeout nor a repair applies (a stopped VM is started, an evicted Spot VM re-created,

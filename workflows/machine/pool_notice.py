@@ -1,4 +1,5 @@
-"""A pool's machine tells its pool each phase it enters (MACHINE_PHASE_SIGNAL to its parent).
+"""A pool's machine tells its pool each phase it enters (MACHINE_PHASE_SIGNAL to its parent), and asks it before
+each repair step (REPAIR_WANTED_SIGNAL: the pool decides how many repairs run at once).
 
 Push, not poll: the pool hears of a phase change when it happens, at one signal per change, whatever the
 pool's size (polling hundreds of children would cost queries or reads all the time). Only a machine
@@ -16,7 +17,7 @@ with workflow.unsafe.imports_passed_through():
     from models.naming import POOL_WORKFLOW_ID_PREFIX
     from models.status import Phase
 
-from workflows.api import MACHINE_PHASE_SIGNAL
+from workflows.api import MACHINE_PHASE_SIGNAL, REPAIR_WANTED_SIGNAL
 
 
 class PoolNotices:
@@ -26,19 +27,32 @@ class PoolNotices:
         self._name = name
         self._sending: list[asyncio.Future[None]] = []
 
-    def phase(self, phase: Phase, preserved: bool = False) -> None:
+    @property
+    def pool_id(self) -> str | None:
+        """The pool's workflow id when a pool started this machine (a standalone machine has none)."""
         parent = workflow.info().parent
-        if parent is None or not parent.workflow_id.startswith(POOL_WORKFLOW_ID_PREFIX):
+        return parent.workflow_id if parent is not None and parent.workflow_id.startswith(POOL_WORKFLOW_ID_PREFIX) \
+            else None
+
+    def phase(self, phase: Phase, preserved: bool = False) -> None:
+        self._send(MACHINE_PHASE_SIGNAL, {"name": self._name, "phase": str(phase), "preserved": preserved,
+                                          "at": workflow.now().isoformat()}, f"phase {phase}")
+
+    def repair_wanted(self, action: str) -> None:
+        """Ask the pool to allow this repair step (workflows/pool/repairs.py); it answers with `repair_allowed`."""
+        self._send(REPAIR_WANTED_SIGNAL, {"name": self._name, "action": action}, f"that it wants to {action}")
+
+    def _send(self, signal: str, payload: dict[str, object], what: str) -> None:
+        pool_id = self.pool_id
+        if pool_id is None:
             return
-        pool = workflow.get_external_workflow_handle(parent.workflow_id)
-        notice = {"name": self._name, "phase": str(phase), "preserved": preserved, "at": workflow.now().isoformat()}
+        pool = workflow.get_external_workflow_handle(pool_id)
 
         async def send() -> None:
             try:
-                await pool.signal(MACHINE_PHASE_SIGNAL, notice)
+                await pool.signal(signal, payload)
             except Exception as err:  # the pool is gone (deleted): nobody to tell, the machine goes on
-                workflow.logger.info(f"[machine {self._name}] could not tell pool {parent.workflow_id} "
-                                     f"phase {phase}: {err}")
+                workflow.logger.info(f"[machine {self._name}] could not tell pool {pool_id} {what}: {err}")
 
         self._sending = [task for task in self._sending if not task.done()]
         self._sending.append(asyncio.ensure_future(send()))

@@ -1,7 +1,8 @@
 """The repair ladder of an Unhealthy machine: its VM runs, but a health signal says the guest or the host does
 not work. Wait timeouts.health in case it recovers by itself, then take each step of spec.health.repair in turn
 (restart, redeploy, re-create keeping the data disks), each given its `wait` to make the machine healthy before
-the next. Every step is an operation in the status and the history; `reconcile` skips the current wait.
+the next. Every step is an operation in the status and the history; `reconcile` skips the current wait. A pool's
+machine takes each step only once its pool allows it.
 """
 
 from temporalio import workflow
@@ -69,7 +70,23 @@ def _azure_is_healing(machine: Machine) -> bool:
     return said is not None and not said.healthy and PLATFORM_INITIATED in said.reason
 
 
+def _pool_allows(machine: Machine, step: RepairStep, why: str) -> bool:
+    """A pool's machine takes a step only once its pool allows it (max_unhealthy, max_replacements): asked once per
+    step, the hold carried in the status, the pool's answer waking the machine (workflows/pool/repairs.py)."""
+    progress = machine.state.status.repair
+    if machine.pool_notices.pool_id is None or progress is None or progress.allowed == step.action:
+        return True
+    hold = f"{step.action} waits for pool {machine.state.spec.pool} to allow it (max_unhealthy, max_replacements)"
+    if progress.held != hold or progress.allowed:  # not asked yet, or allowed another step than this one
+        machine.hold_repair(hold)
+        machine.pool_notices.repair_wanted(step.action)
+        machine.operation(Stage.REPAIR, OperationState.PROCESSING, f"unhealthy ({why}): {hold}", error=why)
+    return False
+
+
 async def _take(machine: Machine, azure: AzureCalls, step: RepairStep, why: str) -> bool:
+    if not _pool_allows(machine, step, why):
+        return False
     status = machine.state.status
     steps = machine.state.spec.health.repair
     index = steps.index(step)

@@ -33,8 +33,9 @@ async def until_healthy(machine: Machine, azure: AzureCalls, vm: Inventory, crea
     new_vm(machine)
     if _asks_nothing(machine):
         return vm
-    limit = machine.state.spec.timeouts.startup
-    startup = Deadline(workflow.now() + limit, "startup timeout")
+    limit, began = machine.state.spec.timeouts.startup, workflow.now()
+    # Its timer starts at the first wait: a guest healthy at the first look (most) adds no timer to the history.
+    startup = None
     try:
         while True:
             if machine.state.spec.health.vm_agent and not vm.vm_state.agent:
@@ -42,6 +43,7 @@ async def until_healthy(machine: Machine, azure: AzureCalls, vm: Inventory, crea
             bad = await read_signals(machine, azure, vm, thorough=False)
             if not bad:
                 return vm
+            startup = startup or Deadline(began + limit, "startup timeout")
             if startup.passed or creation.passed:
                 which = f"timeouts.startup ({humanize(limit)})" if startup.passed else "the creation timeout"
                 raise ApplicationError(f"the guest of VM {vm.node_name} was not healthy within {which}: "
@@ -49,14 +51,20 @@ async def until_healthy(machine: Machine, azure: AzureCalls, vm: Inventory, crea
             machine.operation(Stage.CREATE, OperationState.PROCESSING,
                               f"VM {vm.node_name} runs; waiting for its guest: {describe(bad)}",
                               retry_in=STARTUP_RECHECK)
-            try:
-                await workflow.wait_condition(lambda: startup.passed or creation.passed,
-                                              timeout=timeout_clear_of(STARTUP_RECHECK, (startup, creation)))
-            except TimeoutError:
-                pass
+            await _recheck_after(startup, creation)
             vm = await _read(machine, azure)
     finally:
-        startup.cancel()
+        if startup is not None:
+            startup.cancel()
+
+
+async def _recheck_after(startup: Deadline, creation: Deadline) -> None:
+    """STARTUP_RECHECK, or until a timeout passes if it ends first."""
+    try:
+        await workflow.wait_condition(lambda: startup.passed or creation.passed,
+                                      timeout=timeout_clear_of(STARTUP_RECHECK, (startup, creation)))
+    except TimeoutError:
+        pass
 
 
 async def _read(machine: Machine, azure: AzureCalls) -> Inventory:

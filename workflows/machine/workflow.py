@@ -22,7 +22,15 @@ with workflow.unsafe.imports_passed_through():
     from models.spec_changes import SpecUpdate
     from models.status import MachineStatus, OperationState, Phase, RefusedMessage, Stage
 
-from workflows.api import DELETE_SIGNAL, PRESERVE_SIGNAL, RECONCILE_SIGNAL, STATUS_QUERY, UPDATE_SPEC, UPGRADE_SIGNAL
+from workflows.api import (
+    DELETE_SIGNAL,
+    PRESERVE_SIGNAL,
+    RECONCILE_SIGNAL,
+    REPAIR_ALLOWED_SIGNAL,
+    STATUS_QUERY,
+    UPDATE_SPEC,
+    UPGRADE_SIGNAL,
+)
 from workflows.azure_calls import AzureCalls
 from workflows.continuation import (
     ContinueAsNewNeeded,
@@ -115,6 +123,16 @@ class MachineLifecycle:
         except ValidationError:
             check_only = False
         self._reconcile_skips_wait = self._reconcile_skips_wait or not check_only
+
+    @workflow.signal(name=REPAIR_ALLOWED_SIGNAL)
+    def repair_allowed(self, *args: Any) -> None:
+        """`{"action": "restart"}` from this machine's pool: take that repair step at the next health check (a minute
+        at most while Unhealthy), if still unhealthy. No wake: a check started by the signal would cancel the check
+        timer the signal may have raced, which the time-skipping test server refuses."""
+        if self._refusals.signal(REPAIR_ALLOWED_SIGNAL, args) or self._machine is None:
+            return
+        payload = args[0] if len(args) == 1 and isinstance(args[0], dict) else {}
+        self._machine.allow_repair(str(payload.get("action", "")))
 
     @workflow.signal(name=UPGRADE_SIGNAL)
     def upgrade(self, *args: Any) -> None:

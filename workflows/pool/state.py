@@ -62,6 +62,11 @@ class PoolState(BaseModel):
     # goes when the pool is deleted (leftovers.py).
     ended: list[str] = []
     azure_checked: bool = False
+    # Repairs its Unhealthy machines asked for (name -> action) and have not been allowed yet; those allowed that
+    # take the machine away (redeploy, recreate) until it is Running again; `resume_repairs` overriding max_unhealthy.
+    repairs_wanted: dict[str, str] = {}
+    repairs_in_flight: list[str] = []
+    repairs_forced: bool = False
     left_in_azure: list[str] = []
 
     def machine(self, name: str) -> PoolMachine | None:

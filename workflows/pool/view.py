@@ -45,7 +45,7 @@ def rollout_phase(state: PoolState, rolling: bool, now: datetime) -> RolloutPhas
     return RolloutPhase.STABLE if settled and not any(m.deleting for m in state.machines) else RolloutPhase.SCALING
 
 
-def build_status(state: PoolState, now: datetime, held: str = "") -> PoolStatus:
+def build_status(state: PoolState, now: datetime, held: str = "", repairs_held: str = "") -> PoolStatus:
     spec, target = state.spec, state.revision
     alive = [m for m in state.machines if counted(m)]
     rolling = any(m.revision != target for m in alive)
@@ -56,7 +56,8 @@ def build_status(state: PoolState, now: datetime, held: str = "") -> PoolStatus:
         updated=sum(1 for m in alive if m.revision == target),
         available=sum(1 for m in alive if available(m)),
         current_revision=state.current_revision, target_revision=target, paused=state.paused,
-        replacements_held=held, machines=list(state.machines), recent_operations=list(state.operations),
+        replacements_held=held, repairs_held=repairs_held, machines=list(state.machines),
+        recent_operations=list(state.operations),
         runs=state.runs, settings=spec.settings, ignored_notices=list(state.ignored),
         azure_checked=state.azure_checked, left_in_azure=list(state.left_in_azure))
     status.rollout_message = _rollout_message(state, status)
@@ -107,6 +108,8 @@ def summary(state: PoolState, status: PoolStatus, now: datetime) -> str:
         text += f", {preserved} preserved"
     if status.replacements_held:
         text += "; replacements held back by max_replacements"
+    if status.repairs_held:
+        text += f"; {status.repairs_held}"
     return text
 
 
@@ -126,6 +129,8 @@ def render_details(state: PoolState, status: PoolStatus) -> str:
         lines.append(f"- **Rollout:** {status.rollout_message}")
     if status.replacements_held:
         lines.append(f"- **Meltdown guard:** {status.replacements_held}")
+    if status.repairs_held:
+        lines.append(f"- **Repairs:** {status.repairs_held}")
     if state.delete_request is not None:
         lines.append(f"- **Deletion requested:** {state.delete_request.reason or 'no reason given'}")
     if state.runs > 1:

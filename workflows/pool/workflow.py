@@ -16,6 +16,8 @@ from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
     from models.durations import humanize
+    from models.health import RepairAction
+    from models.naming import workflow_id
     from models.pool import PoolStatus
     from models.requests import DeleteRequest
     from models.spec import MachineSpec
@@ -26,6 +28,9 @@ from workflows.api import (
     MACHINE_PHASE_SIGNAL,
     PAUSE_UPDATE,
     POOL_WORKFLOW_TYPE,
+    REPAIR_ALLOWED_SIGNAL,
+    REPAIR_WANTED_SIGNAL,
+    RESUME_REPAIRS_UPDATE,
     RESUME_UPDATE,
     SCALE_UPDATE,
     SET_SETTINGS_UPDATE,
@@ -48,6 +53,7 @@ from workflows.pool.inputs import (
 )
 from workflows.pool.news import PoolNews
 from workflows.pool.plan import Plan, available, counted, plan
+from workflows.pool.repairs import decide as decide_repairs
 from workflows.pool.state import PoolState
 from workflows.pool.view import PoolView, build_status
 from workflows.pool.zones import machine_spec
@@ -71,6 +77,7 @@ class MachinePool:
         self._view = PoolView()
         self._wake = False
         self._held = ""
+        self._repairs_held = ""
         self._clock = PoolClock()
         # Machines this run started wait here for their workflow's end (a terminated one tells nothing).
         self._watchers: dict[str, asyncio.Future[None]] = {}
@@ -92,7 +99,33 @@ class MachinePool:
     def status(self) -> PoolStatus:
         if self._state is None:
             return PoolStatus(name="", resource_group="", rollout_message=str(self._input_error or ""))
-        return build_status(self._state, workflow.now(), self._held)
+        return build_status(self._state, workflow.now(), self._held, self._repairs_held)
+
+    @workflow.signal(name=REPAIR_WANTED_SIGNAL)
+    def repair_wanted(self, *args: Any) -> None:
+        """An Unhealthy machine of this pool asks to take a repair step: `{"name", "action"}`."""
+        if self._refusals.signal(REPAIR_WANTED_SIGNAL, args) or self._state is None:
+            return
+        ask = args[0] if len(args) == 1 and isinstance(args[0], dict) else {}
+        name, action = str(ask.get("name", "")), str(ask.get("action", ""))
+        if self._state.machine(name) is not None and action in {a.value for a in RepairAction}:
+            self._state.repairs_wanted[name] = action
+            self._wake = True
+
+    @workflow.update(name=RESUME_REPAIRS_UPDATE)
+    def resume_repairs(self, *args: Any) -> PoolStatus:
+        accepted(RESUME_REPAIRS_UPDATE, args)
+        state, book = self._open()
+        if not state.repairs_forced:
+            state.repairs_forced = True
+            book.operation("resume_repairs", "repairs resumed by an operator, above max_unhealthy "
+                           f"{state.spec.max_unhealthy}, until fewer are unhealthy")
+        return self._changed()
+
+    @resume_repairs.validator
+    def _validate_resume_repairs(self, *args: Any) -> None:
+        self._refusals.validate(RESUME_REPAIRS_UPDATE, args)
+        check_open(self._state, self._deleting(), "resume_repairs")
 
     @workflow.signal(name=DELETE_SIGNAL)
     def delete(self, *args: Any) -> None:
@@ -219,6 +252,7 @@ class MachinePool:
                 continue  # more may have come meanwhile, or `delete`
             self._wake = False
             decided = self._decide(state, book)
+            await self._allow_repairs(state, book)
             if decided.create or decided.delete or decided.preserve:
                 await self._act(state, book, decided)
                 continue  # the new machines and deletions change the next decision
@@ -275,6 +309,23 @@ class MachinePool:
                                    strict=True):
             if not delivered:
                 book.ended(name, "was already gone")
+
+    async def _allow_repairs(self, state: PoolState, book: PoolBook) -> None:
+        leave = decide_repairs(state)
+        if leave.held != self._repairs_held and leave.held:
+            book.operation("repairs", leave.held)
+        self._repairs_held = leave.held
+        for name, action in leave.allowed:
+            book.operation("repair", f"{name}: {action} allowed")
+        await asyncio.gather(*(self._allow(name, action) for name, action in leave.allowed))
+
+    async def _allow(self, name: str, action: str) -> None:
+        try:
+            assert self._state is not None
+            handle = workflow.get_external_workflow_handle(workflow_id(self._state.spec.resource_group, name))
+            await handle.signal(REPAIR_ALLOWED_SIGNAL, {"action": action})
+        except Exception as err:  # the machine is gone meanwhile: nothing to allow
+            workflow.logger.info(f"[pool] repair of {name} not sent: {err}")
 
     async def _start_machine(self, spec: MachineSpec, book: PoolBook) -> None:
         handle = await start_machine(spec)

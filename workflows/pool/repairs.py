@@ -1,0 +1,58 @@
+"""Never repair the fleet to death: which of a pool's Unhealthy machines may take their next repair step now.
+
+A machine asks before each step (machine/repair.py); the pool allows restarts while at most max_unhealthy of
+its machines are Unhealthy, and redeploys and re-creations (they take a machine away) only max_replacements at
+a time. Above max_unhealthy every repair stops, until fewer are Unhealthy or an operator's `resume_repairs`.
+Pure: the workflow sends what this decides.
+"""
+
+from dataclasses import dataclass, field
+
+from temporalio import workflow
+
+with workflow.unsafe.imports_passed_through():
+    from models.health import REPLACING_ACTIONS, RepairAction
+    from models.status import Phase
+
+from workflows.pool.plan import counted
+from workflows.pool.state import PoolState
+
+# A replacing repair is over once its machine is back (Running), has failed, or is gone.
+_BACK = (Phase.RUNNING, Phase.FAILED, Phase.DELETED)
+
+
+@dataclass
+class RepairLeave:
+    allowed: list[tuple[str, str]] = field(default_factory=list)  # (machine, action)
+    held: str = ""  # why asked repairs wait, "" when none does
+
+
+def decide(state: PoolState) -> RepairLeave:
+    machines = {m.name: m for m in state.machines if counted(m)}
+    state.repairs_in_flight = [n for n in state.repairs_in_flight if n in machines and machines[n].phase not in _BACK]
+    state.repairs_wanted = {n: a for n, a in state.repairs_wanted.items() if n in machines}
+    unhealthy = sum(1 for m in machines.values() if m.phase == Phase.UNHEALTHY)
+    # An ask is answered once the pool has heard the machine is Unhealthy: the notice may come after the ask, and
+    # a replacing repair's slot is freed by the machine's next phase, so the pool must know the one before.
+    asking = sorted((n, a) for n, a in state.repairs_wanted.items() if machines[n].phase == Phase.UNHEALTHY)
+    leave = RepairLeave()
+    if unhealthy <= state.spec.unhealthy_limit():
+        state.repairs_forced = False  # the outage is over: the next one pauses repairs again
+    elif not state.repairs_forced:
+        if asking:
+            leave.held = (f"repairs paused: {unhealthy} of {len(machines)} unhealthy, above max_unhealthy "
+                          f"{state.spec.max_unhealthy}")
+        return leave
+    waiting = 0
+    for name, action in asking:
+        if RepairAction(action) in REPLACING_ACTIONS and name not in state.repairs_in_flight:
+            if len(state.repairs_in_flight) >= state.spec.max_replacements:
+                waiting += 1
+                continue
+            state.repairs_in_flight.append(name)
+        leave.allowed.append((name, action))
+        del state.repairs_wanted[name]
+    if waiting:
+        leave.held = (f"{waiting} redeploy or re-creation waiting: {len(state.repairs_in_flight)} in flight, "
+                      f"max_replacements {state.spec.max_replacements}")
+    return leave
