@@ -9,7 +9,7 @@ import random
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from emulator.capacity import ALLOCATION_FAILED, ZONAL_ALLOCATION_FAILED
 from emulator.errors import ArmError
@@ -19,8 +19,14 @@ _DEFAULT_CODES = {400: "BadRequest", 401: "AuthenticationFailed", 403: "Authoriz
                   500: "InternalServerError", 503: "ServiceUnavailable"}
 
 
+# Compute's code for a create whose guest did not report provisioned in time; the VM may still finish.
+OS_PROVISIONING_TIMED_OUT = "OSProvisioningTimedOut"
+_OS_PROVISIONING_TIMED_OUT_MESSAGE = ("OS Provisioning for VM did not finish in the allotted time. The VM may still "
+                                      "finish provisioning successfully. Please check provisioning state later.")
+
 # Azure's own wording, used when a rule gives the code but no message.
-_DEFAULT_MESSAGES = {"AllocationFailed": ALLOCATION_FAILED, "ZonalAllocationFailed": ZONAL_ALLOCATION_FAILED}
+_DEFAULT_MESSAGES = {"AllocationFailed": ALLOCATION_FAILED, "ZonalAllocationFailed": ZONAL_ALLOCATION_FAILED,
+                     OS_PROVISIONING_TIMED_OUT: _OS_PROVISIONING_TIMED_OUT_MESSAGE}
 
 
 class FaultRule(BaseModel):
@@ -43,6 +49,16 @@ class FaultRule(BaseModel):
     delay_s: float = Field(0.0, ge=0.0, le=3600.0)
     # The wait the failed answer asks for (`Retry-After`, as ARM sends with every 429); none when unset.
     retry_after_s: float | None = Field(None, ge=0.0, le=3600.0)
+    # The operation ends Failed, yet its resource finishes this many Azure seconds later (emulator clock; 0: already
+    # when the operation reports Failed): Azure's late success after a create it reported Failed (e.g.
+    # OSProvisioningTimedOut, "the VM may still finish provisioning"). Only a failing fault at stage operation.
+    late_success_s: float | None = Field(None, ge=0.0, le=86400.0)
+
+    @model_validator(mode="after")
+    def _late_success_needs_a_failed_operation(self) -> FaultRule:
+        if self.late_success_s is not None and (self.stage != "operation" or not self.fails):
+            raise ValueError("late_success_s needs stage 'operation' and a failing status (>= 400)")
+        return self
 
     @property
     def fails(self) -> bool:

@@ -2,7 +2,8 @@
 
 A backend starts an operation with the resources it locks, an Azure duration, the work to apply at
 the end and what to do when it fails. Faults at stage "operation" fail it the way Azure does:
-the initial request succeeded, the operation status later says Failed with an error object.
+the initial request succeeded, the operation status later says Failed with an error object. A fault with
+`late_success_s` then runs the backend's `late` work after all: the resource finishes although its operation failed.
 """
 
 from __future__ import annotations
@@ -95,6 +96,7 @@ class OperationRegistry:
         work: Work,
         on_failure: OnFailure | None = None,
         fault: Fault | None = None,
+        late: Work | None = None,
     ) -> Operation:
         wall = self._clock.scaled(azure_seconds) + (fault.delay_s if fault else 0.0)
         op = Operation(
@@ -114,7 +116,7 @@ class OperationRegistry:
         self._forget_old()
         self._ops[op.id] = op
         op.task = asyncio.get_running_loop().create_task(
-            self._run(op, azure_seconds, work, on_failure, fault)
+            self._run(op, azure_seconds, work, on_failure, fault, late)
         )
         return op
 
@@ -125,12 +127,15 @@ class OperationRegistry:
         work: Work,
         on_failure: OnFailure | None,
         fault: Fault | None,
+        late: Work | None,
     ) -> None:
+        failed_by_fault = False
         try:
             await self._clock.sleep_scaled(azure_seconds)
             if fault is not None and fault.delay_s > 0:
                 await asyncio.sleep(fault.delay_s)
             if fault is not None and fault.fails:
+                failed_by_fault = True
                 raise fault.error()
             await work()
             op.status = "Succeeded"
@@ -149,6 +154,17 @@ class OperationRegistry:
             for lock in op.locks:
                 if self._locks.get(lock) == op.id:
                     del self._locks[lock]
+        if failed_by_fault and late is not None and fault is not None and fault.late_success_s is not None:
+            await self._finish_late(op, late, fault.late_success_s)
+
+    async def _finish_late(self, op: Operation, late: Work, azure_seconds: float) -> None:
+        """The resource of a failed operation finishes after all (the operation stays Failed). With no wait there
+        is no await before `late` runs, so no client sees the resource Failed in between."""
+        await self._clock.sleep_scaled(azure_seconds)
+        try:
+            await late()
+        except ArmError as error:  # what the work itself refuses (say, no capacity): the resource stays Failed
+            log.info("operation %s: no late success (%s)", op.name, error.code)
 
     def _forget_old(self) -> None:
         """Bound memory in long runs: drop the oldest finished operations (clients poll recent ones)."""

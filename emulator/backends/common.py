@@ -78,9 +78,11 @@ def operation_fault(state: EmulatorState, operation: str, name: str) -> Fault | 
 
 
 def start_operation(state: EmulatorState, resource: Resource, op_name: str, work: Work,
-                    on_failure: OnFailure | None = None, location: str | None = None) -> Operation:
+                    on_failure: OnFailure | None = None, location: str | None = None,
+                    late: Work | None = None) -> Operation:
     """The long-running operation `op_name` ("<resourceType>.<verb>") on `resource`: it locks the resource,
-    takes the profile's Azure duration and any operation-stage fault aimed at it, then runs `work`."""
+    takes the profile's Azure duration and any operation-stage fault aimed at it, then runs `work`; `late`:
+    how the resource finishes after all when a fault with `late_success_s` failed the operation."""
     return state.operations.start(
         name=op_name,
         namespace=resource.type.split("/", 1)[0],
@@ -91,6 +93,7 @@ def start_operation(state: EmulatorState, resource: Resource, op_name: str, work
         work=work,
         on_failure=on_failure,
         fault=operation_fault(state, op_name, resource.name),
+        late=late,
     )
 
 

@@ -188,7 +188,12 @@ class VirtualMachinesBackend:
                 raise allocation_error
             await self._succeeded(vm)
 
-        op = start_operation(self.state, vm, op_name, work, lambda error: on_failure(vm, error))
+        async def finish_late() -> None:
+            # Only the VM this write made, still Failed: not one deleted, written again or being deleted since.
+            if self.state.store.get(vm.id) is vm and vm.properties.get("provisioningState") == "Failed":
+                await work()
+
+        op = start_operation(self.state, vm, op_name, work, lambda error: on_failure(vm, error), late=finish_late)
         return vm, op
 
     async def _succeeded(self, vm: Resource) -> None:
@@ -198,6 +203,7 @@ class VirtualMachinesBackend:
             vm.extra["power"] = "running"
             start_boot(vm, self.state)
         vm.extra.pop("failed", None)
+        vm.extra.pop("error", None)  # a write that finished late: its operation's error is not the VM's any more
         self.state.store.changed(vm)
         for nic in attached_nics(self.state, vm):
             self.nics.release(nic, vm.id)

@@ -39,10 +39,10 @@ class EmulatorHandle:
 
     def add_fault(self, operation: str, name: str = "*", status: int = 500, code: str = "", message: str = "",
                   times: int = 1, probability: float = 1.0, stage: str = "request", delay_s: float = 0.0,
-                  retry_after_s: float | None = None) -> str:
+                  retry_after_s: float | None = None, late_success_s: float | None = None) -> str:
         rule = {"operation": operation, "name": name, "status": status, "code": code, "message": message,
                 "times": times, "probability": probability, "stage": stage, "delay_s": delay_s,
-                "retry_after_s": retry_after_s}
+                "retry_after_s": retry_after_s, "late_success_s": late_success_s}
         return self._call("POST", "/_emulator/faults", rule)["id"]
 
     def faults(self) -> list[dict[str, Any]]:

@@ -20,7 +20,7 @@ with workflow.unsafe.imports_passed_through():
 from workflows import policies
 from workflows.azure_calls import AzureCalls, error_text, error_type, suggested_delay
 from workflows.deadlines import Deadline
-from workflows.machine import fallback, recovery, startup
+from workflows.machine import fallback, late_success, recovery, startup
 from workflows.machine.bookkeeping import Machine
 from workflows.machine.deletion import remove_everything
 from workflows.machine.power_on import start_stopped_vm
@@ -112,6 +112,19 @@ async def _attempt(machine: Machine, azure: AzureCalls, undo: Compensations) -> 
     return inventory
 
 
+async def _healthy_vm(machine: Machine, azure: AzureCalls, undo: Compensations, deadline: Deadline) -> Inventory:
+    """One attempt's VM, running and healthy. A create Azure reported Failed whose VM finished anyway is kept
+    (late_success), read before the saga compensates it."""
+    try:
+        inventory = await _attempt(machine, azure, undo)
+    except ActivityError as err:
+        finished = await late_success.finished_anyway(machine, azure, err)
+        if finished is None:
+            raise
+        inventory = finished
+    return await startup.until_healthy(machine, azure, inventory, deadline)
+
+
 @dataclass(frozen=True)
 class Wake:
     """How an operator's `reconcile` cuts a CrashLoopBackOff wait short ("re-check Azure now")."""
@@ -162,8 +175,7 @@ async def _until_running_or_timed_out(machine: Machine, azure: AzureCalls, drain
         machine.set_phase(Phase.CREATING)
         undo = Compensations(machine)
         try:
-            inventory = await _attempt(machine, attempt_azure, undo)
-            inventory = await startup.until_healthy(machine, attempt_azure, inventory, deadline)
+            inventory = await _healthy_vm(machine, attempt_azure, undo, deadline)
         except StartFailed:
             # The VM exists and is kept: the health watch (Unknown) starts it again after the backoff.
             state.creation_started_at = None
