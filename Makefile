@@ -47,13 +47,14 @@ dev: $(STAMP)
 # pip-installed packages (the image) have them.
 BYTECODE = $(BIN)/python -m compileall -q models workflows activities workers cli emulator codec bench >/dev/null
 
-# The table: `python -m bench.report` reads every bench/results/<module>.json (about 17 min on 2 cores), and
+# The table: `python -m bench.report` reads every bench/results/<module>.json (about 19 min on 2 cores), and
 # `python -m bench.charts` draws docs/performance-*.svg from the same files.
 bench: $(STAMP)
 	$(BYTECODE)
 	$(BIN)/python -m bench.emulator_rate
 	$(BIN)/python -m bench.arm_requests
 	$(BIN)/python -m bench.watch_cost
+	$(BIN)/python -m bench.repair_time
 	$(BIN)/python -m bench.lifecycle
 	$(BIN)/python -m bench.visibility_cost
 	$(BIN)/python -m bench.pool_rollout

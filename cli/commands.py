@@ -128,12 +128,15 @@ def dev(
     time_scale: Annotated[float, typer.Option(help="emulator speed: 1 = Azure's pace, 0 = instant")] = (
         _STACK.time_scale
     ),
+    boot_seconds: Annotated[float, typer.Option(
+        min=0, help="seconds a VM's guest boots after each start or restart before its VM agent is Ready (Azure's "
+                    "time: scaled by --time-scale); 0 = at once")] = _STACK.boot_seconds,
 ) -> None:
     """Start Temporal (UI on :8233), the emulator and a worker together; Ctrl-C stops them all."""
     from cli.dev.command import run_dev
 
     config = StackConfig(temporal_port, ui_port, emulator_port, metrics_port, state_dir, time_scale,
-                         worker_to_console=True, codec_port=codec_port)  # fmt: skip
+                         worker_to_console=True, codec_port=codec_port, boot_seconds=boot_seconds)  # fmt: skip
     run_dev(config, console)
 
 

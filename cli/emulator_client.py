@@ -68,3 +68,12 @@ class EmulatorControl:
 
     def settings(self, **changes: Any) -> dict[str, Any]:
         return dict(self._call("POST", "settings", changes) if changes else self._call("GET", "settings"))
+
+    def add_guest_fault(self, name: str, fault: str, resource_group: str | None = None,
+                        persistent: bool = False) -> str:
+        """Make the guest of VM `name` misbehave (hang, boot_failure, kernel_panic, host_failure); its id."""
+        body = {"name": name, "fault": fault, "resource_group": resource_group, "persistent": persistent}
+        return str(self._call("POST", "guest-faults", body)["id"])
+
+    def guest_faults(self) -> list[dict[str, Any]]:
+        return list(self._call("GET", "guest-faults")["value"])

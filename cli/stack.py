@@ -35,6 +35,9 @@ class StackConfig:
     state_dir: Path = Path(".azmc")
     time_scale: float = 0.1
     latency_profile: str = "realistic"
+    # Azure seconds a guest boots after every (re)start, before its VM agent says Ready (scaled by time_scale);
+    # 0 keeps `make demo` quick: every startup's first read finds the agent Ready.
+    boot_seconds: float = 0.0
     worker: bool = True
     worker_to_console: bool = False
     codec_port: int = 8234  # `azmc codec-server`, which the UI decodes payloads through
@@ -82,6 +85,7 @@ def emulator_argv(config: StackConfig) -> list[str]:
         "--seed",
         "--time-scale", str(config.time_scale),
         "--latency-profile", config.latency_profile,
+        "--boot-seconds", str(config.boot_seconds),
     ]  # fmt: skip
 
 

@@ -20,7 +20,8 @@ def stack_panel(config: StackConfig) -> Panel:
     return Panel(
         Text(  # paths and URLs are the user's text, not markup
             f"Temporal   {config.temporal_address}  (UI {config.ui_url})\n"
-            f"Emulator   {config.emulator_url}  (time scale {config.time_scale:g})\n"
+            f"Emulator   {config.emulator_url}  (time scale {config.time_scale:g}"
+            + (f", guests boot {config.boot_seconds:g} s of Azure time" if config.boot_seconds else "") + ")\n"
             f"Worker     task queue azmc, metrics http://127.0.0.1:{config.metrics_port}/metrics\n"
             f"Codec      {config.codec_url}  (the UI decodes payloads through it)\n"
             f"State      {config.state_dir}/ (temporal.db, logs{keys_note})\n\n"

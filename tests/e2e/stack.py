@@ -234,10 +234,11 @@ DEV_PORT_FLAGS = ("--temporal-port", "--ui-port", "--emulator-port", "--metrics-
 
 
 @contextmanager
-def azmc_dev(tmp_path: Path) -> Iterator[DevRun]:
-    """`azmc dev --time-scale 0` until it says it is up; Ctrl-C (SIGINT) at the end, as an operator stops it."""
+def azmc_dev(tmp_path: Path, *flags: str) -> Iterator[DevRun]:
+    """`azmc dev --time-scale 0` (and `flags`) until it says it is up; Ctrl-C (SIGINT) at the end, as an operator
+    stops it."""
     run = DevRun({flag: free_port() for flag in DEV_PORT_FLAGS}, tmp_path / ".azmc")
-    argv = [sys.executable, "-m", "cli", "dev", "--state-dir", str(run.state_dir), "--time-scale", "0"]
+    argv = [sys.executable, "-m", "cli", "dev", "--state-dir", str(run.state_dir), "--time-scale", "0", *flags]
     for flag, port in run.ports.items():
         argv += [flag, str(port)]
     console = tmp_path / "console.txt"

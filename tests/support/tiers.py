@@ -39,6 +39,7 @@ FILES = {
     "activities/test_worker_registration.py": WORKFLOW,
     "cli/test_cli_offerings.py": WORKFLOW,
     "activities/test_offerings_burst.py": E2E,  # a dev server
+    "bench/test_repair_time.py": E2E,  # a dev server, the emulator and an azmc worker
     "cli/test_cli_describe_requests.py": E2E,  # a dev server, the CLI as a process
     "cli/test_cli_hostile_strings.py": E2E,  # an end-to-end stack
     "cli/test_cli_pool_commands.py": E2E,  # an end-to-end stack
