@@ -15,6 +15,7 @@ from models.pool import PoolSpec, PoolStatus, setting_changes
 from workflows.api import (
     DELETE_SIGNAL,
     POOL_WORKFLOW_TYPE,
+    RESUME_REPAIRS_UPDATE,
     SCALE_UPDATE,
     SET_SETTINGS_UPDATE,
     SET_TEMPLATE_UPDATE,
@@ -42,6 +43,14 @@ async def scale(client: Client, wf_id: str, replicas: int) -> PoolStatus:
     try:
         return await client.get_workflow_handle(wf_id).execute_update(
             SCALE_UPDATE, {"replicas": replicas}, result_type=PoolStatus)
+    except WorkflowUpdateFailedError as error:
+        raise _update_error(wf_id, error) from None
+
+
+async def resume_repairs(client: Client, wf_id: str) -> PoolStatus:
+    """The `resume_repairs` update: repairs run although more than max_unhealthy machines are Unhealthy."""
+    try:
+        return await client.get_workflow_handle(wf_id).execute_update(RESUME_REPAIRS_UPDATE, result_type=PoolStatus)
     except WorkflowUpdateFailedError as error:
         raise _update_error(wf_id, error) from None
 

@@ -174,6 +174,8 @@ def pool_view(status: PoolStatus, wf_id: str) -> Panel:
         facts.add_row("Rollout", Text(status.rollout_message, style="yellow"))
     if status.replacements_held:
         facts.add_row("Replacements held", Text(status.replacements_held, style="yellow"))
+    if status.repairs_held:
+        facts.add_row("Repairs held", Text(status.repairs_held, style="yellow"))
     if status.settings:  # "max_replacements 1, strategy.max_surge 1, ..."
         shown = ", ".join(f"{key} {value}" for key, value in flat_settings(status.settings).items())
         facts.add_row("Settings", Text(shown))

@@ -31,8 +31,10 @@ REPLACING_ACTIONS = frozenset({RepairAction.REDEPLOY, RepairAction.RECREATE})
 class RepairStep(_Strict):
     """One rung of the ladder: `"restart"` or `{"action": "restart", "wait": "10m"}`."""
 
-    action: RepairAction
-    wait: Annotated[timedelta, Bounded("health.repair.wait")] = timedelta(minutes=10)
+    action: RepairAction = Field(description="restart (same host), redeploy (a new host, same disks), or recreate "
+                                             "(a new VM keeping the data disks)")
+    wait: Annotated[timedelta, Bounded("health.repair.wait")] = Field(
+        timedelta(minutes=10), description="how long the step has to make the machine healthy before the next")
 
     @model_validator(mode="before")
     @classmethod
@@ -55,10 +57,12 @@ class Probe(_Strict):
 
     tcp: TcpProbe | None = None
     http: HttpProbe | None = None
-    period: Annotated[timedelta, Bounded("health.probe.period")] = timedelta(seconds=30)
-    timeout: Annotated[timedelta, Bounded("health.probe.timeout")] = timedelta(seconds=2)
-    failure_threshold: int = Field(3, ge=1, le=100)
-    success_threshold: int = Field(1, ge=1, le=100)
+    period: Annotated[timedelta, Bounded("health.probe.period")] = Field(
+        timedelta(seconds=30), description="how often the worker probes a Running machine")
+    timeout: Annotated[timedelta, Bounded("health.probe.timeout")] = Field(
+        timedelta(seconds=2), description="a probe not answered within this failed")
+    failure_threshold: int = Field(3, ge=1, le=100, description="failed probes in a row that make it Unhealthy")
+    success_threshold: int = Field(1, ge=1, le=100, description="passed probes in a row that make it healthy again")
 
     @model_validator(mode="after")
     def _one_kind(self) -> Self:
@@ -78,10 +82,16 @@ DEFAULT_REPAIR = (RepairStep(action=RepairAction.RESTART), RepairStep(action=Rep
 
 
 class HealthSpec(_Strict):
-    vm_agent: bool = True  # the VM agent's status in the instance view (Ready / Not Ready / missing)
-    resource_health: bool = True  # Azure Resource Health's availability status (Unavailable is unhealthy)
-    probe: Probe | None = None
-    repair: list[RepairStep] = Field(default_factory=lambda: list(DEFAULT_REPAIR), max_length=10)
+    """What makes a running VM healthy, and how an unhealthy one is repaired (docs/health.md)."""
+
+    vm_agent: bool = Field(True, description="the VM agent's status in the instance view: Not Ready or missing "
+                                             "is unhealthy")
+    resource_health: bool = Field(True, description="Azure Resource Health's availability: Unavailable is "
+                                                    "unhealthy")
+    probe: Probe | None = Field(None, description="an optional tcp or http probe of the guest's private IP")
+    repair: list[RepairStep] = Field(default_factory=lambda: list(DEFAULT_REPAIR), max_length=10,
+                                     description="the ladder, each action once, after timeouts.health: by default "
+                                                 "restart, redeploy, recreate, each with a 10m wait")
 
     @field_validator("repair")
     @classmethod

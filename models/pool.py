@@ -118,20 +118,23 @@ class PoolSpec(_Strict):
     def _pool_name(cls, value: str) -> str:
         return POOL_SPEC_NAME.check(value)
 
-    @field_validator("max_unhealthy")
+    @field_validator("max_unhealthy", mode="before")
     @classmethod
-    def _count_or_share(cls, value: int | str) -> int | str:
+    def _count_or_share(cls, value: Any) -> int | str:
+        """Before pydantic's own (which would take true for 1 and name two union branches): one message for both."""
+        refused = f"{value!r}: a count from 0 to {MAX_REPLICAS}, or a share of replicas such as \"40%\""
         if isinstance(value, int) and not isinstance(value, bool):
             if not 0 <= value <= MAX_REPLICAS:
-                raise ValueError(f"a count from 0 to {MAX_REPLICAS}, or a share of replicas such as \"40%\"")
+                raise ValueError(refused)
             return value
-        text = str(value).strip()
+        text = value.strip() if isinstance(value, str) else ""
         if not (text.endswith("%") and text[:-1].isdigit() and 0 <= int(text[:-1]) <= 100):
-            raise ValueError(f"{value!r}: a count from 0 to {MAX_REPLICAS}, or a share of replicas such as \"40%\"")
+            raise ValueError(refused)
         return text
 
     def unhealthy_limit(self) -> int:
-        """How many Unhealthy machines the pool still repairs (a share rounds down, as Cluster API's)."""
+        """The most Unhealthy machines at which the pool still repairs (a share of replicas rounds down, as Cluster
+        API's maxUnhealthy)."""
         if isinstance(self.max_unhealthy, int):
             return self.max_unhealthy
         return self.replicas * int(self.max_unhealthy[:-1]) // 100

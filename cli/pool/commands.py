@@ -1,4 +1,4 @@
-"""`azmc pool get|describe|scale|delete`, and `azmc apply` of a `kind: MachinePool` document.
+"""`azmc pool get|describe|scale|resume-repairs|delete`, and `azmc apply` of a `kind: MachinePool` document.
 
 Each command parses flags and hands over to cli/pool/lookup.py (finding the pool), cli/pool_workflow.py (the
 calls on it) and cli/pool/table.py or cli/render.py (output).
@@ -100,6 +100,22 @@ def scale(
         console.print(Text(f"pool {wf_id} accepted replicas {status.replicas}: {status.summary or status.phase}"))
 
     _on_pool(name, resource_group, temporal_address, namespace, set_replicas)
+
+
+@pool_app.command("resume-repairs")
+def resume_repairs(
+    name: PoolName,
+    resource_group: ResourceGroup = "",
+    temporal_address: TemporalAddress = None,
+    namespace: Namespace = None,
+) -> None:
+    """Repair Unhealthy machines although more than max_unhealthy are (repairs were paused as an outage); until
+    fewer are unhealthy, when the guard holds again."""
+    async def resume(client: Client, wf_id: str) -> None:
+        status = await pool_workflow.resume_repairs(client, wf_id)
+        console.print(Text(f"pool {wf_id} resumed repairs: {status.summary or status.phase}"))
+
+    _on_pool(name, resource_group, temporal_address, namespace, resume)
 
 
 @pool_app.command()

@@ -170,16 +170,19 @@ def test_a_pool_believes_only_its_machines_and_azure(stack: Stack, tmp_path: Pat
 
 def test_apply_changes_every_setting_of_a_running_pool(stack: Stack, tmp_path: Path) -> None:
     assert _apply(stack, tmp_path, name="api", replicas=1).exit_code == 0
-    changed = _apply(stack, tmp_path, name="api", replicas=1, max_replacements=3, preserve_failed=1,
-                     preserve_timeout="2h", min_ready="1m", strategy={"max_surge": 2, "max_unavailable": 0})
+    settings = {"max_replacements": 3, "max_unhealthy": 2, "preserve_failed": 1, "preserve_timeout": "2h",
+                "min_ready": "1m", "strategy": {"max_surge": 2, "max_unavailable": 0}}
+    changed = _apply(stack, tmp_path, name="api", replicas=1, **settings)
     assert changed.exit_code == 0, changed.output
-    assert ("changed: strategy.max_surge 1 -> 2, max_replacements 1 -> 3, preserve_failed 0 -> 1, "
-            "preserve_timeout 96h -> 2h, min_ready 30s -> 1m") in changed.stdout, changed.stdout
-    again = _apply(stack, tmp_path, name="api", replicas=1, max_replacements=3, preserve_failed=1,
-                   preserve_timeout="2h", min_ready="1m", strategy={"max_surge": 2, "max_unavailable": 0})
+    assert ("changed: strategy.max_surge 1 -> 2, max_replacements 1 -> 3, max_unhealthy 40% -> 2, "
+            "preserve_failed 0 -> 1, preserve_timeout 96h -> 2h, min_ready 30s -> 1m") in changed.stdout, changed.stdout
+    again = _apply(stack, tmp_path, name="api", replicas=1, **settings)
     assert "pool azmc-demo/api unchanged" in again.stdout, again.stdout
     assert _described(stack, "api")["settings"] == {
-        "strategy": {"max_surge": 2, "max_unavailable": 0}, "max_replacements": 3, "preserve_failed": 1,
-        "preserve_timeout": "2h", "min_ready": "1m"}
+        "strategy": {"max_surge": 2, "max_unavailable": 0}, "max_replacements": 3, "max_unhealthy": 2,
+        "preserve_failed": 1, "preserve_timeout": "2h", "min_ready": "1m"}
     assert "max_replacements 3" in azmc(stack, "pool", "describe", "api").stdout
+    resumed = azmc(stack, "pool", "resume-repairs", "api")  # nothing is held: the pool says so, and records it
+    assert resumed.exit_code == 0 and "pool pool/azmc-demo/api resumed repairs" in resumed.stdout, resumed.output
+    assert any(op["kind"] == "resume_repairs" for op in _described(stack, "api")["recent_operations"])
     assert azmc(stack, "pool", "delete", "api", "--wait").exit_code == 0

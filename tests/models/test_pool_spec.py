@@ -9,9 +9,10 @@ from pydantic import ValidationError
 from models.arm_names import MACHINE_NAME
 from models.durations import CHECK_BOUNDS
 from models.naming import pool_machine_name, pool_workflow_id
-from models.pool import PoolSpec, template_revision
+from models.pool import POOL_SETTINGS, PoolSpec, template_revision
 from models.validation import describe_validation_error
 from tests.models.test_spec import spec_dict
+from workflows.pool.inputs import SettingsRequest
 
 
 def template(**overrides: Any) -> dict[str, Any]:
@@ -103,3 +104,19 @@ def test_machine_names_are_stable_unique_and_valid() -> None:
     longest = pool_machine_name("w" * 58, "b7c1e", 3)
     assert MACHINE_NAME.problem(longest) is None and len(longest) == 64
     assert pool_workflow_id("rg", "web") == "pool/rg/web"
+
+
+@pytest.mark.parametrize(("value", "replicas", "limit"), [
+    ("40%", 10, 4), ("40%", 3, 1), ("0%", 10, 0), ("100%", 7, 7), (0, 10, 0), (6, 10, 6), (" 25% ", 8, 2),
+])
+def test_max_unhealthy_is_a_count_or_a_share_rounded_down(value: Any, replicas: int, limit: int) -> None:
+    assert PoolSpec.model_validate(pool(max_unhealthy=value, replicas=replicas)).unhealthy_limit() == limit
+
+
+@pytest.mark.parametrize("value", ["140%", "-5%", "40", "forty%", -1, 1001, True, 2.5, None])
+def test_a_max_unhealthy_that_is_neither_is_refused_naming_both_forms(value: Any) -> None:
+    assert "max_unhealthy" in (said := refusal(pool(max_unhealthy=value))) and "40%" in said, said
+
+
+def test_every_setting_a_pool_shows_can_be_changed_with_set_settings() -> None:
+    assert set(POOL_SETTINGS) == set(SettingsRequest.model_fields)  # a new setting left out would be refused

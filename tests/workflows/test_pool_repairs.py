@@ -3,8 +3,10 @@ only deepen), and redeploys and re-creations run max_replacements at a time."""
 
 from datetime import timedelta
 
+from models.naming import workflow_id
 from models.pool import PoolStatus
 from models.status import Phase
+from tests.workflows.helpers import RESOURCE_GROUP, record_history
 from tests.workflows.pools import pool_dict, pool_vms, settled, start_pool, template_dict, wait_pool
 from tests.workflows.stack import Stack
 
@@ -73,6 +75,9 @@ async def test_resume_repairs_lets_an_operator_repair_above_max_unhealthy(stack:
     assert _requests(stack, "restart") == 1
     await handle.signal("delete")
     await handle.result()
+    await record_history(handle, "pool_resume_repairs_above_max_unhealthy")
+    await record_history(env.client.get_workflow_handle(workflow_id(RESOURCE_GROUP, name)),
+                         "pool_machine_restarted_once_its_pool_allowed")
 
 
 async def _status(handle) -> PoolStatus:  # type: ignore[no-untyped-def]

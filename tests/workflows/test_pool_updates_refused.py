@@ -70,15 +70,17 @@ async def test_set_settings_changes_every_setting_but_template_and_replicas(stac
     handle = await start_pool(env.client, stack.task_queue, pool_dict(subnet, 1))
     before = await wait_pool(env, handle, settled(1))
     assert before.settings == {"strategy": {"max_surge": 1, "max_unavailable": 0}, "max_replacements": 1,
-                               "preserve_failed": 0, "preserve_timeout": "96h", "min_ready": "0s"}
+                               "max_unhealthy": "40%", "preserve_failed": 0, "preserve_timeout": "96h",
+                               "min_ready": "0s"}
     after: PoolStatus = await handle.execute_update(
-        SET_SETTINGS_UPDATE, {"strategy": {"max_surge": 3}, "max_replacements": 4, "preserve_failed": 2,
-                              "preserve_timeout": "2h", "min_ready": "90s"}, result_type=PoolStatus)
+        SET_SETTINGS_UPDATE, {"strategy": {"max_surge": 3}, "max_replacements": 4, "max_unhealthy": 3,
+                              "preserve_failed": 2, "preserve_timeout": "2h", "min_ready": "90s"},
+        result_type=PoolStatus)
     assert after.settings == {"strategy": {"max_surge": 3, "max_unavailable": 0}, "max_replacements": 4,
-                              "preserve_failed": 2, "preserve_timeout": "2h", "min_ready": "90s"}
+                              "max_unhealthy": 3, "preserve_failed": 2, "preserve_timeout": "2h", "min_ready": "90s"}
     (said,) = [op.description for op in after.recent_operations if op.kind == "settings"]
-    assert said == ("strategy.max_surge 1 -> 3, max_replacements 1 -> 4, preserve_failed 0 -> 2, "
-                    "preserve_timeout 96h -> 2h, min_ready 0s -> 90s"), said
+    assert said == ("strategy.max_surge 1 -> 3, max_replacements 1 -> 4, max_unhealthy 40% -> 3, "
+                    "preserve_failed 0 -> 2, preserve_timeout 96h -> 2h, min_ready 0s -> 90s"), said
     assert (after.replicas, after.target_revision) == (before.replicas, before.target_revision)
     await handle.signal("delete")
     await handle.result()

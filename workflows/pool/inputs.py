@@ -79,6 +79,7 @@ class SettingsRequest(_Request):
 
     strategy: dict[str, StrictInt] | None = None
     max_replacements: StrictInt | None = None
+    max_unhealthy: StrictInt | str | None = None  # a count or a share ("40%"): PoolSpec says which are valid
     preserve_failed: StrictInt | None = None
     preserve_timeout: Duration | None = None
     min_ready: Duration | None = None

@@ -27,11 +27,17 @@ class RepairLeave:
     held: str = ""  # why asked repairs wait, "" when none does
 
 
+def unhealthy_count(state: PoolState) -> tuple[int, int]:
+    """(Unhealthy machines, machines) of those counted towards replicas."""
+    machines = [m for m in state.machines if counted(m)]
+    return sum(1 for m in machines if m.phase == Phase.UNHEALTHY), len(machines)
+
+
 def decide(state: PoolState) -> RepairLeave:
     machines = {m.name: m for m in state.machines if counted(m)}
     state.repairs_in_flight = [n for n in state.repairs_in_flight if n in machines and machines[n].phase not in _BACK]
     state.repairs_wanted = {n: a for n, a in state.repairs_wanted.items() if n in machines}
-    unhealthy = sum(1 for m in machines.values() if m.phase == Phase.UNHEALTHY)
+    unhealthy, _ = unhealthy_count(state)
     # An ask is answered once the pool has heard the machine is Unhealthy: the notice may come after the ask, and
     # a replacing repair's slot is freed by the machine's next phase, so the pool must know the one before.
     asking = sorted((n, a) for n, a in state.repairs_wanted.items() if machines[n].phase == Phase.UNHEALTHY)

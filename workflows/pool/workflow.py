@@ -54,6 +54,7 @@ from workflows.pool.inputs import (
 from workflows.pool.news import PoolNews
 from workflows.pool.plan import Plan, available, counted, plan
 from workflows.pool.repairs import decide as decide_repairs
+from workflows.pool.repairs import unhealthy_count
 from workflows.pool.state import PoolState
 from workflows.pool.view import PoolView, build_status
 from workflows.pool.zones import machine_spec
@@ -116,10 +117,14 @@ class MachinePool:
     def resume_repairs(self, *args: Any) -> PoolStatus:
         accepted(RESUME_REPAIRS_UPDATE, args)
         state, book = self._open()
-        if not state.repairs_forced:
+        unhealthy, machines = unhealthy_count(state)
+        if unhealthy <= state.spec.unhealthy_limit():
+            book.operation("resume_repairs", f"repairs are not paused: {unhealthy} of {machines} unhealthy, within "
+                           f"max_unhealthy {state.spec.max_unhealthy}")
+        elif not state.repairs_forced:
             state.repairs_forced = True
-            book.operation("resume_repairs", "repairs resumed by an operator, above max_unhealthy "
-                           f"{state.spec.max_unhealthy}, until fewer are unhealthy")
+            book.operation("resume_repairs", f"repairs resumed by an operator: {unhealthy} of {machines} unhealthy, "
+                           f"above max_unhealthy {state.spec.max_unhealthy}, until fewer are")
         return self._changed()
 
     @resume_repairs.validator
