@@ -10,6 +10,7 @@ from pathlib import Path
 from aiohttp import web
 
 from emulator.app import build_app
+from emulator.limits.profile import PROFILES
 from emulator.seed import SEED_SUBSCRIPTION
 from emulator.settings import LATENCY_PROFILES, EmulatorConfig, LiveSettings
 
@@ -33,7 +34,10 @@ def parse_args(argv: list[str] | None = None) -> EmulatorConfig:
     parser.add_argument("--latency-profile", choices=LATENCY_PROFILES, default="instant")
     parser.add_argument("--seed", action="store_true", help="create the demo resource group, vnet, subnet")
     parser.add_argument("--faults", type=Path, help="JSON/YAML file with fault rules to load at start")
-    parser.add_argument("--throttling", action="store_true", help="enforce ARM's subscription rate limits")
+    parser.add_argument("--throttling", action="store_true",
+                        help="enforce ARM's subscription buckets even under --limits none")
+    parser.add_argument("--limits", choices=PROFILES, default="none",
+                        help="azure: enforce ARM's, the network and the compute provider's request limits")
     parser.add_argument("--index-lag", type=float, default=0.0, help="Resource Graph index lag (seconds)")
     parser.add_argument("--boot-seconds", type=float, default=0.0,
                         help="seconds a VM's guest boots after a (re)start before its agent is Ready")
@@ -41,7 +45,8 @@ def parse_args(argv: list[str] | None = None) -> EmulatorConfig:
     args = parser.parse_args(argv)
     start = LiveSettings()
     try:
-        start.update({"time_scale": args.time_scale, "throttling": args.throttling, "index_lag_s": args.index_lag,
+        start.update({"time_scale": args.time_scale, "throttling": args.throttling, "limits": args.limits,
+                      "index_lag_s": args.index_lag,
                       "latency_profile": args.latency_profile, "boot_seconds": args.boot_seconds})
     except ValueError as exc:
         parser.error(str(exc))

@@ -1,4 +1,5 @@
-"""The aiohttp application: auth, request counting, throttling and request-stage faults around ARM routes."""
+"""The aiohttp application: auth, request counting, Azure's request limits and request-stage faults around ARM
+routes."""
 
 from __future__ import annotations
 
@@ -91,15 +92,15 @@ async def _dispatch(request: web.Request) -> web.StreamResponse:
 
     subscription = params.get("sub")
     if subscription:
-        kind, remaining, retry_after = state.throttler.take(subscription, request.method,
-                                                            enforce=state.settings.throttling)
+        enforce = state.settings.throttling or state.settings.limits == "azure"
+        kind, remaining, retry_after = state.limits.arm_take(subscription, request.method, enforce)
         headers[f"x-ms-ratelimit-remaining-subscription-{kind}"] = str(remaining)
         if retry_after is not None:
-            headers["Retry-After"] = str(int(retry_after))
+            headers["Retry-After"] = str(retry_after)
             return error_response(ArmError(
                 429, "SubscriptionRequestsThrottled",
                 f"Number of '{kind}' requests for subscription '{subscription}' actor '' exceeded. Please try "
-                f"again after '{int(retry_after)}' seconds after additional tokens are available.",
+                f"again after '{retry_after}' seconds after additional tokens are available.",
             ), headers)
 
     fault = state.faults.take(route.operation, params.get("name", ""), "request")
@@ -113,6 +114,13 @@ async def _dispatch(request: web.Request) -> web.StreamResponse:
 
     try:
         body = await read_body(request)
+        if subscription and state.settings.limits == "azure":  # the provider throttles before it validates
+            provider_headers, refusal = state.limits.provider_take(route.resource_type, route.verb, request.method,
+                                                                   params, body, state.store)
+            headers.update(provider_headers)
+            if refusal is not None:
+                headers["Retry-After"] = str(refusal.retry_after_s)
+                return error_response(refusal.error, headers)
         arm_rules.check_request(route.resource_type, route.verb, params, body)
         response = await route.handler(Call(request, params, backends, body))
     except ArmError as error:

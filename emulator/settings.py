@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from emulator.limits.profile import PROFILES, checked_overrides
 from emulator.seed import SEED_SUBSCRIPTION
 
 LATENCY_PROFILES = ("instant", "realistic")
@@ -17,7 +18,12 @@ class LiveSettings:
     """Changed live through `POST /_emulator/settings`; restored by `POST /_emulator/reset`."""
 
     time_scale: float = 1.0
+    # ARM's buckets enforced even under the `none` limits profile (the switch from before profiles).
     throttling: bool = False
+    # "none": only ARM's remaining-count headers; "azure": Azure's limits enforced (emulator/README.md, Limits).
+    limits: str = "none"
+    # Budget name -> {capacity, period_s, refill} replacing Azure's numbers: a test aid (small, fast limits).
+    limits_overrides: dict[str, dict[str, float]] = field(default_factory=dict)
     index_lag_s: float = 0.0
     latency_profile: str = "instant"
     # Items per list page before a nextLink (ARM pages at 1000; small values let tests page).
@@ -46,6 +52,12 @@ def _checked(key: str, value: Any) -> Any:
         if value not in LATENCY_PROFILES:
             raise ValueError(f"latency_profile must be one of {', '.join(LATENCY_PROFILES)}")
         return value
+    if key == "limits":
+        if value not in PROFILES:
+            raise ValueError(f"limits must be one of {', '.join(PROFILES)}")
+        return value
+    if key == "limits_overrides":
+        return checked_overrides(value)
     if key == "throttling":
         if not isinstance(value, bool):
             raise ValueError("throttling must be true or false")

@@ -10,11 +10,11 @@ from emulator.clock import Clock
 from emulator.faults import FaultRegistry
 from emulator.graph_index import GraphIndex
 from emulator.guest_faults import GuestFaults
+from emulator.limits.gate import Limits
 from emulator.operations import OperationRegistry
 from emulator.quota import QuotaRegistry
 from emulator.settings import EmulatorConfig, LiveSettings
 from emulator.store import Resource, ResourceStore
-from emulator.throttling import Throttler
 
 
 class EmulatorState:
@@ -33,7 +33,8 @@ class EmulatorState:
         self.faults = FaultRegistry()
         self.capacity = CapacityRegistry()
         self.quotas = QuotaRegistry()
-        self.throttler = Throttler()
+        self.limits = Limits()
+        self.limits.configure(self.settings.limits_overrides)
         self.request_counts: Counter[str] = Counter()
         # Private IPs handed out per subnet (key: lower subnet id).
         self.next_ip: dict[str, int] = {}
@@ -58,8 +59,8 @@ class EmulatorState:
         self.forced_health.clear()
         self.capacity.clear()
         self.quotas.clear()
-        self.throttler.clear()
         self.request_counts.clear()
         self.failed_counts.clear()
         self.next_ip.clear()
         self.settings.update(self.config.start.as_dict())
+        self.limits.configure(self.settings.limits_overrides)  # every bucket full again

@@ -121,12 +121,15 @@ async def get_settings(request: web.Request) -> web.Response:
 
 
 async def post_settings(request: web.Request) -> web.Response:
-    settings = request.app[BACKENDS].state.settings
+    state = request.app[BACKENDS].state
     try:
-        settings.update(await _body(request))
+        changes = await _body(request)
+        state.settings.update(changes)
     except (ValueError, TypeError) as exc:
         return _json({"error": {"code": "InvalidSetting", "message": str(exc)}}, 400)
-    return _json(settings.as_dict())
+    if "limits" in changes or "limits_overrides" in changes:  # a new profile or budget starts full
+        state.limits.configure(state.settings.limits_overrides)
+    return _json(state.settings.as_dict())
 
 
 async def evict(request: web.Request) -> web.Response:

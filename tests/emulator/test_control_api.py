@@ -41,10 +41,15 @@ def test_resources_show_attachments_and_requests_are_counted(emulator: EmulatorH
 
 def test_settings_change_live_and_reset_restores_everything(emulator: EmulatorHandle) -> None:
     changed = emulator.settings(time_scale=0.5, throttling=True, index_lag_s=3, latency_profile="realistic",
-                                boot_seconds=30)
+                                boot_seconds=30, limits="azure",
+                                limits_overrides={"compute.PutVM.subscription": {"capacity": 3}})
     assert changed["time_scale"] == 0.5 and changed["latency_profile"] == "realistic" and changed["boot_seconds"] == 30
     with pytest.raises(urllib.error.HTTPError):
         emulator.settings(latency_profile="glacial")
+    for wrong in ({"limits": "aws"}, {"limits_overrides": {"compute.Nope.subscription": {"capacity": 1}}},
+                  {"limits_overrides": {"arm.reads": {"capacity": 0}}}, {"limits_overrides": {"arm.reads": 5}}):
+        with pytest.raises(urllib.error.HTTPError):
+            emulator.settings(**wrong)
     emulator.add_fault("virtualMachines.put")
     emulator.make_unavailable(zone="1")
     emulator.set_quota(4, family="cores")
@@ -52,7 +57,8 @@ def test_settings_change_live_and_reset_restores_everything(emulator: EmulatorHa
     clients.network.virtual_networks.get(RG, "azmc-vnet")
     clients.close()
     emulator.reset()
-    assert emulator.settings() == {"time_scale": 0.0, "throttling": False, "index_lag_s": 0.0,
+    assert emulator.settings() == {"time_scale": 0.0, "throttling": False, "limits": "none", "limits_overrides": {},
+                                   "index_lag_s": 0.0,
                                    "latency_profile": "instant", "page_size": 1000, "boot_seconds": 0.0}
     assert emulator.faults() == [] and emulator.capacity() == [] and emulator.quotas() == []
     assert emulator.requests() == {"total": 0, "by_operation": {}, "failed_by_operation": {}}

@@ -113,7 +113,11 @@ def test_a_query_nested_3000_deep_is_a_bad_request_in_the_graphs_shape(emulator:
 
 @pytest.mark.parametrize("data", [b"[1, 2]", b'{"time_scale": NaN}', b'{"time_scale": Infinity}',
                                   b'{"time_scale": -1}', b'{"time_scale": "1"}', b'{"throttling": "no"}',
-                                  b'{"page_size": 0}', b'{"index_lag_s": 1e999}', b'{"nope": 1}'])
+                                  b'{"page_size": 0}', b'{"index_lag_s": 1e999}', b'{"nope": 1}',
+                                  b'{"limits": "aws"}', b'{"limits_overrides": []}',
+                                  b'{"limits_overrides": {"arm.reads": {"refill": NaN}}}',
+                                  b'{"limits_overrides": {"arm.reads": {"period_s": 0}}}',
+                                  b'{"limits_overrides": {"arm.reads": {"burst": 1}}}'])
 def test_bad_settings_are_refused_and_settings_stay_valid_json(emulator: EmulatorHandle, data: bytes) -> None:
     before = emulator.settings()
     status, raw = send(emulator, "POST", "/_emulator/settings", data)
