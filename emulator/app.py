@@ -25,6 +25,7 @@ from emulator.handlers import (
     resource_graph,
     resource_groups,
     resource_health,
+    usages,
     virtual_machines,
     virtual_networks,
 )
@@ -47,6 +48,7 @@ def build_router() -> Router:
         *network_interfaces.routes(),
         *disks.routes(),
         *virtual_machines.routes(),
+        *usages.routes(),
         *resource_health.routes(),
         *resource_graph.routes(),
         *generic_resources.routes(),
