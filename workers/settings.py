@@ -108,8 +108,8 @@ class Settings(BaseSettings):
     # bench/capacity_fallback.py, not a production setting.
     shared_offerings: bool = True
     # Foreseen quota (models/quota.py): the memory reads the compute usages when a claim finds its reading older
-    # than this (seconds or ISO 8601, e.g. 180 or PT3M); at least 10 s, as a reading costs an ARM read.
-    quota_read_every: timedelta = Field(DEFAULT_READ_EVERY, ge=timedelta(seconds=10))
+    # than this (one ARM read for the whole fleet of a location).
+    quota_read_every: Annotated[timedelta, Bounded("quota_read_every", always=True)] = DEFAULT_READ_EVERY
 
     @field_validator("log_level", mode="before")
     @classmethod
