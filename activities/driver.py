@@ -1,6 +1,7 @@
 """AzureDriver: the worker's Azure side. One shared client set; every activity registered by ActivityName."""
 
 from collections.abc import Callable
+from datetime import timedelta
 from typing import Any
 
 from temporalio import activity
@@ -19,7 +20,7 @@ from activities.config import AzureConfig
 from activities.health import probe, repair, resource_health
 from activities.offerings import memory as offerings_memory
 from activities.pool import leftovers, machines
-from activities.reading import fleet, inventory
+from activities.reading import fleet, inventory, usages
 from activities.sweep import marks, orphans, outdated, survey
 from models.activity_io import (
     ActivityName,
@@ -32,10 +33,12 @@ from models.activity_io import (
     MachineSummary,
     TagsUpdated,
     UpdateTagsInput,
+    UsagesQuestion,
 )
 from models.health_io import ProbeInput, ProbeResult, ResourceHealthReading
 from models.inventory import Inventory
 from models.pool_io import MachinesOfPool, MachineTruth, PoolLeftovers, PoolLeftoversInput
+from models.quota import DEFAULT_READ_EVERY, QuotaUsage
 from models.spec import MachineSpec
 from models.sweep import FleetSurvey, OrphanCheckInput, OrphanMarkInput, OrphanVerdict, Outdated, OutdatedQuery
 
@@ -61,8 +64,10 @@ class AzureDriver:
     def reset_request_counts(self) -> None:
         self._clients.counter.reset()
 
-    def activities(self, shared_offerings: bool = True) -> list[Callable[..., Any]]:
-        """`shared_offerings=False`: each machine keeps its own memory of refused offerings (AZMC_SHARED_OFFERINGS)."""
+    def activities(self, shared_offerings: bool = True,
+                   quota_read_every: timedelta = DEFAULT_READ_EVERY) -> list[Callable[..., Any]]:
+        """`shared_offerings=False`: each machine keeps its own memory of refused offerings (AZMC_SHARED_OFFERINGS);
+        `quota_read_every`: how old the memory's reading of the usages may be (AZMC_QUOTA_READ_EVERY)."""
         return [
             self.read_inventory,
             self.find_vm,
@@ -88,9 +93,19 @@ class AzureDriver:
             self.list_outdated,
             self.describe_pool_machines,
             self.find_pool_leftovers,
-            # No Azure call: the shared memory of refused offerings (a workflow), asked and told by creation.
-            *offerings_memory.activities(shared_offerings),
+            self.read_usages,
+            # The shared memory of refused offerings (a workflow), asked and told by creation; asking reads the
+            # usages when the memory's reading is due (models/quota.py).
+            *offerings_memory.activities(shared_offerings, self._usages, quota_read_every),
         ]
+
+    async def _usages(self, question: UsagesQuestion) -> list[QuotaUsage]:
+        return await usages.read_usages(self._clients, question)
+
+    @activity.defn(name=ActivityName.READ_USAGES.value)
+    async def read_usages(self, question: UsagesQuestion) -> list[QuotaUsage]:
+        """The location's vCPU quotas: family, in use, limit."""
+        return await heartbeating(self._usages(question))
 
     @activity.defn(name=ActivityName.READ_INVENTORY.value)
     async def read_inventory(self, spec: MachineSpec) -> Inventory:

@@ -26,6 +26,7 @@ from emulator.handlers import (
     resource_graph,
     resource_groups,
     resource_health,
+    usages,
     virtual_machines,
     virtual_networks,
 )
@@ -48,6 +49,7 @@ def build_router() -> Router:
         *network_interfaces.routes(),
         *disks.routes(),
         *virtual_machines.routes(),
+        *usages.routes(),
         *resource_health.routes(),
         *resource_graph.routes(),
         *generic_resources.routes(),

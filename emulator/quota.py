@@ -81,26 +81,34 @@ def _message(entry: QuotaEntry, request: AllocationRequest, usage: int, needed: 
             f"Required: {usage + needed}. {_INCREASE}")
 
 
+def in_use(quota: str, subscription: str, location: str, allocated: list[AllocationRequest]) -> int:
+    """The vCPUs `allocated` count against `quota` (lower case) in the subscription and location: what a
+    refusal compares with its limit, and what the usages API reports."""
+    return sum(vm_sizes.vcpus(other.vm_size) for other in allocated
+               if same_location(other.location, location) and other.subscription.lower() == subscription.lower()
+               and quota in quotas_of(other))
+
+
 class QuotaRegistry(Entries[QuotaEntry]):
     def __init__(self) -> None:
         super().__init__(QuotaRule, QuotaEntry, "quota")
+
+    def in_location(self, location: str) -> list[QuotaEntry]:
+        """The entries that limit a quota in `location` (theirs, or every location's)."""
+        return [entry for entry in self._entries.values()
+                if entry.location is None or same_location(entry.location, location)]
 
     def refusal(self, request: AllocationRequest,
                 allocated: Callable[[], list[AllocationRequest]]) -> ArmError | None:
         """The error for an allocation that would exceed a limit, given the other allocated VMs."""
         names = quotas_of(request)
         others: list[AllocationRequest] | None = None
-        for entry in self._entries.values():
+        for entry in self.in_location(request.location):
             family = str(entry.family).lower()
             if family not in names:
                 continue
-            if entry.location is not None and not same_location(entry.location, request.location):
-                continue
             others = allocated() if others is None else others
-            usage = sum(vm_sizes.vcpus(other.vm_size) for other in others
-                        if same_location(other.location, request.location)
-                        and other.subscription.lower() == request.subscription.lower()
-                        and family in quotas_of(other))
+            usage = in_use(family, request.subscription, request.location, others)
             needed = vm_sizes.vcpus(request.vm_size)
             if usage + needed > entry.limit_cores:
                 entry.hits += 1

@@ -48,6 +48,9 @@ class ActivityName(StrEnum):
     ASK_OFFERINGS = "ask_offerings"  # models.offering_claims.ClaimRequest -> Claim (the offering to try now)
     REPORT_REFUSAL = "report_refusal"  # models.offerings_memory.RefusalReport (an outcome) -> Refusal | None
     RELEASE_PROBES = "release_probes"  # models.offerings_memory.ProbeRelease (a machine stopped) -> int released
+    # UsagesQuestion -> list[models.quota.QuotaUsage]: the vCPU quotas of a location (one ARM list). ask_offerings
+    # reads them itself when the memory asks it to (models/quota.py).
+    READ_USAGES = "read_usages"
 
 
 class _Io(BaseModel):
@@ -87,6 +90,11 @@ class DeleteResourceInput(_Io):
     machine: MachineRef
     name: str
     owner_workflow_id: str = ""  # as DeleteVmInput's
+
+
+class UsagesQuestion(_Io):
+    subscription: str
+    location: str
 
 
 class ListMachinesInput(_Io):

@@ -142,6 +142,8 @@ BOUNDS: dict[str, Bounds] = {
     "sweep_interval": Bounds("1s", "1d", "How often the fleet sweep runs (one Resource Graph query a run)."),
     "orphan_grace": Bounds("0s", "30d", "How long a resource must be orphaned before the sweep deletes it."),
     "graceful_shutdown_s": Bounds("0s", "1h", "How long a stopping worker lets in-flight activities finish."),
+    "quota_read_every": Bounds("10s", "1d", "How old the offerings memory's reading of the compute usages may be "
+                                            "before a claim asks for a new one (one ARM read)."),
 }
 
 # Where each duration is set, for the docs table.
@@ -159,6 +161,7 @@ SET_IN = {
     "sweep_interval": "`AZMC_SWEEP_INTERVAL`, `--sweep-interval`",
     "orphan_grace": "`AZMC_ORPHAN_GRACE`, `--orphan-grace`",
     "graceful_shutdown_s": "`AZMC_GRACEFUL_SHUTDOWN_S` (seconds)",
+    "quota_read_every": "`AZMC_QUOTA_READ_EVERY`",
 }
 
 

@@ -9,12 +9,14 @@ Failed, continued as new) releases its probes; a probe of a machine that vanishe
 workflow terminated) ends by itself. Pure: the `Offerings` workflow holds the state.
 """
 
+from collections.abc import Callable
 from datetime import datetime, timedelta
 
 from pydantic import BaseModel, ConfigDict
 
 from models.naming import workflow_id
-from models.offerings import Availability, Offering, Refusal, availability
+from models.offerings import Availability, Offering, Refusal, SkippedOffering, availability
+from models.quota import DEFAULT_READ_EVERY, QuotaUsage
 
 PROBE_FOR = timedelta(minutes=10)  # a VM create takes minutes; longer, and its machine is gone
 PROVEN_FOR = timedelta(minutes=10)  # capacity that just worked is worth trying by everyone at once
@@ -53,12 +55,19 @@ class Proven(BaseModel):
 
 
 class ClaimRequest(BaseModel):
+    """A machine's question. The asking activity adds what its worker knows of quota (models/quota.py): that it
+    reads usages when asked, how often a reading is due (AZMC_QUOTA_READ_EVERY), and a reading it just took."""
+
     model_config = ConfigDict(frozen=True)
 
     subscription: str
     location: str
     offerings: list[Offering]
     machine: str  # resource_group/name
+    reads_usages: bool = False
+    read_every: timedelta = DEFAULT_READ_EVERY
+    usages: list[QuotaUsage] | None = None
+    usages_error: str = ""  # why the usages asked for could not be read
 
 
 class Claim(BaseModel):
@@ -72,13 +81,23 @@ class Claim(BaseModel):
     availability: Availability = Availability()
     probed_by_others: list[Offering] = []
     probers: list[str] = []
+    # Quota (models/quota.py): read the usages and ask again with them; or wait: this machine reads them.
+    read_usages: bool = False
+    usages_reader: str = ""
+    # A proven offering: how many machines a worker may hand this answer to (None: no limit, quota not known).
+    shares: int | None = None
 
 
 def claim_offering(offerings: list[Offering], machine: str, refusals: list[Refusal], probes: list[Probe],
-                   proven: list[Proven], now: datetime) -> tuple[Claim, list[Probe]]:
-    """The first offering not refused that is proven, unprobed or probed by `machine` itself; the probes
-    after the claim (a claimed unproven offering becomes `machine`'s probe)."""
+                   proven: list[Proven], now: datetime,
+                   over_quota: Callable[[Offering], SkippedOffering | None] = lambda _: None,
+                   ) -> tuple[Claim, list[Probe]]:
+    """The first offering not refused nor `over_quota` that is proven, unprobed or probed by `machine` itself;
+    the probes after the claim (a claimed unproven offering becomes `machine`'s probe)."""
     answer = availability(offerings, refusals, now)
+    foreseen = [(offering, over_quota(offering)) for offering in answer.available]
+    answer.available = [offering for offering, skip in foreseen if skip is None]
+    answer.skipped += [skip for _, skip in foreseen if skip is not None]
     probes = [p for p in probes if p.until > now]
     others: list[Offering] = []
     probers: list[str] = []

@@ -101,17 +101,22 @@ def shorten(message: str) -> str:
 
 
 class SkippedOffering(BaseModel):
-    """An offering an attempt did not try, and the refusal that made it skip it."""
+    """An offering an attempt did not try, and the refusal that made it skip it (or, with a `reason`, the quota
+    reading that foresaw a refusal: models/quota.py)."""
 
     offering: Offering
     code: str
     refused_at: datetime
     until: datetime
+    reason: str = ""
 
     def describe(self, now: datetime) -> str:
-        """"Standard_D4s_v5 in zone 2: ZonalAllocationFailed 12 min ago, retry after 48 min"."""
-        ago = humanize(max(now - self.refused_at, timedelta(0)))
+        """"Standard_D4s_v5 in zone 2: ZonalAllocationFailed 12 min ago, retry after 48 min"; foreseen:
+        "Standard_D4s_v5 regional: quota standardDSv5Family 8 of 8 vCPUs in use, 2 more needed, retry after 3 min"."""
         after = humanize(max(self.until - now, timedelta(0)))
+        if self.reason:
+            return f"{self.offering.describe()}: {self.reason}, retry after {after}"
+        ago = humanize(max(now - self.refused_at, timedelta(0)))
         return f"{self.offering.describe()}: {self.code} {ago} ago, retry after {after}"
 
 

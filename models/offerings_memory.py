@@ -6,6 +6,7 @@ from pydantic import BaseModel, ConfigDict
 
 from models.offering_claims import Probe, Proven
 from models.offerings import Offering, Refusal
+from models.quota import QuotaClaim, QuotaReading
 
 OFFERINGS_ID_PREFIX = "offerings"
 
@@ -85,5 +86,11 @@ class OfferingsMemory(BaseModel):
     refusals: list[Refusal] = []
     probes: list[Probe] = []  # models/offering_claims.py
     proven: list[Proven] = []
+    # Foreseen quota (models/quota.py, workflows/offerings/quota.py): the last reading of the usages, the claims
+    # handed out since, and which machine was asked to read them when.
+    usages: QuotaReading | None = None
+    quota_claims: list[QuotaClaim] = []
+    usages_asked: datetime | None = None
+    usages_reader: str = ""
     runs: int = 1
     history_limit: int = 0  # 0: continue as new when the server suggests it (tests set a small one)

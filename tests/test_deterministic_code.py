@@ -114,9 +114,11 @@ def test_the_check_finds_what_would_break_a_replay(source: str):
 
 
 # Where a clock comparison is known and why. The offerings memory: its comparisons (a refusal or probe still in
-# force) decide what it answers and shows, never a command; its only command is continue-as-new.
+# force, a quota reading due or being taken) decide what it answers and shows, never a command; its only
+# command is continue-as-new.
 KNOWN_CLOCK_DECISIONS = {
     "workflows/offerings/workflow.py": "answers only",
+    "workflows/offerings/quota.py": "answers only",
 }
 
 

@@ -15,6 +15,7 @@ from activities.config import check_endpoint, is_loopback_endpoint
 from emulator.seed import SEED_SUBSCRIPTION
 from models.durations import BOUNDS, Bounded
 from models.naming import INSTALLATION_ID_PATTERN
+from models.quota import DEFAULT_READ_EVERY
 from models.sweep import (
     DEFAULT_MAX_ORPHAN_DELETIONS,
     DEFAULT_MAX_UPGRADE_SIGNALS,
@@ -106,6 +107,9 @@ class Settings(BaseSettings):
     # False gives each machine its own, learning only from its own refusals: the baseline of
     # bench/capacity_fallback.py, not a production setting.
     shared_offerings: bool = True
+    # Foreseen quota (models/quota.py): the memory reads the compute usages when a claim finds its reading older
+    # than this (one ARM read for the whole fleet of a location).
+    quota_read_every: Annotated[timedelta, Bounded("quota_read_every", always=True)] = DEFAULT_READ_EVERY
 
     @field_validator("log_level", mode="before")
     @classmethod

@@ -107,7 +107,7 @@ def build_worker(settings: Settings, client: Client, driver: AzureDriver) -> Wor
         task_queue=settings.task_queue,
         workflows=ALL_WORKFLOWS,
         workflow_runner=workflow_runner(settings.workflow_sandbox),  # unsandboxed unless asked: workers/sandbox.py
-        activities=driver.activities(settings.shared_offerings),
+        activities=driver.activities(settings.shared_offerings, settings.quota_read_every),
         # Each activity's Azure requests go into history with its result.
         interceptors=[AuditInterceptor(client.data_converter)],
         **concurrency(settings),

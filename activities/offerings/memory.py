@@ -5,7 +5,9 @@ client, with update-with-start: the first machine of a subscription+location sta
 machines racing to start it all reach the one workflow (WorkflowIDConflictPolicy.USE_EXISTING).
 """
 
+import logging
 from collections.abc import Awaitable, Callable
+from datetime import timedelta
 from typing import Any, TypeVar
 
 from temporalio import activity
@@ -15,7 +17,7 @@ from temporalio.service import RPCError, RPCStatusCode
 
 from activities.arm import heartbeating
 from activities.offerings.view import OfferingsView
-from models.activity_io import ActivityName
+from models.activity_io import ActivityName, UsagesQuestion
 from models.offering_claims import Claim, ClaimRequest
 from models.offerings import Availability, Refusal, availability
 from models.offerings_memory import (
@@ -26,6 +28,7 @@ from models.offerings_memory import (
     offerings_task_queue,
     offerings_workflow_id,
 )
+from models.quota import DEFAULT_READ_EVERY, QuotaUsage
 from workflows.api import (
     OFFERINGS_AVAILABLE_QUERY,
     OFFERINGS_CLAIM_UPDATE,
@@ -33,6 +36,10 @@ from workflows.api import (
     OFFERINGS_RELEASE_UPDATE,
     OFFERINGS_WORKFLOW_TYPE,
 )
+
+log = logging.getLogger("azmc.offerings")
+UsageReader = Callable[[UsagesQuestion], Awaitable[list[QuotaUsage]]]
+MAX_ERROR_CHARS = 300  # the memory shows why usages were not read; Azure's messages run long
 
 
 def _memory_id(subscription: str, location: str, private_to: str = "") -> str:
@@ -74,11 +81,28 @@ async def ask(client: Client, question: OfferingsQuestion, private_to: str = "")
                                    availability(question.offerings, [], question.at))
 
 
-async def claim(client: Client, request: ClaimRequest, task_queue: str, private_to: str = "") -> Claim:
-    """The offering the machine tries now (models/offering_claims.py), starting the memory if needed."""
+async def _claim(client: Client, request: ClaimRequest, task_queue: str, private_to: str) -> Claim:
     return await client.execute_update_with_start_workflow(
         OFFERINGS_CLAIM_UPDATE, request, result_type=Claim,
         start_workflow_operation=_memory(request.subscription, request.location, task_queue, private_to))
+
+
+async def claim(client: Client, request: ClaimRequest, task_queue: str, private_to: str = "",
+                read_usages: UsageReader | None = None, read_every: timedelta = DEFAULT_READ_EVERY) -> Claim:
+    """The offering the machine tries now (models/offering_claims.py), starting the memory if needed. With
+    `read_usages`, when the memory asks for a reading of the usages (models/quota.py), it is read here and the
+    claim asked again with it; a reading that fails is told, and the memory foresees no quota until the next."""
+    request = request.model_copy(update={"reads_usages": read_usages is not None, "read_every": read_every})
+    answer = await _claim(client, request, task_queue, private_to)
+    if not answer.read_usages or read_usages is None:
+        return answer
+    try:
+        reading: dict[str, Any] = {"usages": await read_usages(UsagesQuestion(subscription=request.subscription,
+                                                                             location=request.location))}
+    except Exception as err:  # whatever failed, the machine goes on: Azure's own refusal is still remembered
+        log.warning("could not read the compute usages of %s: %s", request.location, err)
+        reading = {"usages_error": str(err)[:MAX_ERROR_CHARS] or type(err).__name__}
+    return await _claim(client, request.model_copy(update=reading), task_queue, private_to)
 
 
 async def tell(client: Client, report: RefusalReport, task_queue: str, private_to: str = "") -> Refusal | None:
@@ -95,10 +119,13 @@ async def release(client: Client, request: ProbeRelease, private_to: str = "") -
     return await _unless_no_memory(handle.execute_update(OFFERINGS_RELEASE_UPDATE, request, result_type=int), 0)
 
 
-def activities(shared: bool = True) -> list[Callable[..., Any]]:
+def activities(shared: bool = True, read_usages: UsageReader | None = None,
+               read_every: timedelta = DEFAULT_READ_EVERY) -> list[Callable[..., Any]]:
     """The activities, sharing one view of the memory (offerings_view.py): call once per worker.
     `shared=False` (AZMC_SHARED_OFFERINGS=false, the capacity bench's baseline) gives each machine a memory
-    of its own: it learns only from its own refusals, as without a shared memory."""
+    of its own: it learns only from its own refusals, as without a shared memory. `read_usages` (the driver's):
+    how to read the usages when the memory asks (without it, no quota is foreseen); `read_every`
+    (AZMC_QUOTA_READ_EVERY): how old the memory's reading may be."""
 
     view = OfferingsView()
 
@@ -110,7 +137,8 @@ def activities(shared: bool = True) -> list[Callable[..., Any]]:
         """The shared memory's answer: the offering to try now, which to skip and until when."""
         client, task_queue, private = activity.client(), activity.info().task_queue, private_to()
         return await heartbeating(view.claim(_memory_id(request.subscription, request.location, private), request,
-                                             lambda: claim(client, request, task_queue, private)))
+                                             lambda: claim(client, request, task_queue, private, read_usages,
+                                                           read_every)))
 
     @activity.defn(name=ActivityName.REPORT_REFUSAL.value)
     async def report_refusal(report: RefusalReport) -> Refusal | None:

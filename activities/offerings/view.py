@@ -9,6 +9,8 @@ outcome". So this worker:
 - answers a claim from the last answer to the same question that is everyone's (proven, or wait for
   another machine's probe), heard at most TRUST ago; a probe is its asker's alone, never handed on, and
   "wait for the probe" never reaches the prober (asking again after its worker died, it heard the memory);
+  a proven offering goes to at most its answer's `shares` more machines, which the memory counted against
+  quota (models/quota.py), then the next machine asks the memory;
 - sends one claim at a time per question: machines asking the same while it is in flight wait for it and
   take its answer if it is everyone's, or else ask in turn;
 - tells "worked" at most once per REPORT_EVERY per offering: the proof lasts PROVEN_FOR (10 min), so the
@@ -45,10 +47,11 @@ def _question(memory_id: str, request: ClaimRequest) -> _Key:
 
 
 def _everyones(answer: Claim) -> bool:
-    """The same for every machine asking the same: a proven offering, or "wait: others probe what is left".
-    An unproven offering offered is a probe, the asker's alone; "all refused until T" is not kept either: the
-    asker waits until T, and asked again at T it must hear the memory, not this answer."""
-    return answer.proven or (answer.offering is None and bool(answer.probed_by_others))
+    """The same for every machine asking the same: a proven offering (for as many machines as its `shares`
+    allow: the memory counted them against quota), or "wait: others probe what is left". An unproven offering
+    offered is a probe, the asker's alone; "all refused until T" is not kept either: the asker waits until T,
+    and asked again at T it must hear the memory, not this answer."""
+    return (answer.proven and answer.shares != 0) or (answer.offering is None and bool(answer.probed_by_others))
 
 
 def _for(answer: Claim, machine: str) -> bool:
@@ -65,6 +68,7 @@ class OfferingsView:
     trust_s: float = TRUST_S
     report_every_s: float = REPORT_EVERY_S
     _shared: dict[_Key, tuple[Claim, float]] = field(default_factory=dict)
+    _shares_left: dict[_Key, int] = field(default_factory=dict)  # of a shared answer with `shares`
     _asking: dict[_Key, "asyncio.Future[Claim]"] = field(default_factory=dict)
     _worked_told: dict[tuple[str, tuple[str, str, str]], float] = field(default_factory=dict)
 
@@ -72,14 +76,15 @@ class OfferingsView:
         key = _question(memory_id, request)
         while True:
             heard = self._shared.get(key)
-            if heard is not None and self.clock() - heard[1] < self.trust_s and _for(heard[0], request.machine):
+            if (heard is not None and self.clock() - heard[1] < self.trust_s and _for(heard[0], request.machine)
+                    and self._share(key, heard[0])):
                 return heard[0]
             in_flight = self._asking.get(key)
             if in_flight is None:
                 return await self._ask(key, ask)
             await asyncio.wait([in_flight])  # never cancels it, nor raises its failure (that is its asker's)
             if (not in_flight.cancelled() and in_flight.exception() is None
-                    and _for(in_flight.result(), request.machine)):
+                    and _for(in_flight.result(), request.machine) and self._share(key, in_flight.result())):
                 return in_flight.result()
             # A probe is its asker's alone (or the ask failed): ask in turn, one at a time.
 
@@ -100,9 +105,21 @@ class OfferingsView:
         future.set_result(answer)
         if _everyones(answer):
             self._shared[key] = (answer, self.clock())
+            if answer.shares is not None:
+                self._shares_left[key] = answer.shares
         else:
             self._shared.pop(key, None)
         return answer
+
+    def _share(self, key: _Key, answer: Claim) -> bool:
+        """Hand `answer` (this key's shared one) to one more machine, if its shares allow."""
+        if answer.shares is None or answer.offering is None:
+            return True
+        left = self._shares_left.get(key, 0)
+        if self._shared.get(key, (None, 0.0))[0] is not answer or left <= 0:
+            return False
+        self._shares_left[key] = left - 1
+        return True
 
     async def tell(self, memory_id: str, report: RefusalReport,
                    send: Callable[[], Awaitable[Refusal | None]]) -> Refusal | None:
@@ -130,3 +147,4 @@ class OfferingsView:
     def _forget(self, memory_id: str) -> None:
         for key in [k for k in self._shared if k[0] == memory_id]:
             del self._shared[key]
+            self._shares_left.pop(key, None)

@@ -45,12 +45,17 @@ def write_allocates(existing: Resource | None, request: AllocationRequest) -> bo
     return old_size.lower() != request.vm_size.lower()
 
 
+def allocations(state: EmulatorState, subscription: str, but: str = "") -> list[AllocationRequest]:
+    """The allocations the subscription's VMs hold (every location), but VM `but`'s: what quota counts, for
+    a refusal and for the usages API alike."""
+    return [request_for(vm.id, vm.subscription, vm.body) for vm in state.store.of_type(VM_TYPE, subscription)
+            if holds_allocation(vm) and vm.id.lower() != but.lower()]
+
+
 def check(state: EmulatorState, request: AllocationRequest) -> ArmError | None:
     """Raises the synchronous refusal (409); returns the error the operation must end with, or None."""
     def allocated() -> list[AllocationRequest]:  # only computed when a quota applies: it reads every VM
-        return [request_for(vm.id, vm.subscription, vm.body)
-                for vm in state.store.of_type(VM_TYPE, request.subscription)
-                if holds_allocation(vm) and vm.id.lower() != request.vm_id.lower()]
+        return allocations(state, request.subscription, but=request.vm_id)
 
     quota_error = state.quotas.refusal(request, allocated)
     if quota_error is not None:

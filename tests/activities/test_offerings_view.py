@@ -56,6 +56,17 @@ async def test_a_burst_asking_the_same_costs_one_update_when_the_answer_is_prove
     assert all(claim.offering == ZONE_1 for claim in claims)
 
 
+async def test_a_proven_offering_counted_against_quota_goes_to_no_more_machines_than_its_shares() -> None:
+    """The memory counted the asker and `shares` more against quota (models/quota.py); the next asks it again."""
+    view, memory = OfferingsView(clock=Clock()), Memory(Claim(offering=ZONE_1, proven=True, shares=3))
+    claims = await asyncio.gather(*(view.claim(MEMORY, request(f"rg/m{i}"), memory.ask) for i in range(6)))
+    assert memory.asked == 2  # the first asker and 3 shares; the fifth asker and one of its 3
+    assert all(claim.offering == ZONE_1 for claim in claims)
+    view, memory = OfferingsView(clock=Clock()), Memory(Claim(offering=ZONE_1, proven=True, shares=0))
+    await asyncio.gather(*(view.claim(MEMORY, request(f"rg/n{i}"), memory.ask) for i in range(3)))
+    assert memory.asked == 3  # room for each asker alone: each asks
+
+
 async def test_waiting_for_another_machines_probe_is_one_answer_for_the_whole_burst() -> None:
     view, memory = OfferingsView(clock=Clock()), Memory(WAIT)
     claims = await asyncio.gather(*(view.claim(MEMORY, request(f"rg/m{i}"), memory.ask) for i in range(1000)))

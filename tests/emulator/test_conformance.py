@@ -32,6 +32,8 @@ EXCLUDED: dict[str, set[str]] = {
     # No guest agent, extensions, patching or boot diagnostics blobs.
     "compute/VirtualMachine_Get_InstanceView.json": {
         "extensions", "patchStatus", "vmAgent.extensionHandlers", "bootDiagnostics"},
+    # The usages of a location fit one page: no nextLink (ARM sends it only when another page follows).
+    "compute/Usage_List_MaximumSet_Gen.json": {"nextLink"},
     # Load balancers are not emulated, so nothing but NICs shows up in a subnet's ipConfigurations.
     "network/VirtualNetworkGet.json": {"properties.subnets[].properties.ipConfigurations"},
 }
@@ -64,6 +66,8 @@ CASES = [
          RG + "/Microsoft.Compute/virtualMachines/{vmName}/instanceView", before="vm"),
     Case("compute/VirtualMachine_ListBySubscription_ByLocation.json", "GET",
          SUB + "/providers/Microsoft.Compute/locations/{location}/virtualMachines", before="list"),
+    Case("compute/Usage_List_MaximumSet_Gen.json", "GET",
+         SUB + "/providers/Microsoft.Compute/locations/{location}/usages"),
     *[Case(f"compute/VirtualMachine_{verb}_{n}_Gen.json", "POST",
            RG + f"/Microsoft.Compute/virtualMachines/{{vmName}}/{verb[0].lower()}{verb[1:]}", before="vm")
       for verb, n in (("PowerOff", "MinimumSet"), ("Restart", "MinimumSet"), ("Redeploy", "MaximumSet"))],

@@ -148,14 +148,17 @@ async def choose_offering(machine: Machine, azure: AzureCalls, requested: Callab
         if claim.offering is not None:
             return claim.offering, answer.skipped
         now = workflow.now()
-        if claim.probed_by_others:
-            # Another machine is trying the offerings left (nobody knows yet whether they have room): its
-            # outcome decides, so this machine asks again shortly instead of risking a refusal of its own.
+        if claim.probed_by_others or claim.usages_reader or claim.read_usages:
+            # Another machine is trying the offerings left (nobody knows yet whether they have room), or reads
+            # the quota usages first: that decides, so this machine asks again shortly instead of risking a
+            # refusal of its own.
             waits += 1
             machine.set_phase(Phase.PENDING if not machine.state.status.attempts else Phase.CRASH_LOOP_BACK_OFF)
             names = ", ".join(o.describe() for o in claim.probed_by_others)
-            machine.operation(Stage.CREATE, OperationState.PROCESSING,
-                              f"waiting for another machine's attempt at {names}", retry_in=probe_poll(waits))
+            waiting = (f"waiting for another machine's attempt at {names}" if names else
+                       f"waiting for the quota usages of {azure.spec.location}, read by "
+                       f"{claim.usages_reader or 'another machine'}")
+            machine.operation(Stage.CREATE, OperationState.PROCESSING, waiting, retry_in=probe_poll(waits))
             if await _woken_before(probe_poll(waits), requested, clear_request, deadline) or deadline.passed:
                 return None if deadline.passed else (offerings[0], answer.skipped)
             continue
@@ -166,8 +169,10 @@ async def choose_offering(machine: Machine, azure: AzureCalls, requested: Callab
         delay = max((answer.earliest or now) - now, policies.SHORTEST_TIMER)
         shown = min(delay, deadline.left())
         machine.set_phase(Phase.CRASH_LOOP_BACK_OFF)
+        why = "was refused recently or has no quota left" if any(s.reason for s in answer.skipped) else \
+            "was refused recently"
         machine.operation(Stage.CREATE, OperationState.FAILED,
-                          f"every offering was refused recently; trying again in {humanize(shown)} "
+                          f"every offering {why}; trying again in {humanize(shown)} "
                           f"(or at once on reconcile): {_listed(answer.skipped, now)}", retry_in=shown)
         if await _woken_before(delay, requested, clear_request, deadline):
             machine.log.info("reconcile: trying the first offering now, whatever the memory says")

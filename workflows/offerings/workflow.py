@@ -28,6 +28,7 @@ with workflow.unsafe.imports_passed_through():
         RefusalReport,
         offerings_task_queue,
     )
+    from models.quota import uncounted
     from models.refusals import refusal_of
     from models.status import RefusedMessage
     from models.undecodable import Undecodable
@@ -47,6 +48,7 @@ from workflows.api import (
 from workflows.carried import CarriedShape
 from workflows.continuation import history_is_long
 from workflows.errors import invalid_input
+from workflows.offerings import quota
 from workflows.refusals import REFUSED_AT_START, Refusals, accepted, recent, refuse_input, refused_at_start
 from workflows.versioning import continue_as_new, upgrade_due
 
@@ -106,11 +108,18 @@ class Offerings:
         """The offering `request.machine` tries now: not refused, and proven or not being probed by another."""
         accepted(OFFERINGS_CLAIM_UPDATE, args)
         request = _one(ClaimRequest, OFFERINGS_CLAIM_UPDATE, args)
-        memory = self._memory
-        answer, memory.probes = claim_offering(request.offerings, request.machine, memory.refusals,
-                                               memory.probes, memory.proven, workflow.now())
+        memory, now = self._memory, workflow.now()
         self._changed = True
-        return answer
+        if request.usages_error:
+            workflow.logger.warning(f"[offerings {self._place}] usages not read ({request.usages_error}): "
+                                    "quota is not foreseen until the next reading")
+        first = quota.before_claim(memory, request, now)  # read the usages, or wait for their first reading
+        if first is not None:
+            return first
+        answer, memory.probes = claim_offering(request.offerings, request.machine, memory.refusals,
+                                               memory.probes, memory.proven, now,
+                                               quota.over_quota(memory, request, now))
+        return quota.counted(memory, request, answer, now)
 
     @workflow.update(name=OFFERINGS_REFUSED_UPDATE)
     def refused(self, *args: Any) -> Refusal | None:
@@ -121,6 +130,8 @@ class Offerings:
         memory, now = self._memory, workflow.now()
         memory.probes, memory.proven = outcome(report.offering, report.machine, report.worked, memory.probes,
                                                memory.proven, now)
+        if not report.worked:
+            quota.ended(memory, report.machine)
         self._changed = True
         refusal = None if report.worked else refusal_of(report.offering, report.code, report.message, now,
                                                          report.machine)
@@ -140,6 +151,7 @@ class Offerings:
         accepted(OFFERINGS_RELEASE_UPDATE, args)
         request = _one(ProbeRelease, OFFERINGS_RELEASE_UPDATE, args)
         self._memory.probes, count = released(request.machine, self._memory.probes, workflow.now())
+        quota.ended(self._memory, request.machine)
         self._changed = True
         if count:
             workflow.logger.info(f"[offerings {self._place}] {count} probes of {request.machine} released "
@@ -222,6 +234,7 @@ class Offerings:
         memory.refusals = [r for r in memory.refusals if r.until > now]
         memory.probes = [p for p in memory.probes if p.until > now]
         memory.proven = [p for p in memory.proven if p.until > now]
+        memory.quota_claims = uncounted(memory.quota_claims, memory.usages, now)
 
     def _show(self) -> None:
         workflow.set_current_details(render_memory(self._memory, workflow.now(), self._refused))
@@ -274,6 +287,22 @@ def render_memory(memory: OfferingsMemory, now: datetime, refused: Sequence[Refu
                   "| offering | machine | since | until |", "|---|---|---|---|"]
         lines += [f"| {p.offering.describe()} | {p.holder()} | {p.began():%H:%M:%S} UTC | {p.until:%H:%M:%S} UTC |"
                   for p in probes]
+    lines += quota_lines(memory, now)
     if memory.runs > 1:
         lines += ["", f"Run {memory.runs} (continued as new)"]
     return "\n".join([*lines, *(notes if refused else [])])
+
+
+def quota_lines(memory: OfferingsMemory, now: datetime) -> list[str]:
+    """The last reading of the usages, with the vCPUs claimed since (models/quota.py)."""
+    reading = memory.usages
+    if reading is None:
+        return []
+    if reading.error:
+        return ["", f"### Quota: usages not read at {reading.taken_at:%H:%M:%S} UTC ({reading.error})"]
+    claims = uncounted(memory.quota_claims, reading, now)
+    rows = [(u, sum(c.vcpus_against(u.name) for c in claims)) for u in reading.usages]
+    lines = ["", f"### Quota read at {reading.taken_at:%H:%M:%S} UTC (the quotas in use)", "",
+             "| quota | in use | claimed since | limit |", "|---|---|---|---|"]
+    return lines + [f"| {u.name} | {u.current} | {claimed} | {u.limit} |"
+                    for u, claimed in rows if u.current or claimed]

@@ -1,0 +1,108 @@
+"""Foreseen quota (models/quota.py, workflows/offerings/quota.py): what a size counts against, what the memory
+skips and why, the claims it counts until a reading holds their VMs, and when it asks for a reading."""
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from models.offering_claims import ClaimRequest, Proven, claim_offering
+from models.offerings import Offering
+from models.offerings_memory import OfferingsMemory
+from models.quota import CLAIM_KEPT, CLAIM_LANDS, READ_LEASE, QuotaReading, QuotaUsage, shortfall, uncounted
+from models.spec import Priority
+from models.vm_size_quota import family, quotas_of, vcpus
+from workflows.offerings import quota
+
+NOW = datetime(2025, 6, 1, 12, 0, tzinfo=UTC)
+D2 = Offering(vm_size="Standard_D2s_v5", location="westeurope", subscription="sub")
+FAMILY = "standardDSv5Family"
+
+
+@pytest.mark.parametrize(("size", "cores", "named"), [
+    ("Standard_D4s_v5", 4, "standardDSv5Family"), ("Standard_D2as_v5", 2, "standardDASv5Family"),
+    ("Standard_B2s", 2, "standardBSFamily"), ("Standard_E4-2s_v5", 4, "standardESv5Family"),
+    ("Standard_DS3_v2", 3, "standardDSv2Family"), ("Basic_A0", None, None),
+])
+def test_a_size_name_says_its_vcpus_and_quota_family(size: str, cores: int | None, named: str | None) -> None:
+    assert (vcpus(size), family(size)) == (cores, named)
+
+
+def test_spot_counts_against_low_priority_cores_only() -> None:
+    assert quotas_of("Standard_D2s_v5", Priority.SPOT) == ["lowPriorityCores"]
+    assert quotas_of("Standard_D2s_v5", Priority.REGULAR) == [FAMILY, "cores"]
+    assert quotas_of("Odd", Priority.REGULAR) == ["cores"]
+
+
+def reading(used: int, limit: int, at: datetime = NOW, cores: int = 100) -> QuotaReading:
+    return QuotaReading(taken_at=at, usages=[QuotaUsage(name="cores", current=used, limit=cores),
+                                             QuotaUsage(name=FAMILY, current=used, limit=limit)])
+
+
+def ask(memory: OfferingsMemory, machine: str, now: datetime = NOW, **extra: object):  # type: ignore[no-untyped-def]
+    """One claim as the Offerings workflow answers it."""
+    request = ClaimRequest(subscription="sub", location="westeurope", offerings=[D2], machine=machine,
+                           reads_usages=True, **extra)  # type: ignore[arg-type]
+    first = quota.before_claim(memory, request, now)
+    if first is not None:
+        return first
+    answer, memory.probes = claim_offering(request.offerings, machine, memory.refusals, memory.probes,
+                                           memory.proven, now, quota.over_quota(memory, request, now))
+    return quota.counted(memory, request, answer, now)
+
+
+def test_machines_claiming_together_do_not_all_get_the_last_vcpus() -> None:
+    memory = OfferingsMemory(subscription="sub", location="westeurope", usages=reading(2, 8),
+                             proven=[Proven(offering=D2, until=NOW + timedelta(minutes=10))])
+    answers = [ask(memory, f"rg/m{n}") for n in range(10)]
+    # 6 vCPUs of room: the first machine and the one its worker may share the answer with, then the third.
+    assert [a.offering is not None for a in answers] == [True, True] + [False] * 8
+    assert (answers[0].shares, answers[1].shares) == (1, 0)
+    skipped = answers[2].availability.skipped[0]
+    assert skipped.code == "QuotaForeseen" and skipped.until == NOW + timedelta(minutes=3)
+    assert skipped.reason == f"quota {FAMILY} 8 of 8 vCPUs in use (6 by machines starting), 2 more needed"
+    # A reading taken once their VMs landed counts them itself: the claims are dropped, the quota is still full.
+    later = NOW + CLAIM_LANDS
+    assert ask(memory, "rg/m2", later, usages=reading(8, 8, cores=100).usages).offering is None
+    assert memory.quota_claims == []
+    full = f"quota {FAMILY} 8 of 8 vCPUs in use, 2 more needed"
+    assert ask(memory, "rg/m2", later).availability.skipped[0].reason == full
+
+
+def test_a_machines_own_claim_is_not_counted_against_it_and_ends_with_its_attempt() -> None:
+    memory = OfferingsMemory(subscription="sub", location="westeurope", usages=reading(6, 8))
+    assert ask(memory, "rg/a").offering == D2  # a probe: the last 2 vCPUs are rg/a's
+    assert ask(memory, "rg/a").offering == D2  # asked again (its attempt began again): still its own
+    assert ask(memory, "rg/b").offering is None
+    quota.ended(memory, "rg/a")  # refused or released: no VM holds the quota
+    memory.probes = []
+    assert ask(memory, "rg/b").offering == D2
+
+
+def test_one_machine_reads_the_usages_and_the_others_wait_only_for_the_first_reading() -> None:
+    memory = OfferingsMemory(subscription="sub", location="westeurope")
+    assert ask(memory, "rg/a").read_usages
+    assert ask(memory, "rg/b").usages_reader == "rg/a"  # no reading yet: nobody claims what nobody counted
+    assert ask(memory, "rg/a", usages=reading(0, 8).usages).offering == D2
+    due = NOW + timedelta(minutes=3)
+    assert ask(memory, "rg/b", due).read_usages  # the reading is due: the next asker reads
+    assert ask(memory, "rg/c", due).offering is None  # the others claim on the last reading meanwhile...
+    assert ask(memory, "rg/c", due).probed_by_others == [D2]  # ...here: wait for rg/a's probe
+    assert ask(memory, "rg/c", due + READ_LEASE).read_usages  # rg/b never answered: another reads
+
+
+def test_usages_that_could_not_be_read_foresee_nothing_until_the_next_reading() -> None:
+    memory = OfferingsMemory(subscription="sub", location="westeurope")
+    assert ask(memory, "rg/a").read_usages
+    assert ask(memory, "rg/a", usages_error="AuthorizationFailed").offering == D2
+    assert memory.usages is not None and memory.usages.error == "AuthorizationFailed" and memory.quota_claims == []
+
+
+def test_a_claim_is_counted_until_a_reading_taken_once_its_vm_landed_or_for_claim_kept() -> None:
+    claim = quota.claimed(D2, "rg/a", NOW)
+    assert uncounted([claim], reading(0, 8, at=NOW + CLAIM_LANDS - timedelta(seconds=1)), NOW) == [claim]
+    assert uncounted([claim], reading(0, 8, at=NOW + CLAIM_LANDS), NOW) == []
+    assert uncounted([claim], None, NOW + CLAIM_KEPT) == []
+    assert shortfall(D2, "rg/b", reading(6, 8), [claim]).startswith(f"quota {FAMILY} 8 of 8")
+    assert shortfall(D2, "rg/a", reading(6, 8), [claim]) == ""
+    spot = D2.model_copy(update={"priority": Priority.SPOT})
+    assert shortfall(spot, "rg/b", reading(6, 8), [claim]) == ""  # no lowPriorityCores listed: not foreseen
