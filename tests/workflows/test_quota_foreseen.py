@@ -9,8 +9,9 @@ from datetime import timedelta
 
 from temporalio.client import WorkflowHandle
 
+from models.offerings_memory import offerings_workflow_id
 from models.status import MachineStatus, Phase
-from tests.workflows.helpers import spec_dict, status_of, wait_for
+from tests.workflows.helpers import record_history, spec_dict, status_of, wait_for
 from tests.workflows.stack import Stack
 from tests.workflows.test_capacity_fallback import delete_all, failed_vm_puts, start, vm_puts
 
@@ -58,6 +59,8 @@ async def test_five_machines_on_a_quota_for_four_run_four_and_the_fifth_waits_wi
     assert (quota_refusals(stack), failed_vm_puts(stack)) == (0, 0)
     assert usage_reads(stack) == 2
     await delete_all(stack, *handles)
+    memory = offerings_workflow_id(stack.emulator.subscription_id, spec_dict("vm1")["location"])
+    await record_history(stack.env.client.get_workflow_handle(memory), "offerings_memory_foresees_quota")
 
 
 async def test_a_size_over_quota_is_skipped_for_the_next_with_the_reason_shown(stack: Stack) -> None:
