@@ -33,7 +33,7 @@ from workers.connect import connect
 from workers.deployment import build_id, describe, make_current, pinned
 from workers.sandbox import workflow_runner
 from workers.settings import TASK_QUEUE, load_settings
-from workers.worker import azure_config, worker_client
+from workers.worker import azure_config, paced, worker_client
 from workflows import ALL_WORKFLOWS, Offerings
 from workflows.api import WORKFLOW_TYPE
 from workflows.search_attributes import AZMC_PHASE
@@ -91,7 +91,8 @@ async def measure(address: str, emulator_url: str, machines: int, per_sweep: int
     async with Worker(polls, task_queue=TASK_QUEUE, workflows=ALL_WORKFLOWS, activities=driver.activities(),
                       workflow_runner=workflow_runner(), deployment_config=config, max_cached_workflows=2000), \
             Worker(polls, task_queue=offerings_task_queue(TASK_QUEUE), workflows=[Offerings],
-                   workflow_runner=workflow_runner(), deployment_config=config):
+                   workflow_runner=workflow_runner(), deployment_config=config), \
+            paced(polls, TASK_QUEUE, driver.activities(), deployment_config=config):
         await make_current(client, DEPLOYMENT, new)
         began, sweeps, signalled, sweep_seconds = time.monotonic(), 0, 0, []
         while await count(client, f"{machine_runs} AND {on(new)}") < machines:

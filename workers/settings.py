@@ -15,6 +15,7 @@ from activities.config import check_endpoint, is_loopback_endpoint
 from emulator.seed import SEED_SUBSCRIPTION
 from models.durations import BOUNDS, Bounded
 from models.naming import INSTALLATION_ID_PATTERN
+from models.pace import DEFAULT_PACES, Budget
 from models.quota import DEFAULT_READ_EVERY
 from models.sweep import (
     DEFAULT_MAX_ORPHAN_DELETIONS,
@@ -68,6 +69,12 @@ class Settings(BaseSettings):
     metrics_host: str = "127.0.0.1"
     graceful_shutdown_s: float = 30.0
     max_concurrent_activities: int = Field(200, ge=1)
+    # Azure writes a second across the whole installation, per budget (models/pace.py: 80% of Azure's documented
+    # limits by default). Every worker of an installation must say the same: the server keeps the last one heard.
+    pace_network_writes_per_s: float = Field(DEFAULT_PACES[Budget.NETWORK_WRITES], gt=0, le=1000)
+    pace_network_deletes_per_s: float = Field(DEFAULT_PACES[Budget.NETWORK_DELETES], gt=0, le=1000)
+    pace_compute_writes_per_s: float = Field(DEFAULT_PACES[Budget.COMPUTE_WRITES], gt=0, le=1000)
+    pace_compute_deletes_per_s: float = Field(DEFAULT_PACES[Budget.COMPUTE_DELETES], gt=0, le=1000)
     # Workflows kept in memory between their tasks (sticky cache); one evicted replays its history on its
     # next task or query. Chosen with bench/scale.py: see docs/performance.md.
     max_cached_workflows: int = Field(MAX_CACHED_WORKFLOWS, ge=0)
@@ -131,6 +138,12 @@ class Settings(BaseSettings):
         if bool(self.temporal_tls_cert) != bool(self.temporal_tls_key):
             raise ValueError("give both AZMC_TEMPORAL_TLS_CERT and AZMC_TEMPORAL_TLS_KEY (mTLS), or neither")
         return self
+
+    def paces(self) -> dict[Budget, float]:
+        return {Budget.NETWORK_WRITES: self.pace_network_writes_per_s,
+                Budget.NETWORK_DELETES: self.pace_network_deletes_per_s,
+                Budget.COMPUTE_WRITES: self.pace_compute_writes_per_s,
+                Budget.COMPUTE_DELETES: self.pace_compute_deletes_per_s}
 
     @property
     def emulator_mode(self) -> bool:

@@ -10,6 +10,8 @@ import gc
 import itertools
 import logging
 import signal
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from contextlib import AsyncExitStack, asynccontextmanager
 from datetime import timedelta
 from typing import Any
 
@@ -23,6 +25,7 @@ from activities.config import AzureConfig
 from activities.driver import AzureDriver
 from codec.converter import describe_codec, for_workers
 from models.offerings_memory import offerings_task_queue
+from models.pace import DEFAULT_PACES, Budget, budget_task_queue
 from models.validation import problem
 from workers.connect import connect
 from workers.deployment import activate_if_due, deployment_config, describe
@@ -124,12 +127,36 @@ def offerings_worker(client: Client, task_queue: str, max_cached_workflows: int 
                   max_cached_workflows=max_cached_workflows, **options)
 
 
+def paced_workers(client: Client, task_queue: str, activities: Sequence[Callable[..., Any]],
+                  paces: Mapping[Budget, float] = DEFAULT_PACES, **options: Any) -> list[Worker]:
+    """One activity worker per Azure budget (models/pace.py), on the budget's own task queue: the server hands out
+    its activities at most at `paces[budget]` a second across every worker of the installation."""
+    client = worker_client(client)
+    options.setdefault("interceptors", [AuditInterceptor(client.data_converter)])  # each result's ARM requests
+    return [Worker(client, task_queue=budget_task_queue(task_queue, budget), activities=list(activities),
+                   max_task_queue_activities_per_second=paces[budget], **options)
+            for budget in Budget]
+
+
+@asynccontextmanager
+async def paced(client: Client, task_queue: str, activities: Sequence[Callable[..., Any]],
+                **options: Any) -> AsyncIterator[None]:
+    """The paced workers of `task_queue` running, for a test or bench that builds its own machine worker."""
+    async with AsyncExitStack() as stack:
+        for worker in paced_workers(client, task_queue, activities, **options):
+            await stack.enter_async_context(worker)
+        yield
+
+
 def build_workers(settings: Settings, client: Client, driver: AzureDriver) -> list[Worker]:
-    """The machines' worker and the memory's, run side by side by one process."""
+    """The machines' worker, the memory's and the paced Azure writers, run side by side by one process."""
+    shutdown = timedelta(seconds=settings.graceful_shutdown_s)
     return [build_worker(settings, client, driver),
             offerings_worker(client, settings.task_queue, workflow_runner=workflow_runner(settings.workflow_sandbox),
-                             graceful_shutdown_timeout=timedelta(seconds=settings.graceful_shutdown_s),
-                             deployment_config=deployment_config(settings))]
+                             graceful_shutdown_timeout=shutdown, deployment_config=deployment_config(settings)),
+            *paced_workers(client, settings.task_queue, driver.activities(settings.shared_offerings),
+                           settings.paces(), max_concurrent_activities=settings.max_concurrent_activities,
+                           graceful_shutdown_timeout=shutdown, deployment_config=deployment_config(settings))]
 
 
 async def activate(client: Client, settings: Settings, build: str) -> None:

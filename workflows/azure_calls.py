@@ -23,6 +23,7 @@ with workflow.unsafe.imports_passed_through():
     from models.errors import ErrorType
     from models.health_io import ProbeInput, ProbeResult, ResourceHealthReading
     from models.inventory import DataDiskRef, Inventory
+    from models.pace import ACTIVITY_BUDGET, budget_task_queue
     from models.spec import MachineSpec
 
 from workflows import policies
@@ -84,6 +85,9 @@ class AzureCalls:
         sends no command at all. Deletion first waits for detached calls to end (`settle`), so a
         VM PUT still in flight cannot land after deletion has verified that nothing is left.
         """
+        budget = ACTIVITY_BUDGET.get(name)
+        if budget is not None:  # on its budget's queue, handed out at Azure's pace across the fleet (models/pace.py)
+            options["task_queue"] = budget_task_queue(workflow.info().task_queue, budget)
         return await self._detachable(workflow.start_activity(name, arg, **options))
 
     async def short_call(self, name: ActivityName, arg: Any, result_type: Any, summary: str) -> Any:

@@ -25,7 +25,7 @@ from models.spec import MachineSpec
 from tests.support.emulator import EmulatorHandle
 from tests.workflows.helpers import spec_dict
 from workers.sandbox import workflow_runner
-from workers.worker import offerings_worker
+from workers.worker import offerings_worker, paced
 from workflows import ALL_WORKFLOWS
 from workflows.search_attributes import ALL_KEYS
 
@@ -61,7 +61,7 @@ async def test_describe_requests_lists_the_failed_vm_put(emulator: EmulatorHandl
         async with env, Worker(env.client, task_queue=queue, workflows=ALL_WORKFLOWS,
                                activities=driver.activities(), interceptors=[audit],
                                workflow_runner=workflow_runner()), \
-                offerings_worker(env.client, queue):
+                offerings_worker(env.client, queue), paced(env.client, queue, driver.activities()):
             spec = MachineSpec.model_validate(spec_dict(subnet_id=emulator.subnet_id, data_disks=[]))
             applied = await apply(env.client, spec, queue)
             for _ in range(150):

@@ -13,7 +13,7 @@ from activities.driver import AzureDriver
 from codec.converter import azmc_data_converter
 from codec.keys import KeyRing
 from workers.sandbox import workflow_runner
-from workers.worker import offerings_worker, worker_client
+from workers.worker import offerings_worker, paced, worker_client
 from workflows import ALL_WORKFLOWS
 
 
@@ -28,5 +28,5 @@ async def keyed_worker(env: WorkflowEnvironment, keys: KeyRing, driver: AzureDri
     client = worker_client(await keyed_client(env, keys))
     async with Worker(client, task_queue=queue, workflows=ALL_WORKFLOWS, activities=driver.activities(),
                       interceptors=[AuditInterceptor(client.data_converter)], workflow_runner=workflow_runner()), \
-            offerings_worker(client, queue):
+            offerings_worker(client, queue), paced(client, queue, driver.activities()):
         yield

@@ -50,6 +50,7 @@ FILES = {
     "workflows/test_operator_cli.py": E2E,  # a dev server
     "workflows/test_fleet_sweep_resource_group.py": E2E,  # a dev server (visibility queries)
     "workflows/test_pool_preserve_timeout.py": E2E,  # a dev server (a timer cancelled as it fires)
+    "workflows/test_paced_writes.py": E2E,  # a dev server (the time-skipping server does not pace task queues)
 }
 
 

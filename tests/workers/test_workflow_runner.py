@@ -5,6 +5,7 @@ holds mutable state; and a machine lives and dies on the worker as built, either
 import types
 import uuid
 from collections import deque
+from contextlib import AsyncExitStack
 
 import pytest
 from temporalio.client import WorkflowHandle
@@ -62,8 +63,12 @@ async def test_machine_lifecycle_runs_on_the_worker_as_built(
     settings = Settings(task_queue=f"azmc-runner-{uuid.uuid4()}", metrics_port=0, workflow_sandbox=sandboxed)
     env = workflow_env
     async with emulator_driver(emulator, "runner-test", "token") as driver:
-        machines, memory = build_workers(settings, env.client, driver)
-        async with machines, memory:
+        machines, memory, *paced = build_workers(settings, env.client, driver)
+        assert [worker.config().get("max_task_queue_activities_per_second") for worker in paced] == \
+            list(settings.paces().values())  # the Azure writers, each at its budget's pace
+        async with machines, memory, AsyncExitStack() as writers:
+            for worker in paced:
+                await writers.enter_async_context(worker)
             handle: WorkflowHandle = await start_machine(env.client, settings.task_queue,
                                                          spec_dict(subnet_id=emulator.subnet_id))
             running = await wait_for(env, handle, in_phase(Phase.RUNNING))

@@ -29,7 +29,7 @@ from tests.support.driver import emulator_driver
 from tests.support.emulator import EmulatorHandle
 from tests.workflows.stack import Stack
 from workers.sandbox import workflow_runner
-from workers.worker import offerings_worker, worker_client
+from workers.worker import offerings_worker, paced, worker_client
 from workflows import ALL_WORKFLOWS
 from workflows.api import WORKFLOW_TYPE
 from workflows.search_attributes import ALL_KEYS
@@ -116,7 +116,7 @@ async def lifecycle_worker(client: Client, activities: Sequence[Callable[..., An
     # tests/workers/test_workflow_runner.py.
     async with Worker(client, task_queue=task_queue, workflows=ALL_WORKFLOWS, activities=list(activities),
                       interceptors=[AuditInterceptor(client.data_converter)], workflow_runner=workflow_runner()), \
-            offerings_worker(client, task_queue):
+            offerings_worker(client, task_queue), paced(client, task_queue, activities):
         yield task_queue
 
 

@@ -21,7 +21,7 @@ from tests.workflows.helpers import REAL_TIME, record_history
 from tests.workflows.pools import pool_dict, pool_resources, pool_vms, settled, start_pool, template_dict, wait_pool
 from tests.workflows.stack import Stack
 from workers.sandbox import workflow_runner
-from workers.worker import offerings_worker
+from workers.worker import offerings_worker, paced
 from workflows import ALL_WORKFLOWS
 from workflows.api import SET_TEMPLATE_UPDATE
 from workflows.continuation import HISTORY_LIMIT_MEMO
@@ -33,7 +33,7 @@ from workflows.pool.state import PoolState
 async def _worker(client: Client, driver: AzureDriver, task_queue: str) -> AsyncIterator[None]:
     async with Worker(client, task_queue=task_queue, workflows=ALL_WORKFLOWS, activities=driver.activities(),
                       interceptors=[AuditInterceptor(client.data_converter)], workflow_runner=workflow_runner()), \
-            offerings_worker(client, task_queue):
+            offerings_worker(client, task_queue), paced(client, task_queue, driver.activities()):
         yield
 
 

@@ -43,7 +43,7 @@ from tests.workflows.helpers import (
 from tests.workflows.pools import pool_dict, settled, start_pool, wait_pool
 from workers.deployment import make_current, pinned
 from workers.sandbox import workflow_runner
-from workers.worker import worker_client
+from workers.worker import paced, worker_client
 from workflows import ALL_WORKFLOWS, MachineLifecycle, MachinePool, Offerings
 from workflows.search_attributes import ALL_KEYS
 
@@ -97,14 +97,15 @@ async def server() -> AsyncIterator[WorkflowEnvironment]:
 
 @asynccontextmanager
 async def version(client: Client, queue: str, build: str, activities: list[Callable[..., Any]]) -> AsyncIterator[None]:
-    """The two workers of an azmc process, as version `build` of the deployment."""
+    """The workers of an azmc process (machines, memory, paced Azure writes), as version `build` of the deployment."""
     client = worker_client(client)
     config = pinned(WorkerDeploymentVersion(DEPLOYMENT, build))
     async with Worker(client, task_queue=queue, workflows=CODE[build], activities=activities,
                       interceptors=[AuditInterceptor(client.data_converter)], workflow_runner=workflow_runner(),
                       deployment_config=config), \
             Worker(client, task_queue=offerings_task_queue(queue), workflows=MEMORY[build],
-                   workflow_runner=workflow_runner(), deployment_config=config):
+                   workflow_runner=workflow_runner(), deployment_config=config), \
+            paced(client, queue, activities, deployment_config=config):
         yield
 
 
