@@ -9,6 +9,7 @@ from pathlib import Path
 
 from cli.processes import Child, free_port, http_ok, tcp_open, temporal_binary
 from cli.stack import search_attribute_flags
+from models.pace import Budget
 
 ROOT = Path(__file__).resolve().parents[1]
 _ENV = {"PYTHONPATH": str(ROOT)}
@@ -73,6 +74,11 @@ def wait_for_server(server: Child, address: str) -> None:
     time.sleep(1.0)  # the frontend accepts connections a moment before the namespace is served
 
 
+# These benches measure the worker against an emulator without Azure's limits: the writes' pace (models/pace.py,
+# Azure's budgets) is lifted, or it, not the worker, would be what they measure.
+UNPACED = {f"AZMC_PACE_{budget.name}_PER_S": "1000" for budget in Budget}
+
+
 def start_processes(logs: Path, *, bare: bool = True, worker_env: dict[str, str] | None = None,
                     server_flags: tuple[str, ...] = (), emulator_flags: tuple[str, ...] = ("--time-scale", "0"),
                     wait_for_worker: bool = False) -> Processes:  # fmt: skip
@@ -88,7 +94,7 @@ def start_processes(logs: Path, *, bare: bool = True, worker_env: dict[str, str]
     emulator.wait_ready(lambda: http_ok(f"{emulator_url}/_emulator/health"), 30)
     wait_for_server(server, address)
     azmc_env = {**_ENV, "AZMC_TEMPORAL_ADDRESS": address, "AZMC_AZURE_ENDPOINT": emulator_url, "AZMC_METRICS_PORT": "0",
-                **(worker_env or {})}  # fmt: skip
+                **UNPACED, **(worker_env or {})}  # fmt: skip
     azmc_worker = Child("azmc worker", [sys.executable, "-m", "cli", "worker"], logs / "worker.log", env=azmc_env)
     azmc_worker.start()
     if wait_for_worker:

@@ -78,25 +78,24 @@ async def _ensure_vm_started(handle: WorkflowHandle) -> datetime:
 
 async def test_vm_creations_reach_azure_at_the_pace(
         dev_server: WorkflowEnvironment, emulator: EmulatorHandle) -> None:
-    env, queue, machines = dev_server, f"paced-{uuid.uuid4()}", 5
-    paces = {**DEFAULT_PACES, Budget.COMPUTE_WRITES: 1.0}
+    env, queue, machines = dev_server, f"paced-{uuid.uuid4()}", 8
+    paces = {**DEFAULT_PACES, Budget.COMPUTE_WRITES: 0.5}
     client = worker_client(env.client)
     async with emulator_driver(emulator, INSTALLATION, TOKEN) as driver, \
-            Worker(client, task_queue=queue, workflows=ALL_WORKFLOWS, activities=driver.activities(),
+            Worker(client, task_queue=queue, workflows=ALL_WORKFLOWS, activities=driver.activities(False),
                    interceptors=[AuditInterceptor(client.data_converter)], workflow_runner=workflow_runner()), \
             offerings_worker(client, queue), \
-            paced(client, queue, driver.activities(), paces=paces):
+            paced(client, queue, driver.activities(False), paces=paces):
         handles = [await start_machine(env.client, queue, spec_dict(f"paced{i}", subnet_id=emulator.subnet_id,
                                                                     data_disks=[]))
                    for i in range(machines)]
         for handle in handles:
             await wait_for(env, handle, in_phase(Phase.RUNNING), **REAL_TIME)
         started = sorted([await _ensure_vm_started(handle) for handle in handles])
-        # The first machine probes the offering and the others wait for its outcome (the offerings memory), then go
-        # together: unpaced, 3 of them started within 10 ms; at 1 a second, never more than the server's burst of 2
-        # within a second.
-        together = max(sum(1 for t in started if s <= t < s + timedelta(seconds=0.9)) for s in started)
-        assert together <= 2, started
+        # Each machine with a memory of its own (no probe to wait for). Unpaced, the 8 start within 5 s (as they are
+        # started, one by one); at 1 every 2 s, after the server's burst (up to 3 at once, as measured) the other 5
+        # take 10 s at the least (22 s measured).
+        assert started[-1] - started[0] >= timedelta(seconds=9), started
         for handle in handles:
             await handle.signal("delete")
         for handle in handles:
