@@ -2,10 +2,8 @@
 (models/pace.py), which the Temporal server hands out at the budget's rate across every worker polling it."""
 
 import uuid
-from collections.abc import AsyncIterator
 from datetime import datetime, timedelta
 
-import pytest
 from temporalio.api.enums.v1 import EventType
 from temporalio.client import WorkflowHandle
 from temporalio.testing import WorkflowEnvironment
@@ -19,9 +17,7 @@ from tests.support.driver import emulator_driver
 from tests.support.emulator import EmulatorHandle
 from tests.workflows.conftest import INSTALLATION, TOKEN
 from tests.workflows.helpers import (
-    DEV_SERVER,
     REAL_TIME,
-    TEST_CONVERTER,
     in_phase,
     spec_dict,
     start_machine,
@@ -31,7 +27,6 @@ from tests.workflows.stack import Stack
 from workers.sandbox import workflow_runner
 from workers.worker import offerings_worker, paced, worker_client
 from workflows import ALL_WORKFLOWS
-from workflows.search_attributes import ALL_KEYS
 
 
 async def _scheduled_on(handle: WorkflowHandle) -> dict[str, set[str]]:
@@ -56,14 +51,6 @@ async def test_every_write_runs_on_its_budgets_queue(stack: Stack) -> None:
         assert queues == {budget_task_queue(queue, budget) if budget else queue}, name
 
 
-@pytest.fixture
-async def dev_server() -> AsyncIterator[WorkflowEnvironment]:
-    env = await WorkflowEnvironment.start_local(dev_server_existing_path=DEV_SERVER, data_converter=TEST_CONVERTER,
-                                                search_attributes=list(ALL_KEYS), ui=False)
-    async with env:
-        yield env
-
-
 async def _ensure_vm_started(handle: WorkflowHandle) -> datetime:
     scheduled: set[int] = set()
     async for event in handle.fetch_history_events():
@@ -77,8 +64,8 @@ async def _ensure_vm_started(handle: WorkflowHandle) -> datetime:
 
 
 async def test_vm_creations_reach_azure_at_the_pace(
-        dev_server: WorkflowEnvironment, emulator: EmulatorHandle) -> None:
-    env, queue, machines = dev_server, f"paced-{uuid.uuid4()}", 8
+        dev_env: WorkflowEnvironment, emulator: EmulatorHandle) -> None:
+    env, queue, machines = dev_env, f"paced-{uuid.uuid4()}", 8
     paces = {**DEFAULT_PACES, Budget.COMPUTE_WRITES: 0.5}
     client = worker_client(env.client)
     async with emulator_driver(emulator, INSTALLATION, TOKEN) as driver, \
