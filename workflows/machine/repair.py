@@ -72,7 +72,8 @@ def _azure_is_healing(machine: Machine) -> bool:
 
 def _pool_allows(machine: Machine, step: RepairStep, why: str) -> bool:
     """A pool's machine takes a step only once its pool allows it (max_unhealthy, max_replacements): asked once per
-    step, the hold carried in the status, the pool's answer waking the machine (workflows/pool/repairs.py)."""
+    step, the hold and the pool's answer carried in the status, the step taken at the check after the answer
+    (workflows/pool/repairs.py)."""
     progress = machine.state.status.repair
     if machine.pool_notices.pool_id is None or progress is None or progress.allowed == step.action:
         return True
