@@ -114,7 +114,7 @@ class Child:
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
             if self.exit_code() is not None:
-                raise StackError(f"{self.name} exited with code {self.exit_code()}{self._see_log()}")
+                raise self.exited()
             if ready():
                 return
             time.sleep(0.1)
@@ -133,10 +133,14 @@ class Child:
             self._log.close()
             self._log = None
 
+    def exited(self) -> StackError:
+        """The one-line error for a child that exited: its code, its log's last line (most often the reason)."""
+        return StackError(f"{self.name} exited with code {self.exit_code()}{self._see_log()}")
+
     def _see_log(self) -> str:
-        """The log's last line (most often the reason) and where the rest is, still one line."""
+        """The log's last line and where the rest is (the console, when there is no log file), still one line."""
         if self.log_path is None:
-            return ""
+            return "; see its output above"
         return f"{last_line(self.log_path)}; see {self.log_path}"
 
 

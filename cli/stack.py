@@ -155,7 +155,7 @@ class DevStack:
         while time.monotonic() < deadline and worker.exit_code() is None:
             time.sleep(0.1)
         if worker.exit_code() is not None:
-            raise StackError(f"worker exited with code {worker.exit_code()}; see {log_path or 'the output above'}")
+            raise worker.exited()
         # Machines wait for a current version of the deployment: the stack is up once the worker's is.
         from workers.deployment import build_id, wait_current  # the SDK, only for a stack (cli/commands.py)
 
@@ -178,7 +178,7 @@ class DevStack:
                 child.stop()
                 self._start_worker()
                 continue
-            raise StackError(f"{child.name} exited with code {code}; see {child.log_path or 'its output'}")
+            raise child.exited()
 
     def stop(self) -> None:
         for child in reversed(self.children):
