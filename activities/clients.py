@@ -17,6 +17,7 @@ from azure.mgmt.resource.resources.aio import ResourceManagementClient
 from azure.mgmt.resourcegraph.aio import ResourceGraphClient
 from azure.mgmt.resourcehealth.aio import ResourceHealthMgmtClient
 
+from activities.arm_pace import ArmPace, ArmPacePolicy
 from activities.audit import AuditPolicy
 from activities.config import AzureConfig
 from activities.lro import RetryAfterPolling
@@ -61,6 +62,8 @@ class AzureClients:
     health: ResourceHealthMgmtClient
     credential: AsyncTokenCredential
     counter: RequestCounter
+    # This process's share of ARM's budgets, every request's token (activities/arm_pace.py).
+    pace: ArmPace
     subscription_id: str
     # Which azmc installation these clients act for (activities/ownership.py); None: read-only use.
     installation_id: str | None
@@ -114,11 +117,12 @@ def proxy_configured() -> bool:
 def build_clients(config: AzureConfig) -> AzureClients:
     """Build one client per service; call `close()` on worker shutdown."""
     counter = RequestCounter()
+    pace = ArmPace(config.arm_reads_per_s, config.arm_writes_per_s, config.arm_deletes_per_s)
     credential = _credential(config)
     per_call = [AllowLoopbackHttpPolicy()] if config.plain_http else []
     common: dict[str, Any] = {
         "per_call_policies": per_call,
-        "per_retry_policies": [RequestCountingPolicy(counter), AuditPolicy()],
+        "per_retry_policies": [ArmPacePolicy(pace), RequestCountingPolicy(counter), AuditPolicy()],
         "retry_total": config.retry_total,
         "polling_interval": config.polling_interval_s,
         "read_timeout": config.request_timeout_s,
@@ -134,5 +138,5 @@ def build_clients(config: AzureConfig) -> AzureClients:
     graph = ResourceGraphClient(credential, **common)
     resources = ResourceManagementClient(credential, config.subscription_id, **common)
     health = ResourceHealthMgmtClient(credential, config.subscription_id, **common)
-    return AzureClients(compute, network, graph, resources, health, credential, counter, config.subscription_id,
+    return AzureClients(compute, network, graph, resources, health, credential, counter, pace, config.subscription_id,
                         config.installation_id, config.polling_interval_s, guest_proxy=config.guest_proxy)

@@ -7,6 +7,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from activities.cloud import ArmTarget, AzureCloud, arm_target, resolve_cloud
 from models.naming import INSTALLATION_ID_PATTERN
+from models.pace import DEFAULT_ARM_PACES
 
 _LOOPBACK_NAMES = {"localhost"}
 
@@ -60,6 +61,10 @@ class AzureConfig(BaseModel):
     polling_interval_s: float = Field(default=2.0, gt=0)
     # Per-request socket timeout: a hung connection becomes a Transient error instead of a stuck activity.
     request_timeout_s: float = Field(default=60.0, gt=0)
+    # ARM requests a second the whole installation may send, by kind (models/pace.py; activities/arm_pace.py).
+    arm_reads_per_s: float = Field(default=DEFAULT_ARM_PACES["reads"], gt=0)
+    arm_writes_per_s: float = Field(default=DEFAULT_ARM_PACES["writes"], gt=0)
+    arm_deletes_per_s: float = Field(default=DEFAULT_ARM_PACES["deletes"], gt=0)
 
     @model_validator(mode="after")
     def _secure_endpoint(self) -> "AzureConfig":

@@ -15,6 +15,7 @@ from activities import (
     vm,
 )
 from activities.arm import heartbeating
+from activities.arm_pace import ArmPace
 from activities.clients import AzureClients, build_clients
 from activities.config import AzureConfig
 from activities.health import probe, repair, resource_health
@@ -60,6 +61,11 @@ class AzureDriver:
     def request_counts(self) -> dict[str, int]:
         """ARM requests sent so far, by `<resourceType>.<verb>` (LRO polls as `operations.poll`)."""
         return self._clients.counter.snapshot()
+
+    @property
+    def pace(self) -> ArmPace:
+        """This process's share of ARM's budgets: workers/replicas.py sets how many processes share them."""
+        return self._clients.pace
 
     def reset_request_counts(self) -> None:
         self._clients.counter.reset()

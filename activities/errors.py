@@ -8,6 +8,7 @@ capacity wait, backoffs) belong to the workflow: workflows/policies.py.
 import asyncio
 import json
 import re
+from collections.abc import Mapping
 from datetime import timedelta
 from typing import Any
 
@@ -76,14 +77,17 @@ def azure_error_message(exc: HttpResponseError) -> str:
 
 def retry_after(exc: HttpResponseError) -> timedelta | None:
     """The server's requested wait: `retry-after-ms`, else `Retry-After` in seconds."""
-    response = getattr(exc, "response", None)
-    headers = getattr(response, "headers", None) or {}
+    seconds = retry_after_seconds(getattr(getattr(exc, "response", None), "headers", None) or {})
+    return None if seconds is None else timedelta(seconds=seconds)
+
+
+def retry_after_seconds(headers: Mapping[str, str]) -> float | None:
     for header, scale in (("retry-after-ms", 0.001), ("x-ms-retry-after-ms", 0.001), ("Retry-After", 1.0)):
         value = headers.get(header)
         if value is None:
             continue
         try:
-            return timedelta(seconds=max(float(value) * scale, 0.0))
+            return max(float(value) * scale, 0.0)
         except ValueError:
             continue  # an HTTP date: rare for ARM; fall back to our default
     return None

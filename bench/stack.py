@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cli.processes import Child, free_port, http_ok, tcp_open, temporal_binary
-from cli.stack import search_attribute_flags
+from cli.stack import ONE_PARTITION_FLAGS, search_attribute_flags
 from models.pace import Budget
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -65,7 +65,7 @@ def dev_server(logs: Path, flags: tuple[str, ...] = ()) -> tuple[Child, str]:
     and its address."""
     port = free_port()
     argv = [temporal_binary(), "server", "start-dev", "--ip", "127.0.0.1", "--port", str(port), "--headless",
-            "--log-level", "error", *search_attribute_flags(), *flags]  # fmt: skip
+            "--log-level", "error", *search_attribute_flags(), *ONE_PARTITION_FLAGS, *flags]  # fmt: skip
     return Child("temporal", argv, logs / "temporal.log"), f"127.0.0.1:{port}"
 
 
@@ -76,7 +76,8 @@ def wait_for_server(server: Child, address: str) -> None:
 
 # These benches measure the worker against an emulator without Azure's limits: the writes' pace (models/pace.py,
 # Azure's budgets) is lifted, or it, not the worker, would be what they measure.
-UNPACED = {f"AZMC_PACE_{budget.name}_PER_S": "1000" for budget in Budget}
+UNPACED = {**{f"AZMC_PACE_{budget.name}_PER_S": "1000" for budget in Budget},
+           **{f"AZMC_PACE_ARM_{kind.upper()}_PER_S": "10000" for kind in ("reads", "writes", "deletes")}}
 
 
 def start_processes(logs: Path, *, bare: bool = True, worker_env: dict[str, str] | None = None,

@@ -3,8 +3,8 @@
 Each budget is a task queue of its own (`<task queue>-<budget>`) whose activities Temporal hands out at most at
 the budget's rate across every worker of the installation (`max_task_queue_activities_per_second`, enforced by
 the server: docs/architecture.md, "Pacing"). Creations and deletions have budgets of their own, so a wave of one
-never starves the other. Reads run as local activities and are not paced: a watched fleet reads far below ARM's
-25 a second (docs/performance.md).
+never starves the other. ARM's own budgets (reads, writes, deletes) hold every request, reads and polls included,
+in each worker's share (activities/arm_pace.py).
 """
 
 from enum import StrEnum
@@ -26,6 +26,9 @@ class Budget(StrEnum):
 NETWORK_PER_S = 1000 / 300
 COMPUTE_PER_S = min(500 / 60, 10.0)
 HEADROOM = 0.8  # an operator's portal and other tools still have a fifth of every budget
+# ARM per subscription and region (token buckets of 250 reads, 200 writes, 200 deletes): reads, writes, deletes.
+ARM_PER_S = MappingProxyType({"reads": 25.0, "writes": 10.0, "deletes": 10.0})
+DEFAULT_ARM_PACES = MappingProxyType({kind: rate * HEADROOM for kind, rate in ARM_PER_S.items()})
 DEFAULT_PACES = MappingProxyType({
     Budget.NETWORK_WRITES: round(NETWORK_PER_S * HEADROOM * 0.75, 2),  # a NIC per new machine
     Budget.NETWORK_DELETES: round(NETWORK_PER_S * HEADROOM * 0.25, 2),  # leftover NICs only: a VM takes its own

@@ -14,6 +14,8 @@ from typer.testing import CliRunner
 
 from cli.commands import app
 from cli.processes import temporal_binary
+from models.pace import Budget, budget_task_queue
+from workers.settings import TASK_QUEUE
 from workflows.search_attributes import ALL_KEYS, type_name
 
 ROOT = Path(__file__).parents[1]
@@ -156,6 +158,14 @@ def test_server_reads_its_dynamic_config_from_the_repository() -> None:
     assert target == server["environment"]["DYNAMIC_CONFIG_FILE_PATH"] and mode == "ro"
     values = yaml.safe_load((ROOT / source).read_text())
     assert values and all(isinstance(v, list) and all("value" in c for c in v) for v in values.values())
+
+
+def test_each_paced_queue_has_one_partition() -> None:
+    """A queue's rate limit is split among its partitions: with several, the writes go slower than the budget."""
+    values = yaml.safe_load((ROOT / "deploy/temporal-dynamic-config.yaml").read_text())
+    paced = {budget_task_queue(TASK_QUEUE, budget) for budget in Budget}
+    for key in ("matching.numTaskqueueReadPartitions", "matching.numTaskqueueWritePartitions"):
+        assert {c["constraints"]["taskQueueName"] for c in values[key] if c["value"] == 1} == paced, key
 
 
 def test_server_health_check_needs_no_temporal_cli() -> None:

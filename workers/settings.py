@@ -15,7 +15,7 @@ from activities.config import check_endpoint, is_loopback_endpoint
 from emulator.seed import SEED_SUBSCRIPTION
 from models.durations import BOUNDS, Bounded
 from models.naming import INSTALLATION_ID_PATTERN
-from models.pace import DEFAULT_PACES, Budget
+from models.pace import DEFAULT_ARM_PACES, DEFAULT_PACES, Budget
 from models.quota import DEFAULT_READ_EVERY
 from models.sweep import (
     DEFAULT_MAX_ORPHAN_DELETIONS,
@@ -75,6 +75,10 @@ class Settings(BaseSettings):
     pace_network_deletes_per_s: float = Field(DEFAULT_PACES[Budget.NETWORK_DELETES], gt=0, le=1000)
     pace_compute_writes_per_s: float = Field(DEFAULT_PACES[Budget.COMPUTE_WRITES], gt=0, le=1000)
     pace_compute_deletes_per_s: float = Field(DEFAULT_PACES[Budget.COMPUTE_DELETES], gt=0, le=1000)
+    # ARM requests a second across the installation, by kind; each worker sends its share (activities/arm_pace.py).
+    pace_arm_reads_per_s: float = Field(DEFAULT_ARM_PACES["reads"], gt=0, le=10000)
+    pace_arm_writes_per_s: float = Field(DEFAULT_ARM_PACES["writes"], gt=0, le=10000)
+    pace_arm_deletes_per_s: float = Field(DEFAULT_ARM_PACES["deletes"], gt=0, le=10000)
     # Workflows kept in memory between their tasks (sticky cache); one evicted replays its history on its
     # next task or query. Chosen with bench/scale.py: see docs/performance.md.
     max_cached_workflows: int = Field(MAX_CACHED_WORKFLOWS, ge=0)

@@ -30,6 +30,7 @@ from models.validation import problem
 from workers.connect import connect
 from workers.deployment import activate_if_due, deployment_config, describe
 from workers.installation import installation_id
+from workers.replicas import keep_replicas_counted
 from workers.sandbox import workflow_runner
 from workers.settings import Settings, SettingsError
 from workers.sweep_schedule import ensure_sweep_schedule
@@ -63,6 +64,9 @@ def azure_config(settings: Settings, installation: str | None = None) -> AzureCo
             endpoint=settings.azure_endpoint,
             cloud=settings.azure_cloud,
             emulator_token=settings.emulator_token(),
+            arm_reads_per_s=settings.pace_arm_reads_per_s,
+            arm_writes_per_s=settings.pace_arm_writes_per_s,
+            arm_deletes_per_s=settings.pace_arm_deletes_per_s,
         )
     except ValidationError as error:
         raise SettingsError(f"AZMC_AZURE_ENDPOINT / --azure-endpoint: {problem(error.errors()[0])}") from None
@@ -197,6 +201,7 @@ async def run_worker(settings: Settings) -> None:
         version = deployment_config(settings)
         # The server learns of the version from the polls just started; a stop never waits for this.
         activation = asyncio.create_task(activate(client, settings, version.version.build_id)) if version else None
+        counting = asyncio.create_task(keep_replicas_counted(client, settings.task_queue, driver.pace))
         log.info(
             "worker started",
             extra={
@@ -213,6 +218,7 @@ async def run_worker(settings: Settings) -> None:
             },
         )
         await asyncio.wait({running, stopping}, return_when=asyncio.FIRST_COMPLETED)
+        counting.cancel()
         if activation is not None:
             activation.cancel()
         if stop.is_set():

@@ -8,11 +8,13 @@ from typing import Any
 import pytest
 from temporalio.exceptions import ApplicationError
 
+from activities.arm_pace import RESENDS, WAIT_IN_CALL_S
 from activities.config import AzureConfig
 from activities.driver import AzureDriver
 from emulator.seed import SEED_RESOURCE_GROUP
 from models.activity_io import DeleteResourceInput, DeleteVmInput, EnsureVmInput, ListMachinesInput, MachineRef
 from models.errors import ErrorType
+from tests.activities.conftest import INSTALLATION, TOKEN
 
 RG = SEED_RESOURCE_GROUP
 VM1 = MachineRef(resource_group=RG, name="vm1")
@@ -62,10 +64,23 @@ async def test_throttling_carries_retry_after(driver, env, make_spec, emulator) 
 @pytest.mark.parametrize(("retry_after_s", "delay"), [(7, timedelta(seconds=7)), (0.25, timedelta(milliseconds=250))])
 async def test_a_throttled_answer_is_retried_after_the_wait_it_asks_for(
         driver, env, make_spec, emulator, retry_after_s, delay) -> None:
+    """A short wait is waited out inside the call, a few times (activities/arm_pace.py); then, or at once for a long
+    one, the activity's next attempt waits it."""
     emulator.add_fault(operation="virtualMachines.get", status=429, code="SubscriptionRequestsThrottled",
-                       retry_after_s=retry_after_s)
+                       retry_after_s=retry_after_s, times=-1)
     error = await raised(env.run(driver.read_inventory, make_spec()))
     assert error.type == ErrorType.THROTTLED and error.next_retry_delay == delay
+    sent = 1 + RESENDS if retry_after_s <= WAIT_IN_CALL_S else 1
+    assert emulator.requests()["failed_by_operation"]["virtualMachines.get"] == sent
+
+
+async def test_a_short_throttling_is_waited_out_inside_the_call(driver, env, make_spec, create_machine,
+                                                                 emulator) -> None:
+    spec = make_spec()
+    await create_machine(spec)
+    emulator.add_fault(operation="virtualMachines.get", status=429, code="SubscriptionRequestsThrottled",
+                       retry_after_s=0.25, times=RESENDS)
+    assert (await env.run(driver.read_inventory, spec)).provider_id
 
 
 async def test_nic_in_use_is_a_retryable_conflict(driver, env, make_spec, create_machine) -> None:
@@ -133,18 +148,25 @@ async def test_missing_token_is_auth_failed(emulator, env, make_spec) -> None:
     assert error.type == ErrorType.AUTH_FAILED and error.non_retryable
 
 
-async def test_real_arm_throttling_becomes_throttled_with_retry_after(driver, env, make_spec, create_machine,
+async def test_real_arm_throttling_becomes_throttled_with_retry_after(env, make_spec, create_machine,
                                                                       emulator) -> None:
-    """The emulator's ARM token buckets (250 reads, 25/s): burst past them and read ARM's own Retry-After."""
+    """The emulator's ARM read bucket, refilled slowly: a burst past it with the worker's pace lifted, and ARM's
+    own Retry-After, longer than a call waits, becomes the activity's next delay."""
     spec = make_spec()
     await create_machine(spec)
-    emulator.settings(throttling=True)
-    results = await asyncio.gather(*(env.run(driver.read_inventory, spec) for _ in range(330)),
-                                   return_exceptions=True)
+    emulator.settings(limits="azure", limits_overrides={"arm.reads": {"capacity": 20, "period_s": 8, "refill": 20}})
+    config = AzureConfig(installation_id=INSTALLATION, subscription_id=emulator.subscription_id, endpoint=emulator.url,
+                         emulator_token=TOKEN, arm_reads_per_s=10000)
+    unpaced = await AzureDriver.open(config)
+    try:
+        results = await asyncio.gather(*(env.run(unpaced.read_inventory, spec) for _ in range(40)),
+                                       return_exceptions=True)
+    finally:
+        await unpaced.close()
     throttled = [r for r in results if isinstance(r, ApplicationError)]
-    assert throttled, "330 reads in a burst must exceed ARM's 250-read bucket"
+    assert throttled, "40 reads in a burst must exceed a 20-read bucket"
     assert all(e.type == ErrorType.THROTTLED and not e.non_retryable for e in throttled)
-    # Retry-After came from the 429 itself (whole seconds >= 1), not our 30 s default; no SDK-side retry slept.
+    # Retry-After came from the 429 itself (whole seconds, up to the 8 s period), not our 30 s default.
     assert all(e.next_retry_delay is not None and timedelta(seconds=1) <= e.next_retry_delay
-               < timedelta(seconds=30) for e in throttled)
+               <= timedelta(seconds=8) for e in throttled)
     assert all(not isinstance(r, BaseException) or isinstance(r, ApplicationError) for r in results)

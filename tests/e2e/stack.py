@@ -16,7 +16,7 @@ from pathlib import Path
 from cli.emulator_client import EmulatorControl
 from cli.lifeline import ends_with_parent
 from cli.processes import Child, StackError, free_port, http_ok, tcp_open, temporal_binary
-from cli.stack import search_attribute_flags
+from cli.stack import ONE_PARTITION_FLAGS, search_attribute_flags
 from codec.converter import azmc_data_converter
 from codec.keys import new_key_json, parse_keys
 
@@ -49,7 +49,7 @@ class DevServer:
         for attempt in range(1, attempts + 1):
             argv = [temporal_binary(), "server", "start-dev", "--ip", "127.0.0.1", "--port", str(self.port),
                     "--headless", "--db-filename", str(self.db_path), "--log-level", "error",
-                    *search_attribute_flags()]  # fmt: skip
+                    *search_attribute_flags(), *ONE_PARTITION_FLAGS]  # fmt: skip
             self.child = Child("temporal dev server", argv, self.log_path)
             self.child.start()
             try:

@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 import pytest
 from temporalio.testing import WorkflowEnvironment
 
+from cli.stack import ONE_PARTITION_FLAGS
 from tests.support.emulator import EmulatorHandle
 from tests.workflows.helpers import DEV_SERVER, TEST_CONVERTER, workflow_stack
 from tests.workflows.stack import Stack
@@ -26,7 +27,8 @@ async def stack(workflow_env: WorkflowEnvironment, emulator: EmulatorHandle) -> 
 async def dev_env() -> AsyncIterator[WorkflowEnvironment]:
     """A dev server of its own: time passes as it does in production, so waits are real seconds."""
     env = await WorkflowEnvironment.start_local(dev_server_existing_path=DEV_SERVER, data_converter=TEST_CONVERTER,
-                                                search_attributes=list(ALL_KEYS), ui=False)
+                                                search_attributes=list(ALL_KEYS), ui=False,
+                                                dev_server_extra_args=ONE_PARTITION_FLAGS)
     async with env:
         yield env
 

@@ -1,0 +1,99 @@
+"""ARM's own budgets (reads, writes, deletes a second per subscription) held by every request a worker sends,
+its operation-status polls included, and a 429 honoured for the whole process rather than the one call.
+
+The writes' provider budgets are paced by the server across workers (models/pace.py); reads and polls run inside
+activities, where no task queue can pace them, so each worker takes its share of the installation's rate:
+the rate divided by the worker replicas polling the task queue (workers/replicas.py counts them).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass
+
+from azure.core.pipeline import PipelineRequest, PipelineResponse
+from azure.core.pipeline.policies import AsyncHTTPPolicy
+
+from activities.errors import retry_after_seconds
+
+# A 429 whose Retry-After is this short (ARM's buckets refill every second) is waited out inside the call and the
+# request sent again: ARM refused it before doing anything, and a failed poll would fail its whole write. A longer
+# one (compute's per-minute policies), or none, fails the activity with it as the next attempt's delay.
+WAIT_IN_CALL_S = 5.0
+RESENDS = 2
+_GRAPH = "/providers/microsoft.resourcegraph/"  # Resource Graph has budgets of its own, not ARM's
+
+
+def kind_of(method: str) -> str:
+    """ARM's budget a request spends, by its HTTP method (as ARM counts them)."""
+    method = method.upper()
+    if method in ("GET", "HEAD"):
+        return "reads"
+    return "deletes" if method == "DELETE" else "writes"
+
+
+@dataclass
+class _Bucket:
+    """Slots at `rate` a second handed out in turn (GCRA): each request reserves the next slot and sleeps until it,
+    so a thousand waiting calls cost one sleep each; up to a second's worth may go at once after a quiet spell."""
+
+    rate: float
+    next_slot: float = 0.0  # when the next request may go, without the burst allowance
+    held_until: float = 0.0
+
+    def reserve(self, now: float, share: int) -> float:
+        """Seconds until this request's slot."""
+        interval = max(share, 1) / self.rate
+        slot = max(self.next_slot, now - max(1.0 - interval, 0.0), self.held_until)
+        self.next_slot = slot + interval
+        return max(slot - now, 0.0)
+
+
+class ArmPace:
+    """One per worker process: its buckets of ARM reads, writes and deletes, and what Azure's 429s asked of them."""
+
+    def __init__(self, reads_per_s: float, writes_per_s: float, deletes_per_s: float) -> None:
+        self._buckets = {"reads": _Bucket(reads_per_s), "writes": _Bucket(writes_per_s),
+                         "deletes": _Bucket(deletes_per_s)}
+        self.replicas = 1  # workers sharing the installation's budgets; set by workers/replicas.py
+        self.throttled = 0  # 429s Azure answered this process, every one of them honoured
+
+    async def take(self, kind: str) -> None:
+        bucket = self._buckets[kind]
+        for _ in range(100):  # a slot reserved before a 429's hold is taken again after it
+            wait = bucket.reserve(time.monotonic(), self.replicas)
+            if wait > 0:
+                await asyncio.sleep(wait)
+            if time.monotonic() >= bucket.held_until:
+                return
+
+    def hold(self, kind: str, seconds: float) -> None:
+        """Azure refused a request of `kind` for `seconds`: none of this process's leaves before then."""
+        self.throttled += 1
+        bucket = self._buckets[kind]
+        bucket.held_until = max(bucket.held_until, time.monotonic() + seconds)
+
+
+class ArmPacePolicy(AsyncHTTPPolicy):  # type: ignore[type-arg]
+    """Takes a token before each ARM request; on a 429 holds its kind for the Retry-After, then sends it again."""
+
+    def __init__(self, pace: ArmPace) -> None:
+        super().__init__()
+        self._pace = pace
+
+    async def send(self, request: PipelineRequest) -> PipelineResponse:  # type: ignore[type-arg]
+        http = request.http_request
+        if _GRAPH in http.url.lower():
+            return await self.next.send(request)
+        kind = kind_of(http.method)
+        for resend in range(RESENDS + 1):
+            await self._pace.take(kind)
+            response = await self.next.send(request)
+            if response.http_response.status_code != 429:
+                return response
+            wait = retry_after_seconds(response.http_response.headers)
+            self._pace.hold(kind, wait if wait is not None else 1.0)
+            if resend == RESENDS or wait is None or wait > WAIT_IN_CALL_S:
+                return response  # the activity fails with Retry-After as its next attempt's delay
+        return response
