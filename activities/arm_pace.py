@@ -33,6 +33,12 @@ def kind_of(method: str) -> str:
     return "deletes" if method == "DELETE" else "writes"
 
 
+# After a 429 a worker's rate of that kind halves (down to a sixteenth) and doubles back each RECOVER_S without one:
+# the budget was spent by someone else too, so the worker leaves them room until it is quiet again.
+SLOWEST = 1 / 16
+RECOVER_S = 10.0
+
+
 @dataclass
 class _Bucket:
     """Slots at `rate` a second handed out in turn (GCRA): each request reserves the next slot and sleeps until it,
@@ -41,13 +47,22 @@ class _Bucket:
     rate: float
     next_slot: float = 0.0  # when the next request may go, without the burst allowance
     held_until: float = 0.0
+    slowed: float = 1.0  # the share of `rate` in force, below 1 after a 429
+    slowed_at: float = 0.0
 
     def reserve(self, now: float, share: int) -> float:
         """Seconds until this request's slot."""
-        interval = max(share, 1) / self.rate
+        if self.slowed < 1.0 and now - self.slowed_at >= RECOVER_S:
+            self.slowed, self.slowed_at = min(1.0, self.slowed * 2), now
+        interval = max(share, 1) / (self.rate * self.slowed)
         slot = max(self.next_slot, now - max(1.0 - interval, 0.0), self.held_until)
         self.next_slot = slot + interval
         return max(slot - now, 0.0)
+
+    def refused(self, now: float, wait_s: float) -> None:
+        if now >= self.held_until:  # the requests already on their way when the first 429 came slow nothing more
+            self.slowed, self.slowed_at = max(self.slowed / 2, SLOWEST), now
+        self.held_until = max(self.held_until, now + wait_s)
 
 
 class ArmPace:
@@ -69,10 +84,10 @@ class ArmPace:
                 return
 
     def hold(self, kind: str, seconds: float) -> None:
-        """Azure refused a request of `kind` for `seconds`: none of this process's leaves before then."""
+        """Azure refused a request of `kind` for `seconds`: none of this process's leaves before then, and the
+        ones after go slower for a while."""
         self.throttled += 1
-        bucket = self._buckets[kind]
-        bucket.held_until = max(bucket.held_until, time.monotonic() + seconds)
+        self._buckets[kind].refused(time.monotonic(), seconds)
 
 
 class ArmPacePolicy(AsyncHTTPPolicy):  # type: ignore[type-arg]

@@ -65,7 +65,10 @@ async def dispatch(request: web.Request) -> web.StreamResponse:
     response = await _dispatch(request)
     operation = request.get(_OPERATION)
     if operation is not None and response.status >= 400:
-        request.app[control.BACKENDS].state.failed_counts[operation] += 1
+        state = request.app[control.BACKENDS].state
+        state.failed_counts[operation] += 1
+        if response.status == 429:
+            state.throttled_counts[operation] += 1
     return response
 
 

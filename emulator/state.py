@@ -29,6 +29,8 @@ class EmulatorState:
         self.store = ResourceStore(self._changed)
         # Failed requests (4xx/5xx answers) and operations that ended Failed, by "<resourceType>.<verb>".
         self.failed_counts: Counter[str] = Counter()
+        # Of those, the 429s (a request limit refused it): what a bench of the fleet's pace counts.
+        self.throttled_counts: Counter[str] = Counter()
         self.operations = OperationRegistry(self.clock, self.failed_counts)
         self.faults = FaultRegistry()
         self.capacity = CapacityRegistry()
@@ -61,6 +63,7 @@ class EmulatorState:
         self.quotas.clear()
         self.request_counts.clear()
         self.failed_counts.clear()
+        self.throttled_counts.clear()
         self.next_ip.clear()
         self.settings.update(self.config.start.as_dict())
         self.limits.configure(self.settings.limits_overrides)  # every bucket full again
