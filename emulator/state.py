@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from typing import TYPE_CHECKING
 
 from emulator import resource_health
 from emulator.capacity import CapacityRegistry
@@ -15,6 +16,9 @@ from emulator.operations import OperationRegistry
 from emulator.quota import QuotaRegistry
 from emulator.settings import EmulatorConfig, LiveSettings
 from emulator.store import Resource, ResourceStore
+
+if TYPE_CHECKING:
+    from emulator.backends.vm_force_delete import VmDeletion
 
 
 class EmulatorState:
@@ -36,6 +40,8 @@ class EmulatorState:
         self.limits = Limits()
         self.limits.configure(self.settings.limits_overrides)
         self.request_counts: Counter[str] = Counter()
+        # Every accepted VM DELETE, oldest first: its forceDeletion as sent and whether it was forced.
+        self.vm_deletions: list[VmDeletion] = []
         # Private IPs handed out per subnet (key: lower subnet id).
         self.next_ip: dict[str, int] = {}
 
@@ -60,6 +66,7 @@ class EmulatorState:
         self.capacity.clear()
         self.quotas.clear()
         self.request_counts.clear()
+        self.vm_deletions.clear()
         self.failed_counts.clear()
         self.next_ip.clear()
         self.settings.update(self.config.start.as_dict())

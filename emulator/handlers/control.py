@@ -113,7 +113,8 @@ async def requests(request: web.Request) -> web.Response:
     state = request.app[BACKENDS].state
     counts = state.request_counts
     return _json({"total": sum(counts.values()), "by_operation": dict(counts),
-                  "failed_by_operation": dict(state.failed_counts)})
+                  "failed_by_operation": dict(state.failed_counts),
+                  "vm_deletions": [deletion.record() for deletion in state.vm_deletions]})
 
 
 async def get_settings(request: web.Request) -> web.Response:

@@ -1,0 +1,48 @@
+"""Whether a VM DELETE is a force deletion, and the record of each VM DELETE the control API shows.
+
+Azure's force delete skips the guest's graceful shutdown and some of the VM's cleanup, so it ends sooner
+(emulator/latency.py: `virtualMachines.forceDelete`). Since api-version 2024-11-01 a DELETE that does not
+say `forceDeletion=false` is forced when every disk of the VM (OS disk included) has deleteOption Delete.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from emulator.store import Resource
+
+FORCED_TIMING = "virtualMachines.forceDelete"
+PLAIN_TIMING = "virtualMachines.delete"
+
+
+def parse_flag(value: str | None) -> bool | None:
+    """The query's `forceDeletion`: True, False, or None when absent (or not a boolean, which ARM ignores)."""
+    if value is None:
+        return None
+    return {"true": True, "false": False}.get(value.strip().lower())
+
+
+def every_disk_goes(vm: Resource) -> bool:
+    storage = vm.properties.get("storageProfile") or {}
+    disks = ([storage["osDisk"]] if storage.get("osDisk") else []) + list(storage.get("dataDisks") or [])
+    return bool(disks) and all(str(d.get("deleteOption", "Detach")).lower() == "delete" for d in disks)
+
+
+def is_forced(vm: Resource, asked: bool | None) -> bool:
+    """Asked for, or not refused while every disk goes with the VM (Azure's default since 2024-11-01)."""
+    return asked if asked is not None else every_disk_goes(vm)
+
+
+@dataclass(frozen=True)
+class VmDeletion:
+    """One accepted VM DELETE: what its query said and what the emulator did (tests assert on this)."""
+
+    id: str
+    force_deletion: str | None  # the query's value as sent, None when absent
+    forced: bool
+    azure_seconds: float
+
+    def record(self) -> dict[str, Any]:
+        return {"id": self.id, "forceDeletion": self.force_deletion, "forced": self.forced,
+                "azureSeconds": self.azure_seconds}
