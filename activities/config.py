@@ -60,6 +60,8 @@ class AzureConfig(BaseModel):
     polling_interval_s: float = Field(default=2.0, gt=0)
     # Per-request socket timeout: a hung connection becomes a Transient error instead of a stuck activity.
     request_timeout_s: float = Field(default=60.0, gt=0)
+    # Force-delete a VM that keeps no disk (activities/force_delete.py); False sends forceDeletion=false.
+    force_delete_vms: bool = True
 
     @model_validator(mode="after")
     def _secure_endpoint(self) -> "AzureConfig":
