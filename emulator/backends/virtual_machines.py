@@ -29,7 +29,14 @@ from emulator.backends.vm_allocation import check as check_allocation
 from emulator.backends.vm_allocation import request_for, write_allocates
 from emulator.backends.vm_bootstrap import USER_DATA, store_bootstrap, take_bootstrap, wants, with_user_data
 from emulator.backends.vm_disks import plan_disks, realize
-from emulator.backends.vm_force_delete import FORCED_TIMING, PLAIN_TIMING, VmDeletion, is_forced, parse_flag
+from emulator.backends.vm_force_delete import (
+    FORCED_TIMING,
+    PLAIN_TIMING,
+    VmDeletion,
+    is_forced,
+    parse_flag,
+    refused_force,
+)
 from emulator.backends.vm_instance_view import instance_view
 from emulator.backends.vm_model import (
     SECRETS,
@@ -94,6 +101,8 @@ class VirtualMachinesBackend:
             return Outcome(204)
         was_failed = vm.properties.get("provisioningState") == "Failed"
         forced = is_forced(vm, parse_flag(force_deletion))
+        if forced:
+            refused_force(self.state, name)
         timing = FORCED_TIMING if forced else PLAIN_TIMING
         self.state.vm_deletions.append(VmDeletion(vm.id, force_deletion, forced,
                                                   duration(self.state.settings.latency_profile, timing)))

@@ -10,10 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from emulator.state import EmulatorState
 from emulator.store import Resource
 
 FORCED_TIMING = "virtualMachines.forceDelete"
 PLAIN_TIMING = "virtualMachines.delete"
+FORCED_FAULT = "virtualMachines.forceDelete"  # a fault rule's operation aimed at forced VM DELETEs only
 
 
 def parse_flag(value: str | None) -> bool | None:
@@ -21,6 +23,16 @@ def parse_flag(value: str | None) -> bool | None:
     if value is None:
         return None
     return {"true": True, "false": False}.get(value.strip().lower())
+
+
+def refused_force(state: EmulatorState, name: str) -> None:
+    """Azure refuses to force-delete a VM that manages updates with maintenance control (409
+    OperationNotAllowed, "Operation 'ForceDelete' is not allowed on resource ..."), reported by CAPZ (issue
+    2792); the emulator keeps no maintenance configurations, so a `virtualMachines.forceDelete` fault stands
+    for one: it hits only a forced DELETE, and the same DELETE without force goes through."""
+    fault = state.faults.take(FORCED_FAULT, name, "request")
+    if fault is not None and fault.fails:
+        raise fault.error()
 
 
 def every_disk_goes(vm: Resource) -> bool:

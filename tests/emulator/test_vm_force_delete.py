@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+from azure.core.exceptions import HttpResponseError
+
 from tests.emulator.builders import RG
 from tests.emulator.steps import make_vm
 from tests.support.emulator import EmulatorHandle
@@ -43,6 +46,29 @@ def test_unspecified_is_forced_when_every_disk_goes_and_false_is_never_forced(
     assert [(d["forceDeletion"], d["forced"]) for d in deletions(emulator)] == [(None, True), ("false", False)]
     # deleteOption Delete everywhere: nothing of either VM is left.
     assert emulator.resources("disks") == [] and emulator.resources("networkInterfaces") == []
+
+
+MAINTENANCE = ("Operation 'ForceDelete' is not allowed on resource 'held' since it manages updates using "
+               "maintenance control.")
+
+
+def test_a_refused_force_deletion_is_azures_409_and_the_same_delete_without_force_goes_through(
+        emulator: EmulatorHandle, clients: SyncClients) -> None:
+    # The emulator keeps no maintenance configurations: a fault stands for the VM's (emulator/README.md).
+    emulator.add_fault("virtualMachines.forceDelete", name="held", status=409, code="OperationNotAllowed",
+                       message=MAINTENANCE, times=-1)
+    make_vm(clients, emulator, "held", delete_option="Delete")
+    with pytest.raises(HttpResponseError) as caught:
+        clients.compute.virtual_machines.begin_delete(RG, "held", force_deletion=True)
+    assert caught.value.status_code == 409 and caught.value.error.code == "OperationNotAllowed"
+    assert caught.value.error.message == MAINTENANCE
+    assert [vm["name"] for vm in emulator.resources("virtualMachines")] == ["held"]
+    # Every disk goes with it: without forceDeletion it would be forced (and refused) too; false goes through.
+    with pytest.raises(HttpResponseError):
+        clients.compute.virtual_machines.begin_delete(RG, "held")
+    clients.compute.virtual_machines.begin_delete(RG, "held", force_deletion=False).result()
+    assert deletions(emulator) == [{"forceDeletion": "false", "forced": False, "azureSeconds": 0.0}]
+    assert emulator.resources("virtualMachines") == []
 
 
 def test_a_missing_vm_is_no_content_and_no_deletion(emulator: EmulatorHandle, clients: SyncClients) -> None:
