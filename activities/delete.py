@@ -3,12 +3,12 @@
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from azure.core.exceptions import ResourceNotFoundError
+from azure.core.exceptions import HttpResponseError, ResourceNotFoundError
 from azure.core.polling import AsyncLROPoller
 
 from activities.arm import classified, get_or_none, log, log_start, resume_operation, wait_heartbeating
 from activities.clients import AzureClients
-from activities.force_delete import force_deletion
+from activities.force_delete import force_deletion, refuses_force
 from activities.ownership import Owner, owner_of
 from activities.read_cache import TRUST_S
 from models.activity_io import DeleteResourceInput, DeleteVmInput
@@ -49,9 +49,15 @@ async def delete_vm(clients: AzureClients, inp: DeleteVmInput, force_enabled: bo
     rg, name = inp.machine.resource_group, inp.machine.name
     vms = clients.compute.virtual_machines
 
-    def begin(**kwargs: Any) -> Awaitable[AsyncLROPoller[None]]:
+    async def begin(**kwargs: Any) -> AsyncLROPoller[None]:
         # The NIC and OS disk go with the VM (deleteOption Delete); data disks per their deleteOption.
-        return vms.begin_delete(rg, name, polling=clients.polling(), **kwargs)
+        try:
+            return await vms.begin_delete(rg, name, polling=clients.polling(), **kwargs)
+        except HttpResponseError as err:
+            if not kwargs.get("force_deletion") or not refuses_force(err):
+                raise
+            log(name, "Azure refuses to force-delete VM %s (%s): deleting it without force", name, err.message)
+            return await vms.begin_delete(rg, name, polling=clients.polling(), **{**kwargs, "force_deletion": False})
 
     def options(vm: Any) -> dict[str, Any]:
         return {"force_deletion": force_deletion(vm, force_enabled, inp.force)}

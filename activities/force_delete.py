@@ -9,6 +9,8 @@ keeps a disk (Detach: a recovery, a timed-out creation's cleanup, an orphan whos
 
 from typing import Any
 
+from azure.core.exceptions import HttpResponseError
+
 
 def every_disk_goes(vm: Any) -> bool:
     """`vm`: the SDK's VirtualMachine; True when its OS disk and every data disk have deleteOption Delete."""
@@ -24,3 +26,12 @@ def force_deletion(vm: Any, enabled: bool, asked: bool) -> bool:
     """The VM DELETE's `forceDeletion`: `enabled` (AzureConfig.force_delete_vms) or `asked` (a `delete --force`)
     force-delete a VM that keeps nothing; a VM that keeps a disk is never force-deleted, whoever asks."""
     return (enabled or asked) and every_disk_goes(vm)
+
+
+def refuses_force(err: HttpResponseError) -> bool:
+    """Azure's refusal of the force deletion itself (a VM under maintenance control: 409 OperationNotAllowed
+    naming 'ForceDelete'); the same DELETE without force is allowed, so the caller sends that instead."""
+    error = getattr(err, "error", None)
+    code = getattr(error, "code", None) or ""
+    message = getattr(error, "message", None) or str(err)
+    return code == "OperationNotAllowed" and "forcedelete" in message.lower()

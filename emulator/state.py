@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import TYPE_CHECKING
 
 from emulator import resource_health
 from emulator.capacity import CapacityRegistry
@@ -16,9 +15,7 @@ from emulator.operations import OperationRegistry
 from emulator.quota import QuotaRegistry
 from emulator.settings import EmulatorConfig, LiveSettings
 from emulator.store import Resource, ResourceStore
-
-if TYPE_CHECKING:
-    from emulator.backends.vm_force_delete import VmDeletion
+from emulator.vm_deletions import VmDeletion
 
 
 class EmulatorState:

@@ -32,7 +32,6 @@ from emulator.backends.vm_disks import plan_disks, realize
 from emulator.backends.vm_force_delete import (
     FORCED_TIMING,
     PLAIN_TIMING,
-    VmDeletion,
     is_forced,
     parse_flag,
     refused_force,
@@ -52,6 +51,7 @@ from emulator.guest import start_boot
 from emulator.latency import duration
 from emulator.state import EmulatorState
 from emulator.store import Resource
+from emulator.vm_deletions import VmDeletion
 
 __all__ = ["VM_TYPE", "VirtualMachinesBackend"]
 

@@ -1,4 +1,4 @@
-"""Whether a VM DELETE is a force deletion, and the record of each VM DELETE the control API shows.
+"""Whether a VM DELETE is a force deletion, and Azure's refusal of one.
 
 Azure's force delete skips the guest's graceful shutdown and some of the VM's cleanup, so it ends sooner
 (emulator/latency.py: `virtualMachines.forceDelete`). Since api-version 2024-11-01 a DELETE that does not
@@ -6,9 +6,6 @@ say `forceDeletion=false` is forced when every disk of the VM (OS disk included)
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass
-from typing import Any
 
 from emulator.state import EmulatorState
 from emulator.store import Resource
@@ -44,17 +41,3 @@ def every_disk_goes(vm: Resource) -> bool:
 def is_forced(vm: Resource, asked: bool | None) -> bool:
     """Asked for, or not refused while every disk goes with the VM (Azure's default since 2024-11-01)."""
     return asked if asked is not None else every_disk_goes(vm)
-
-
-@dataclass(frozen=True)
-class VmDeletion:
-    """One accepted VM DELETE: what its query said and what the emulator did (tests assert on this)."""
-
-    id: str
-    force_deletion: str | None  # the query's value as sent, None when absent
-    forced: bool
-    azure_seconds: float
-
-    def record(self) -> dict[str, Any]:
-        return {"id": self.id, "forceDeletion": self.force_deletion, "forced": self.forced,
-                "azureSeconds": self.azure_seconds}

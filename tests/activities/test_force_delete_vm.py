@@ -48,3 +48,17 @@ async def test_force_delete_vms_off_sends_false_even_when_every_disk_goes(driver
         await env.run(unforced.delete_vm, DeleteVmInput(machine=VM1))
     assert seen(emulator) == [("false", False)]
     assert emulator.resources("disks") == []
+
+
+async def test_a_vm_azure_will_not_force_delete_is_deleted_without_force(driver, env, make_spec, create_machine,
+                                                                         emulator) -> None:
+    # Maintenance control (the emulator's fault stands for it): 409 OperationNotAllowed on the forced DELETE.
+    emulator.add_fault("virtualMachines.forceDelete", name="vm1", status=409, code="OperationNotAllowed",
+                       message="Operation 'ForceDelete' is not allowed on resource 'vm1' since it manages updates "
+                               "using maintenance control.", times=-1)
+    await create_machine(make_spec())
+    await env.run(driver.set_data_disk_delete_option, DataDiskDeleteOptionInput(machine=VM1, delete_option="Delete"))
+    await env.run(driver.delete_vm, DeleteVmInput(machine=VM1))
+    assert emulator.requests()["failed_by_operation"]["virtualMachines.delete"] == 1  # the forced one
+    assert seen(emulator) == [("false", False)]
+    assert emulator.resources("virtualMachines") == [] and emulator.resources("disks") == []
