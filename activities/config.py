@@ -65,6 +65,8 @@ class AzureConfig(BaseModel):
     arm_reads_per_s: float = Field(default=DEFAULT_ARM_PACES["reads"], gt=0)
     arm_writes_per_s: float = Field(default=DEFAULT_ARM_PACES["writes"], gt=0)
     arm_deletes_per_s: float = Field(default=DEFAULT_ARM_PACES["deletes"], gt=0)
+    # Force-delete a VM that keeps no disk (activities/force_delete.py); False sends forceDeletion=false.
+    force_delete_vms: bool = True
 
     @model_validator(mode="after")
     def _secure_endpoint(self) -> "AzureConfig":

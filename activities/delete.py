@@ -3,11 +3,12 @@
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from azure.core.exceptions import ResourceNotFoundError
+from azure.core.exceptions import HttpResponseError, ResourceNotFoundError
 from azure.core.polling import AsyncLROPoller
 
 from activities.arm import classified, get_or_none, log, log_start, resume_operation, wait_heartbeating
 from activities.clients import AzureClients
+from activities.force_delete import force_deletion, refuses_force
 from activities.ownership import Owner, owner_of
 from activities.read_cache import TRUST_S
 from models.activity_io import DeleteResourceInput, DeleteVmInput
@@ -17,9 +18,10 @@ Starter = Callable[..., Awaitable[AsyncLROPoller[None]]]
 
 
 async def _delete_owned(kind: str, name: str, owner: Owner, get: Getter, begin: Starter,
-                        seen: Any = None) -> bool:
+                        seen: Any = None, options: Callable[[Any], dict[str, Any]] = lambda _: {}) -> bool:
     """True when this call deleted it (or resumed its delete); `seen`: the resource as this worker read or
-    wrote it moments ago (activities/read_cache.py), whose ownership then needs no GET."""
+    wrote it moments ago (activities/read_cache.py), whose ownership then needs no GET; `options`: the
+    DELETE's arguments that depend on the resource as it is."""
     machine = owner.machine
     action = f"delete {kind} {name}"
     async with classified(action):
@@ -35,27 +37,36 @@ async def _delete_owned(kind: str, name: str, owner: Owner, get: Getter, begin: 
         owner.require(kind, name, existing.tags)
         log_start(machine, "deleting %s %s", kind, name)
         try:
-            await wait_heartbeating(await begin())
+            await wait_heartbeating(await begin(**options(existing)))
         except ResourceNotFoundError:
             pass  # deleted by someone else meanwhile: the goal is reached
     log(machine, "%s %s deleted", kind, name)
     return True
 
 
-async def delete_vm(clients: AzureClients, inp: DeleteVmInput) -> None:
+async def delete_vm(clients: AzureClients, inp: DeleteVmInput, force_enabled: bool = True) -> None:
+    """`force_enabled`: force-delete a VM that keeps no disk (activities/force_delete.py) without being asked."""
     rg, name = inp.machine.resource_group, inp.machine.name
     vms = clients.compute.virtual_machines
 
-    def begin(**kwargs: Any) -> Awaitable[AsyncLROPoller[None]]:
-        # The NIC and OS disk go with the VM (deleteOption Delete); data disks are detached and kept.
-        return vms.begin_delete(rg, name, force_deletion=True if inp.force else None, polling=clients.polling(),
-                                **kwargs)
+    async def begin(**kwargs: Any) -> AsyncLROPoller[None]:
+        # The NIC and OS disk go with the VM (deleteOption Delete); data disks per their deleteOption.
+        try:
+            return await vms.begin_delete(rg, name, polling=clients.polling(), **kwargs)
+        except HttpResponseError as err:
+            if not kwargs.get("force_deletion") or not refuses_force(err):
+                raise
+            log(name, "Azure refuses to force-delete VM %s (%s): deleting it without force", name, err.message)
+            return await vms.begin_delete(rg, name, polling=clients.polling(), **{**kwargs, "force_deletion": False})
+
+    def options(vm: Any) -> dict[str, Any]:
+        return {"force_deletion": force_deletion(vm, force_enabled, inp.force)}
 
     owner = owner_of(clients, rg, name, inp.owner_workflow_id)
     # Azure takes no If-Match on a VM DELETE: the ownership check is the read (or the conditional
     # deleteOption PATCH) this worker made at most TRUST_S ago, else a GET now.
     seen = clients.read_cache.vm(rg, name, within_s=TRUST_S)
-    if await _delete_owned("VM", name, owner, lambda: vms.get(rg, name), begin, seen):
+    if await _delete_owned("VM", name, owner, lambda: vms.get(rg, name), begin, seen, options):
         clients.read_cache.saw_deleted(rg, name)
     else:
         clients.read_cache.saw_vm(rg, name, None)

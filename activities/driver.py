@@ -45,15 +45,16 @@ from models.sweep import FleetSurvey, OrphanCheckInput, OrphanMarkInput, OrphanV
 
 
 class AzureDriver:
-    def __init__(self, clients: AzureClients) -> None:
+    def __init__(self, clients: AzureClients, force_delete_vms: bool = True) -> None:
         self._clients = clients
+        self._force_delete_vms = force_delete_vms
 
     @classmethod
     async def open(cls, config: AzureConfig) -> "AzureDriver":
         if not config.installation_id:
             # Every write checks and sets the owner tag: without an installation id none could be safe.
             raise ValueError("the Azure driver needs an installation id (AzureConfig.installation_id)")
-        return cls(build_clients(config))
+        return cls(build_clients(config), force_delete_vms=config.force_delete_vms)
 
     async def close(self) -> None:
         await self._clients.close()
@@ -135,8 +136,9 @@ class AzureDriver:
 
     @activity.defn(name=ActivityName.DELETE_VM.value)
     async def delete_vm(self, inp: DeleteVmInput) -> None:
-        """Delete the VM (its NIC and OS disk go with it; data disks are detached); a missing VM is success."""
-        await delete.delete_vm(self._clients, inp)
+        """Delete the VM (its NIC and OS disk go with it; data disks per their deleteOption), force-deleted when
+        it keeps no disk; a missing VM is success."""
+        await delete.delete_vm(self._clients, inp, self._force_delete_vms)
 
     @activity.defn(name=ActivityName.DELETE_NIC.value)
     async def delete_nic(self, inp: DeleteResourceInput) -> None:

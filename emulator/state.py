@@ -15,6 +15,7 @@ from emulator.operations import OperationRegistry
 from emulator.quota import QuotaRegistry
 from emulator.settings import EmulatorConfig, LiveSettings
 from emulator.store import Resource, ResourceStore
+from emulator.vm_deletions import VmDeletion
 
 
 class EmulatorState:
@@ -38,6 +39,8 @@ class EmulatorState:
         self.limits = Limits()
         self.limits.configure(self.settings.limits_overrides)
         self.request_counts: Counter[str] = Counter()
+        # Every accepted VM DELETE, oldest first: its forceDeletion as sent and whether it was forced.
+        self.vm_deletions: list[VmDeletion] = []
         # Private IPs handed out per subnet (key: lower subnet id).
         self.next_ip: dict[str, int] = {}
 
@@ -62,6 +65,7 @@ class EmulatorState:
         self.capacity.clear()
         self.quotas.clear()
         self.request_counts.clear()
+        self.vm_deletions.clear()
         self.failed_counts.clear()
         self.throttled_counts.clear()
         self.next_ip.clear()

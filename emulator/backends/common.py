@@ -79,17 +79,18 @@ def operation_fault(state: EmulatorState, operation: str, name: str) -> Fault | 
 
 def start_operation(state: EmulatorState, resource: Resource, op_name: str, work: Work,
                     on_failure: OnFailure | None = None, location: str | None = None,
-                    late: Work | None = None) -> Operation:
+                    late: Work | None = None, timing: str | None = None) -> Operation:
     """The long-running operation `op_name` ("<resourceType>.<verb>") on `resource`: it locks the resource,
     takes the profile's Azure duration and any operation-stage fault aimed at it, then runs `work`; `late`:
-    how the resource finishes after all when a fault with `late_success_s` failed the operation."""
+    how the resource finishes after all when a fault with `late_success_s` failed the operation; `timing`: the
+    latency entry when it is not `op_name`'s (a forced VM delete is still a `virtualMachines.delete`)."""
     return state.operations.start(
         name=op_name,
         namespace=resource.type.split("/", 1)[0],
         subscription=resource.subscription,
         location=location or resource.body.get("location", "global"),
         locks=[resource.id],
-        azure_seconds=duration(state.settings.latency_profile, op_name),
+        azure_seconds=duration(state.settings.latency_profile, timing or op_name),
         work=work,
         on_failure=on_failure,
         fault=operation_fault(state, op_name, resource.name),

@@ -29,6 +29,13 @@ from emulator.backends.vm_allocation import check as check_allocation
 from emulator.backends.vm_allocation import request_for, write_allocates
 from emulator.backends.vm_bootstrap import USER_DATA, store_bootstrap, take_bootstrap, wants, with_user_data
 from emulator.backends.vm_disks import plan_disks, realize
+from emulator.backends.vm_force_delete import (
+    FORCED_TIMING,
+    PLAIN_TIMING,
+    is_forced,
+    parse_flag,
+    refused_force,
+)
 from emulator.backends.vm_instance_view import instance_view
 from emulator.backends.vm_model import (
     SECRETS,
@@ -44,6 +51,7 @@ from emulator.guest import start_boot
 from emulator.latency import duration
 from emulator.state import EmulatorState
 from emulator.store import Resource
+from emulator.vm_deletions import VmDeletion
 
 __all__ = ["VM_TYPE", "VirtualMachinesBackend"]
 
@@ -85,12 +93,19 @@ class VirtualMachinesBackend:
             vms = [v for v in vms if v.body.get("location", "").lower() == location.lower()]
         return [v.body for v in vms]
 
-    def delete(self, scope: Scope, name: str) -> Outcome:
-        """`forceDeletion` needs nothing extra here: the emulator has no guest to shut down."""
+    def delete(self, scope: Scope, name: str, force_deletion: str | None = None) -> Outcome:
+        """`force_deletion`: the query's `forceDeletion` as sent; a forced delete skips the guest's shutdown,
+        so its operation is shorter (vm_force_delete.py); the cascades are the same."""
         vm = deletable(self.state, scope, VM_TYPE, name)
         if vm is None:
             return Outcome(204)
         was_failed = vm.properties.get("provisioningState") == "Failed"
+        forced = is_forced(vm, parse_flag(force_deletion))
+        if forced:
+            refused_force(self.state, name)
+        timing = FORCED_TIMING if forced else PLAIN_TIMING
+        self.state.vm_deletions.append(VmDeletion(vm.id, force_deletion, forced,
+                                                  duration(self.state.settings.latency_profile, timing)))
         vm.properties["provisioningState"] = "Deleting"
         self.state.store.changed(vm)
 
@@ -98,7 +113,8 @@ class VirtualMachinesBackend:
             self._mark_failed(vm, error)
 
         return Outcome(202, None, start_operation(self.state, vm, "virtualMachines.delete",
-                                                  lambda: self.delete_with_cascades(vm, was_failed), failed))
+                                                  lambda: self.delete_with_cascades(vm, was_failed), failed,
+                                                  timing=timing))
 
     async def delete_with_cascades(self, vm: Resource, was_failed: bool = False) -> None:
         """Remove the VM, then its NICs/disks by deleteOption (Detach: they stay, detached).

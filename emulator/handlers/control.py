@@ -114,7 +114,8 @@ async def requests(request: web.Request) -> web.Response:
     counts = state.request_counts
     return _json({"total": sum(counts.values()), "by_operation": dict(counts),
                   "failed_by_operation": dict(state.failed_counts),
-                  "throttled_by_operation": dict(state.throttled_counts)})
+                  "throttled_by_operation": dict(state.throttled_counts),
+                  "vm_deletions": [deletion.record() for deletion in state.vm_deletions]})
 
 
 async def get_settings(request: web.Request) -> web.Response:

@@ -39,7 +39,8 @@ async def instance_view(call: Call) -> web.StreamResponse:
 
 
 async def delete(call: Call) -> web.StreamResponse:
-    return outcome_response(call, call.backends.vms.delete(call.scope, call.params["name"]))
+    return outcome_response(call, call.backends.vms.delete(call.scope, call.params["name"],
+                                                           call.query("forceDeletion")))
 
 
 async def list_in_group(call: Call) -> web.StreamResponse:

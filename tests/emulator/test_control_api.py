@@ -62,6 +62,6 @@ def test_settings_change_live_and_reset_restores_everything(emulator: EmulatorHa
                                    "latency_profile": "instant", "page_size": 1000, "boot_seconds": 0.0}
     assert emulator.faults() == [] and emulator.capacity() == [] and emulator.quotas() == []
     assert emulator.requests() == {"total": 0, "by_operation": {}, "failed_by_operation": {},
-                                   "throttled_by_operation": {}}
+                                   "throttled_by_operation": {}, "vm_deletions": []}
     assert len(emulator.resources()) == 3
     assert emulator.healthy()

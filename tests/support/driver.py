@@ -2,6 +2,7 @@
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 from activities.config import AzureConfig
 from activities.driver import AzureDriver
@@ -9,9 +10,11 @@ from tests.support.emulator import EmulatorHandle
 
 
 @asynccontextmanager
-async def emulator_driver(emulator: EmulatorHandle, installation: str, token: str) -> AsyncIterator[AzureDriver]:
+async def emulator_driver(emulator: EmulatorHandle, installation: str, token: str,
+                          **settings: Any) -> AsyncIterator[AzureDriver]:
+    """`settings`: further AzureConfig fields (force_delete_vms=False, ...)."""
     config = AzureConfig(installation_id=installation, subscription_id=emulator.subscription_id,
-                         endpoint=emulator.url, emulator_token=token)  # fmt: skip
+                         endpoint=emulator.url, emulator_token=token, **settings)  # fmt: skip
     driver = await AzureDriver.open(config)
     try:
         yield driver

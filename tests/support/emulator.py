@@ -60,8 +60,9 @@ class EmulatorHandle:
         return self._call("GET", f"/_emulator/resources{query}")
 
     def requests(self) -> dict[str, Any]:
-        """`{"total": int, "by_operation": {"virtualMachines.put": int, ...}, "failed_by_operation": {...}}`
-        (failed: 4xx/5xx answers plus operations that ended Failed)."""
+        """`{"total": int, "by_operation": {"virtualMachines.put": int, ...}, "failed_by_operation": {...},
+        "vm_deletions": [{"id", "forceDeletion", "forced", "azureSeconds"}, ...]}` (failed: 4xx/5xx answers
+        plus operations that ended Failed)."""
         return self._call("GET", "/_emulator/requests")
 
     def settings(self, **changes: Any) -> dict[str, Any]:
