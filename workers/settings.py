@@ -75,6 +75,8 @@ class Settings(BaseSettings):
     pace_network_deletes_per_s: float = Field(DEFAULT_PACES[Budget.NETWORK_DELETES], gt=0, le=1000)
     pace_compute_writes_per_s: float = Field(DEFAULT_PACES[Budget.COMPUTE_WRITES], gt=0, le=1000)
     pace_compute_deletes_per_s: float = Field(DEFAULT_PACES[Budget.COMPUTE_DELETES], gt=0, le=1000)
+    # Force-delete a VM whose every disk goes with it (activities/force_delete.py): Azure skips the guest's shutdown.
+    force_delete_vms: bool = True
     # ARM requests a second across the installation, by kind; each worker sends its share (activities/arm_pace.py).
     pace_arm_reads_per_s: float = Field(DEFAULT_ARM_PACES["reads"], gt=0, le=10000)
     pace_arm_writes_per_s: float = Field(DEFAULT_ARM_PACES["writes"], gt=0, le=10000)

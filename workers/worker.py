@@ -67,6 +67,7 @@ def azure_config(settings: Settings, installation: str | None = None) -> AzureCo
             arm_reads_per_s=settings.pace_arm_reads_per_s,
             arm_writes_per_s=settings.pace_arm_writes_per_s,
             arm_deletes_per_s=settings.pace_arm_deletes_per_s,
+            force_delete_vms=settings.force_delete_vms,
         )
     except ValidationError as error:
         raise SettingsError(f"AZMC_AZURE_ENDPOINT / --azure-endpoint: {problem(error.errors()[0])}") from None
