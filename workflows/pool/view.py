@@ -81,8 +81,9 @@ def _rollout_message(state: PoolState, status: PoolStatus) -> str:
         old = status.current - status.updated
         return (f"rollout to rev {status.target_revision} stuck: no machine of it became Running within "
                 f"{humanize(state.spec.template.timeouts.creation)} (the template's creation timeout); "
-                f"{_plural(old, 'machine')} of the previous revision keep serving. "
-                "set_template to roll back, or resume to try again")
+                f"{_plural(old, 'machine')} of the previous revision keep serving"
+                + (f" ({status.quota_held})" if status.quota_held else "")
+                + ". set_template to roll back, or resume to try again")
     if status.phase == RolloutPhase.PAUSED:
         return f"rollout to rev {status.target_revision} paused at {status.updated}/{status.replicas}: resume to go on"
     return ""
