@@ -16,7 +16,7 @@ from rich.text import Text
 from cli.machines import AbandonedMachine, MachineRow
 from models.inventory import Inventory
 from models.pool import PoolStatus, flat_settings
-from models.status import MachineStatus
+from models.status import MachineStatus, Phase
 
 # The commands' output. Logs and CI keep whole lines: without a terminal, rich would wrap at 80 columns. No markup
 # or emoji codes in plain strings: names and messages are printed as they are (rich renderables style the rest).
@@ -144,6 +144,8 @@ def describe_view(status: MachineStatus, wf_id: str) -> Panel:
         facts.add_row("Repair", Text(status.repair.describe(), style="yellow"))
     for refused in status.refused:  # messages not acted on: their payload did not decode
         facts.add_row("Refused", Text(refused.describe(), style="yellow"))
+    if status.waiting_for_quota:
+        facts.add_row("Waiting for quota", Text(status.waiting_for_quota, style="yellow"))
     if status.offering is not None:
         facts.add_row("Offering", Text(status.offering.describe()))
     now = datetime.now(UTC)
@@ -176,6 +178,8 @@ def pool_view(status: PoolStatus, wf_id: str) -> Panel:
         facts.add_row("Replacements held", Text(status.replacements_held, style="yellow"))
     if status.repairs_held:
         facts.add_row("Repairs held", Text(status.repairs_held, style="yellow"))
+    if status.quota_held:
+        facts.add_row("Quota", Text(status.quota_held, style="yellow"))
     if status.settings:  # "max_replacements 1, strategy.max_surge 1, ..."
         shown = ", ".join(f"{key} {value}" for key, value in flat_settings(status.settings).items())
         facts.add_row("Settings", Text(shown))
@@ -189,6 +193,8 @@ def pool_view(status: PoolStatus, wf_id: str) -> Panel:
     for machine in status.machines:
         notes = [label for flag, label in ((machine.preserved, "preserved"), (machine.deleting, "deleting"),
                                            (machine.replacement, "replacement")) if flag]
+        if machine.waiting_for_quota and machine.phase == Phase.PENDING:
+            notes.append(f"waiting for quota: {machine.waiting_for_quota}")
         machines.add_row(Text(machine.name), phase_text(machine.phase), Text(machine.revision),
                          Text(", ".join(notes)))
     history = Table("when", "kind", "description", box=None, header_style="bold")

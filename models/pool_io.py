@@ -40,6 +40,7 @@ class MachineTruth(_Io):
     state: ChildState
     phase: Phase | None = None  # None: its AzmcPhase is not a phase
     preserved: bool | None = None  # None: not asked (only its status query says)
+    waiting_for_quota: str | None = None  # why it waits for quota ("" none); None: not asked (its status says)
     detail: str = ""
 
 

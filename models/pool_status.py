@@ -29,6 +29,8 @@ class PoolMachine(BaseModel):
     since: datetime | None = None
     # Kept for diagnosis (Failed, powered off): not counted in replicas, deleted last or after preserve_timeout.
     preserved: bool = False
+    # Why it waits Pending for quota, as its own status says (machine/fallback.py); "" when it does not.
+    waiting_for_quota: str = ""
     # The pool sent `delete`; it no longer counts.
     deleting: bool = False
     # The zone it was started with first (the template's zones, rotated for a balanced spread); "" = regional.
@@ -65,6 +67,10 @@ class PoolStatus(BaseModel):
     replacements_held: str = ""
     # Why repairs of Unhealthy machines wait (max_unhealthy, max_replacements), "" when none waits.
     repairs_held: str = ""
+    # How many counted machines wait Pending for quota, and why in a line: "2 of 5 wait for quota:
+    # standardDSv5Family 6 of 6 vCPUs in use (Standard_D2s_v5 needs 2)"; 0 and "" when none does.
+    quota_waiting: int = 0
+    quota_held: str = ""
     machines: list[PoolMachine] = []
     # The last operations of the pool, oldest first.
     recent_operations: list[PoolOperation] = []

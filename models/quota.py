@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 
 from pydantic import BaseModel, ConfigDict
 
-from models.offerings import Offering
+from models.offerings import Offering, SkippedOffering
 from models.spec import Priority
 from models.vm_size_quota import quotas_of, vcpus
 
@@ -104,7 +104,23 @@ def shortfall(offering: Offering, machine: str, reading: QuotaReading | None, cl
     _, usage, claims_vcpus = tightest
     used = usage.current + claims_vcpus
     starting = f" ({claims_vcpus} by machines starting)" if claims_vcpus else ""
-    return f"quota {usage.name} {used} of {usage.limit} vCPUs in use{starting}, {needed} more needed"
+    return f"quota {usage.name} {used} of {usage.limit} vCPUs in use{starting}{_NEEDED}{needed} more needed"
+
+
+_NEEDED = ", "  # between what a shortfall says is in use and what the VM needs
+
+
+def quota_wait(skipped: list[SkippedOffering]) -> str:
+    """One line for a machine every offering of which the quota reading skipped, from the first (the preferred):
+    "standardDSv5Family 8 of 8 vCPUs in use (Standard_D2s_v5 needs 2)" ("" when a skip is no foreseen quota)."""
+    if not skipped or any(s.code != QUOTA_FORESEEN or not s.reason for s in skipped):
+        return ""
+    first = skipped[0]
+    in_use = first.reason.removeprefix("quota ").rsplit(_NEEDED, 1)[0]
+    needs = vcpus(first.offering.vm_size)
+    line = f"{in_use} ({first.offering.vm_size} needs {needs})" if needs else in_use
+    others = len(skipped) - 1
+    return line + (f", and {others} more offering{'s' if others > 1 else ''} over quota" if others else "")
 
 
 def room_for(offering: Offering, machine: str, reading: QuotaReading | None, claims: list[QuotaClaim]) -> int | None:

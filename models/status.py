@@ -136,6 +136,9 @@ class MachineStatus(BaseModel):
     offering: Offering | None = None
     # The last creation attempts' offerings and what they skipped, oldest first.
     offering_attempts: list[OfferingAttempt] = []
+    # While Pending because the quota reading leaves no offering room (nothing refused, nothing failed): why,
+    # "standardDSv5Family 8 of 8 vCPUs in use (Standard_D2s_v5 needs 2)"; "" otherwise. The pool counts these.
+    waiting_for_quota: str = ""
     # A `preserve` signal kept this machine (for diagnosis): VM deallocated, disks and NIC kept, never
     # started or re-created again; only `delete` removes it. The reason and when, as the signal said.
     preserved: bool = False

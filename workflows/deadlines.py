@@ -17,8 +17,12 @@ from workflows import policies
 class Deadline:
     def __init__(self, at: datetime, what: str) -> None:
         self.at = at
-        self._timer = asyncio.ensure_future(
-            workflow.sleep(max(at - workflow.now(), policies.SHORTEST_TIMER), summary=what))
+        self._what = what
+        self._timer = self._start()
+
+    def _start(self) -> asyncio.Future[None]:
+        return asyncio.ensure_future(
+            workflow.sleep(max(self.at - workflow.now(), policies.SHORTEST_TIMER), summary=self._what))
 
     @property
     def passed(self) -> bool:
@@ -27,6 +31,12 @@ class Deadline:
     def left(self) -> timedelta:
         """For a timer's duration or a message only, never for a decision."""
         return max(self.at - workflow.now(), timedelta(0))
+
+    def restart(self, at: datetime) -> None:
+        """The limit counts anew (a creation that waited for quota, workflows/machine/fallback.py): a new timer."""
+        self.cancel()
+        self.at = at
+        self._timer = self._start()
 
     def cancel(self) -> None:
         """Not needed any more: the timer ends now, so it wakes nothing later."""

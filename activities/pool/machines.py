@@ -2,9 +2,9 @@
 
 A describe is answered by the server from the workflow's current state: whether it runs, who started it, and
 its `AzmcPhase`, which a machine upserts in the workflow task that sends the phase to its pool. So it is at
-least as new as any notice the machine sent, and needs no worker. Whether a machine is preserved only its
-`status` query says: asked only when a notice claims it, from a (non-local) activity, as a query needs a
-worker's workflow task slot that a local activity would be holding.
+least as new as any notice the machine sent, and needs no worker. Whether a machine is preserved, and why it
+waits for quota, only its `status` query says: asked only when a notice claims it, from a (non-local)
+activity, as a query needs a worker's workflow task slot that a local activity would be holding.
 """
 
 import asyncio
@@ -42,7 +42,7 @@ async def machine_truth(client: Client, pool_workflow_id: str, resource_group: s
     if query:
         status = await handle.query(STATUS_QUERY, result_type=MachineStatus)
         return MachineTruth(name=name, state=ChildState.OPEN, phase=status.phase, preserved=status.preserved,
-                            detail="runs")
+                            waiting_for_quota=status.waiting_for_quota, detail="runs")
     shown = description.typed_search_attributes.get(AZMC_PHASE)
     try:
         phase = Phase(shown) if shown else Phase.PENDING  # the pool starts its machines with AzmcPhase Pending

@@ -55,6 +55,17 @@ def test_pool_describe_lists_machines_with_preserved_and_the_last_operations() -
     assert "12:00:05" in text and "created web-k2j9x (surge)" in text
 
 
+def test_pool_describe_says_how_many_wait_for_quota_and_why() -> None:
+    why = "standardDSv5Family 8 of 8 vCPUs in use (Standard_D2s_v5 needs 2)"
+    status = PoolStatus(
+        name="web", resource_group="azmc-demo", replicas=5, current=5, ready=4, quota_waiting=1,
+        quota_held=f"1 of 5 wait for quota: {why}",
+        machines=[PoolMachine(name="web-k2j9x", revision="d4e5f", phase=Phase.PENDING, waiting_for_quota=why)])
+    text = _text(pool_view(status, "pool/azmc-demo/web"))
+    assert f"1 of 5 wait for quota: {why}" in text
+    assert "waiting for quota" in next(line for line in text.splitlines() if "web-k2j9x" in line)
+
+
 def test_pool_names_are_checked_before_any_call() -> None:
     assert pool_ref("web", "azmc-demo") == "pool/azmc-demo/web"
     assert pool_ref("azmc-demo/web") == pool_ref("pool/azmc-demo/web") == "pool/azmc-demo/web"

@@ -6,9 +6,19 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from models.offering_claims import ClaimRequest, Proven, claim_offering
-from models.offerings import Offering
+from models.offerings import Offering, SkippedOffering
 from models.offerings_memory import OfferingsMemory
-from models.quota import CLAIM_KEPT, CLAIM_LANDS, READ_LEASE, QuotaReading, QuotaUsage, shortfall, uncounted
+from models.quota import (
+    CLAIM_KEPT,
+    CLAIM_LANDS,
+    QUOTA_FORESEEN,
+    READ_LEASE,
+    QuotaReading,
+    QuotaUsage,
+    quota_wait,
+    shortfall,
+    uncounted,
+)
 from models.spec import Priority
 from models.vm_size_quota import family, quotas_of, vcpus
 from workflows.offerings import quota
@@ -106,3 +116,16 @@ def test_a_claim_is_counted_until_a_reading_taken_once_its_vm_landed_or_for_clai
     assert shortfall(D2, "rg/a", reading(6, 8), [claim]) == ""
     spot = D2.model_copy(update={"priority": Priority.SPOT})
     assert shortfall(spot, "rg/b", reading(6, 8), [claim]) == ""  # no lowPriorityCores listed: not foreseen
+
+
+def test_a_machine_every_offering_of_which_is_over_quota_says_why_in_one_line() -> None:
+    def skip(offering: Offering, code: str = QUOTA_FORESEEN) -> SkippedOffering:
+        why = shortfall(offering, "rg/vm", reading(8, 8), []) if code == QUOTA_FORESEEN else ""
+        return SkippedOffering(offering=offering, code=code, refused_at=NOW, until=NOW, reason=why)
+
+    zone_2 = D2.model_copy(update={"zone": "2"})
+    assert quota_wait([skip(D2)]) == f"{FAMILY} 8 of 8 vCPUs in use (Standard_D2s_v5 needs 2)"
+    assert quota_wait([skip(D2), skip(zone_2)]) == \
+        f"{FAMILY} 8 of 8 vCPUs in use (Standard_D2s_v5 needs 2), and 1 more offering over quota"
+    assert quota_wait([skip(D2), skip(zone_2, "ZonalAllocationFailed")]) == ""  # Azure refused one: no quota wait
+    assert quota_wait([]) == ""

@@ -28,7 +28,8 @@ async def test_a_spoofed_phase_notice_changes_nothing(stack: Stack) -> None:
 
     spoofs = [{"name": first, "phase": "Deleted"}, {"name": second, "phase": "Failed"},
               {"name": first, "phase": "Running", "preserved": True}, {"name": "web-zzzzz", "phase": "Deleted"},
-              {"name": second, "phase": "NoSuchPhase"}]
+              {"name": second, "phase": "NoSuchPhase"},
+              {"name": second, "phase": "Pending", "waiting_for_quota": "cores 10 of 10 vCPUs in use"}]
     for notice in spoofs:
         await handle.signal(MACHINE_PHASE_SIGNAL, notice)
     # Settled once every spoof is listed as ignored, or (today's bug) once the pool acted on one.
@@ -45,6 +46,8 @@ async def test_a_spoofed_phase_notice_changes_nothing(stack: Stack) -> None:
     assert any(first in r and "preserved" in r for r in reasons), reasons
     assert any("web-zzzzz" in r and "not one of" in r for r in reasons), reasons
     assert any("NoSuchPhase" in r for r in reasons), reasons
+    assert any(second in r and "waiting for quota: cores" in r for r in reasons), reasons
+    assert after.quota_waiting == 0 and after.quota_held == ""
     assert len(reasons) == len(spoofs), reasons
     # A late notice (a phase the machine went through; two sent in one task may arrive in either order) that
     # comes with the machine's own word is not listed: only notices its workflow contradicts are.

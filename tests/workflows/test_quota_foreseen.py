@@ -28,9 +28,8 @@ def usage_reads(stack: Stack) -> int:
 
 
 def settled(status: MachineStatus) -> bool:
-    """Running, or waiting because no offering has quota left."""
-    waiting = status.last_operation is not None and "no quota left" in status.last_operation.description
-    return status.phase == Phase.RUNNING or (status.phase == Phase.CRASH_LOOP_BACK_OFF and waiting)
+    """Running, or waiting (Pending: nothing failed) because no offering has quota left."""
+    return status.phase == Phase.RUNNING or (status.phase == Phase.PENDING and bool(status.waiting_for_quota))
 
 
 async def settle(stack: Stack, handles: list[WorkflowHandle]) -> list[MachineStatus]:
@@ -41,11 +40,12 @@ async def test_five_machines_on_a_quota_for_four_run_four_and_the_fifth_waits_wi
     entry = stack.emulator.set_quota(8, family=FAMILY)
     handles = [await start(stack, spec_dict(f"vm{n}", subnet_id=stack.emulator.subnet_id)) for n in range(1, 6)]
     statuses = await settle(stack, handles)
-    assert sorted(s.phase for s in statuses) == [Phase.CRASH_LOOP_BACK_OFF] + [Phase.RUNNING] * 4
-    waiting = next(h for h, s in zip(handles, statuses, strict=True) if s.phase == Phase.CRASH_LOOP_BACK_OFF)
+    assert sorted(s.phase for s in statuses) == [Phase.PENDING] + [Phase.RUNNING] * 4
+    waiting = next(h for h, s in zip(handles, statuses, strict=True) if s.phase == Phase.PENDING)
     status = await status_of(waiting)
     assert status.last_operation is not None
-    assert f"Standard_D2s_v3 regional: quota {FAMILY} 8 of 8 vCPUs in use" in status.last_operation.description
+    assert status.last_operation.description.startswith(f"waiting for quota: {FAMILY} 8 of 8 vCPUs in use")
+    assert status.waiting_for_quota.endswith("(Standard_D2s_v3 needs 2)")
     assert status.attempts == 0 and vm_puts(stack) == 4  # the fifth never asked Azure
     assert (quota_refusals(stack), failed_vm_puts(stack)) == (0, 0)
     assert usage_reads(stack) == 1  # one reading for the whole fleet

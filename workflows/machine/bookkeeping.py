@@ -52,9 +52,9 @@ class Machine:
         self.state = state
         self.log = MachineLog(state.spec.resource_group, state.spec.name)
         # Two facts of this run: the phase its search attribute shows (set by the starter, or upserted), and
-        # the last phase its pool was told (every run tells its first one, upserted or not).
+        # the last phase (and quota wait) its pool was told (every run tells its first one, upserted or not).
         self._shown_phase: str | None = None
-        self._told_phase: str | None = None
+        self._told: tuple[Phase, str] | None = None
         # A pool's machine tells its pool every phase it enters (pool_notice.py); others tell nobody.
         self.pool_notices = PoolNotices(state.spec.name)
         # While missing or unhealthy: the health timeout, a timer of this run (health.py).
@@ -154,18 +154,29 @@ class Machine:
         if phase != self.state.status.phase:
             self.log.info(f"phase {self.state.status.phase} -> {phase}")
         self.state.status.phase = phase
-        if self._told_phase != phase:
+        if phase != Phase.PENDING:
+            self.state.status.waiting_for_quota = ""  # only a Pending machine waits for quota
+        told = (phase, self.state.status.waiting_for_quota)
+        if self._told != told:
             # Upsert only on change: a workflow task with an upsert is a visibility write.
             if self._shown_phase != phase:
                 workflow.upsert_search_attributes([AZMC_PHASE.value_set(phase)])
                 self._shown_phase = phase
-            self._told_phase = phase
+            self._told = told
             self.tell_pool()
         self.refresh()
 
+    def wait_for_quota(self, why: str) -> None:
+        """Pending, as nothing was tried: the quota reading leaves no offering room. Its pool hears why (once per
+        reason), to count the machines that wait so."""
+        self.state.status.waiting_for_quota = why
+        self.set_phase(Phase.PENDING)
+
     def tell_pool(self) -> None:
-        """A pool's machine tells its pool its phase and whether it is preserved (nothing for other machines)."""
-        self.pool_notices.phase(self.phase, self.state.status.preserved)
+        """A pool's machine tells its pool its phase, whether it is preserved and why it waits for quota (nothing
+        for other machines)."""
+        status = self.state.status
+        self.pool_notices.phase(self.phase, status.preserved, status.waiting_for_quota)
 
     def operation(
         self, stage: Stage, state: OperationState, description: str, error: str = "",

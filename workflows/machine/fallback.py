@@ -3,10 +3,11 @@
 Each attempt asks the shared memory (the `Offerings` workflow, through ask_offerings) which of the
 machine's offerings (models/offerings.py: priority, then size, then zone) may be tried now, and tries the
 first. A capacity refusal is told to the memory (report_refusal), and the next attempt starts at once with
-the next offering. Only when every offering is marked does the machine wait: until the earliest refusal
-ends, or a `reconcile`, which tries the first offering at once whatever the memory says. A machine that stops
-while the memory may hold its probe (deleted or continued as new mid-attempt, Failed) releases it
-(release_probes), so machines waiting for its outcome try the offering at once instead of for PROBE_FOR.
+the next offering. Only when every offering is marked does the machine wait: Pending, however long, when the
+quota reading alone marks them (nothing failed); else until the earliest refusal ends, or a `reconcile`,
+which tries the first offering at once whatever the memory says. A machine that stops while the memory may
+hold its probe (deleted or continued as new mid-attempt, Failed) releases it (release_probes), so machines
+waiting for its outcome try the offering at once instead of for PROBE_FOR.
 """
 
 import copy
@@ -24,6 +25,7 @@ with workflow.unsafe.imports_passed_through():
     from models.offering_claims import PROBE_FOR, Claim, ClaimRequest, probe_poll
     from models.offerings import Availability, Offering, Refusal, SkippedOffering, narrowed, offerings_of
     from models.offerings_memory import ProbeRelease, RefusalReport
+    from models.quota import quota_wait
     from models.refusals import SPOT_EVICTED
     from models.spec import Priority
     from models.status import OfferingAttempt, OperationState, Phase, Stage
@@ -133,7 +135,9 @@ async def choose_offering(machine: Machine, azure: AzureCalls, requested: Callab
     """The offering the next attempt tries, and those it skips; None when the creation timeout passed
     while every offering was refused (the machine then fails as after any creation timeout).
 
-    While every offering is refused the machine waits (CrashLoopBackOff) until the first refusal ends, or
+    While every offering is over quota by the memory's reading the machine waits Pending, beyond the creation
+    timeout, which counts again once it may try (_wait_for_quota). While every offering is refused (by Azure, or
+    some by Azure and the others over quota) it waits (CrashLoopBackOff) until the first refusal ends, or
     a `reconcile` (requested/clear_request: creation.Wake), which tries the first offering at once whatever the
     memory says; so does the first attempt after a reconcile of a Failed machine.
     """
@@ -141,14 +145,24 @@ async def choose_offering(machine: Machine, azure: AzureCalls, requested: Callab
     if machine.state.ignore_refusals_once:
         machine.state.ignore_refusals_once = False
         return offerings[0], []
-    waits = 0
+    waits, over_quota = 0, ""
     while True:
         claim = await _claim(machine, azure, offerings)
         answer = claim.availability
+        if over_quota and not (claim.offering is None and quota_wait(answer.skipped)):
+            _quota_wait_over(machine, deadline)
+            over_quota = ""
         if claim.offering is not None:
             return claim.offering, answer.skipped
+        others_first = claim.probed_by_others or claim.usages_reader or claim.read_usages
+        over_quota = "" if others_first else quota_wait(answer.skipped)
+        if over_quota:
+            if await _wait_for_quota(machine, answer, over_quota, requested, clear_request):
+                _quota_wait_over(machine, deadline)
+                return offerings[0], answer.skipped
+            continue
         now = workflow.now()
-        if claim.probed_by_others or claim.usages_reader or claim.read_usages:
+        if others_first:
             # Another machine is trying the offerings left (nobody knows yet whether they have room), or reads
             # the quota usages first: that decides, so this machine asks again shortly instead of risking a
             # refusal of its own.
@@ -179,6 +193,37 @@ async def choose_offering(machine: Machine, azure: AzureCalls, requested: Callab
             return offerings[0], answer.skipped
         if deadline.passed:
             return None
+
+
+async def _wait_for_quota(machine: Machine, answer: Availability, why: str, requested: Callable[[], bool],
+                          clear_request: Callable[[], None]) -> bool:
+    """Every offering is over quota by the memory's reading: nothing was refused and nothing failed, so the machine
+    waits Pending, beyond its creation timeout (a pool would otherwise fail, delete and replace it in a loop), until
+    the next reading may show room (then it claims again: no ARM write; the memory reads the usages for the fleet
+    at most every AZMC_QUOTA_READ_EVERY), or a `reconcile`. True when a reconcile ended the wait."""
+    now = workflow.now()
+    delay = max((answer.earliest or now) - now, policies.SHORTEST_TIMER)
+    machine.wait_for_quota(why)
+    listed = f": {_listed(answer.skipped, now)}" if len(answer.skipped) > 1 else ""
+    machine.operation(Stage.CREATE, OperationState.PROCESSING,
+                      f"waiting for quota: {why}; asking again in {humanize(delay)} (or at once on reconcile)"
+                      f"{listed}", retry_in=delay)
+    try:
+        await workflow.wait_condition(requested, timeout=delay,
+                                      timeout_summary="every offering over quota: wait for the next reading")
+    except TimeoutError:
+        return False
+    clear_request()
+    machine.log.info("reconcile: trying the first offering now, whatever the quota reading says")
+    return True
+
+
+def _quota_wait_over(machine: Machine, deadline: Deadline) -> None:
+    """The quota wait ended: the creation timeout counts from now, as the machine may try only now."""
+    state = machine.state
+    state.status.waiting_for_quota = ""
+    state.creation_started_at = workflow.now()
+    deadline.restart(state.creation_started_at + state.spec.timeouts.creation)
 
 
 def begin_attempt(machine: Machine, offering: Offering, skipped: list[SkippedOffering]) -> None:

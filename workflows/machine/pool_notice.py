@@ -34,9 +34,12 @@ class PoolNotices:
         return parent.workflow_id if parent is not None and parent.workflow_id.startswith(POOL_WORKFLOW_ID_PREFIX) \
             else None
 
-    def phase(self, phase: Phase, preserved: bool = False) -> None:
-        self._send(MACHINE_PHASE_SIGNAL, {"name": self._name, "phase": str(phase), "preserved": preserved,
-                                          "at": workflow.now().isoformat()}, f"phase {phase}")
+    def phase(self, phase: Phase, preserved: bool = False, waiting_for_quota: str = "") -> None:
+        notice: dict[str, object] = {"name": self._name, "phase": str(phase), "preserved": preserved,
+                                     "at": workflow.now().isoformat()}
+        if waiting_for_quota:  # only then: older pools' notices stay as they were
+            notice["waiting_for_quota"] = waiting_for_quota
+        self._send(MACHINE_PHASE_SIGNAL, notice, f"phase {phase}")
 
     def repair_wanted(self, action: str) -> None:
         """Ask the pool to allow this repair step (workflows/pool/repairs.py); it answers with `repair_allowed`."""

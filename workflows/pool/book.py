@@ -67,11 +67,19 @@ class PoolBook:
         workflow.logger.warning(self._prefix + f"ignored notice: {description}",
                                 extra={"azmc_pool": self.state.spec.name})
 
-    def phase_notice(self, name: str, phase: Phase, now: datetime, preserved: bool = False) -> bool:
-        """A machine's phase as it told us; True when it changed anything."""
+    def phase_notice(self, name: str, phase: Phase, now: datetime, preserved: bool = False,
+                     waiting_for_quota: str | None = None) -> bool:
+        """A machine's phase as it told us (and why it waits for quota, None: not asked); True when it changed
+        anything."""
         machine = self.state.machine(name)
         if machine is None:
             return False
+        quota = "" if phase != Phase.PENDING else \
+            machine.waiting_for_quota if waiting_for_quota is None else waiting_for_quota
+        if quota != machine.waiting_for_quota:
+            machine.waiting_for_quota = quota
+            if machine.phase == phase:
+                return True
         if phase == Phase.DELETED:
             self.forget(name, "deleted")
             return True

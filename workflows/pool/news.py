@@ -44,11 +44,14 @@ def read_notice(payload: Any) -> tuple[str, Heard] | str:
         phase = Phase(payload.get("phase"))
     except ValueError:
         return f"{name}: unknown phase {str(payload.get('phase'))[:40]!r}"
-    return name, Heard(phase=phase, preserved=payload.get("preserved") is True)
+    quota = payload.get("waiting_for_quota")
+    return name, Heard(phase=phase, preserved=payload.get("preserved") is True,
+                       waiting_for_quota=quota[:300] if isinstance(quota, str) else "")
 
 
 def _said(heard: Heard) -> str:
-    return f"{heard.phase}" + (" (preserved)" if heard.preserved else "")
+    return f"{heard.phase}" + (" (preserved)" if heard.preserved else "") + \
+        (f" (waiting for quota: {heard.waiting_for_quota})" if heard.waiting_for_quota else "")
 
 
 class PoolNews:
@@ -118,8 +121,9 @@ class PoolNews:
         state = self._state
         try:
             truths = await self._ask(list(asked), query=False)
-            # Only a machine's status says it is preserved: asked when a notice claims what the pool did not do.
-            claims = [t.name for t in truths if any(self._claims_preservation(t, said) for said in asked[t.name])]
+            # Only a machine's status says it is preserved, or why it waits for quota: asked when a notice claims
+            # what the pool does not know yet.
+            claims = [t.name for t in truths if any(self._claims_status(t, said) for said in asked[t.name])]
             if claims:
                 queried = {t.name: t for t in await self._ask(claims, query=True)}
                 truths = [queried.get(t.name, t) for t in truths]
@@ -131,9 +135,12 @@ class PoolNews:
             return None
         return truths
 
-    def _claims_preservation(self, truth: MachineTruth, said: Heard) -> bool:
+    def _claims_status(self, truth: MachineTruth, said: Heard) -> bool:
         machine = self._state.machine(truth.name)
-        return truth.state == ChildState.OPEN and said.preserved and machine is not None and not machine.preserved
+        if truth.state != ChildState.OPEN or machine is None:
+            return False
+        return (said.preserved and not machine.preserved) or \
+            (said.phase == Phase.PENDING and said.waiting_for_quota != machine.waiting_for_quota)
 
     async def _ask(self, names: list[str], query: bool) -> list[MachineTruth]:
         """Describes need no worker: a local activity. A status query needs the machine's worker, whose workflow
@@ -160,9 +167,11 @@ class PoolNews:
             return []
         if truth.phase is None:
             return []  # its AzmcPhase was set by hand to no phase: the next notice asks again
-        if book.phase_notice(name, truth.phase, workflow.now(), truth.preserved is True):
+        if book.phase_notice(name, truth.phase, workflow.now(), truth.preserved is True, truth.waiting_for_quota):
             return []  # the machine's own news, whichever notice named it
-        wrong = [said for said in notices if said.phase != truth.phase or (said.preserved and truth.preserved is False)]
+        wrong = [said for said in notices if said.phase != truth.phase or (said.preserved and truth.preserved is False)
+                 or (said.waiting_for_quota and truth.waiting_for_quota is not None
+                     and said.waiting_for_quota != truth.waiting_for_quota)]
         if len(wrong) < len(notices):
             return []  # its latest word is among them: the others are phases it went through (late notices)
         return wrong

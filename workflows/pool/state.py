@@ -29,6 +29,7 @@ class Heard(BaseModel):
 
     phase: Phase
     preserved: bool = False
+    waiting_for_quota: str = ""
 
 
 class PoolState(BaseModel):

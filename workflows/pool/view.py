@@ -3,6 +3,7 @@
 Built from the carried PoolState on demand (nothing here is state), so status, UI and search attributes agree.
 """
 
+from collections import Counter
 from datetime import datetime
 from typing import Any
 
@@ -10,7 +11,7 @@ from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
     from models.durations import humanize
-    from models.pool import PoolStatus, RolloutPhase
+    from models.pool import PoolMachine, PoolStatus, RolloutPhase
     from models.status import Phase
 
 from workflows.pool.plan import available, counted
@@ -45,6 +46,15 @@ def rollout_phase(state: PoolState, rolling: bool, now: datetime) -> RolloutPhas
     return RolloutPhase.STABLE if settled and not any(m.deleting for m in state.machines) else RolloutPhase.SCALING
 
 
+def quota_held(alive: list[PoolMachine], replicas: int) -> tuple[int, str]:
+    """How many of the counted machines wait Pending for quota, and why in a line (the commonest reason)."""
+    reasons = [m.waiting_for_quota for m in alive if m.phase == Phase.PENDING and m.waiting_for_quota]
+    if not reasons:
+        return 0, ""
+    ((reason, _),) = Counter(reasons).most_common(1)
+    return len(reasons), f"{len(reasons)} of {replicas} wait for quota: {reason}"
+
+
 def build_status(state: PoolState, now: datetime, held: str = "", repairs_held: str = "") -> PoolStatus:
     spec, target = state.spec, state.revision
     alive = [m for m in state.machines if counted(m)]
@@ -60,6 +70,7 @@ def build_status(state: PoolState, now: datetime, held: str = "", repairs_held: 
         recent_operations=list(state.operations),
         runs=state.runs, settings=spec.settings, ignored_notices=list(state.ignored),
         azure_checked=state.azure_checked, left_in_azure=list(state.left_in_azure))
+    status.quota_waiting, status.quota_held = quota_held(alive, spec.replicas)
     status.rollout_message = _rollout_message(state, status)
     status.summary = summary(state, status, now)
     return status
@@ -70,8 +81,9 @@ def _rollout_message(state: PoolState, status: PoolStatus) -> str:
         old = status.current - status.updated
         return (f"rollout to rev {status.target_revision} stuck: no machine of it became Running within "
                 f"{humanize(state.spec.template.timeouts.creation)} (the template's creation timeout); "
-                f"{_plural(old, 'machine')} of the previous revision keep serving. "
-                "set_template to roll back, or resume to try again")
+                f"{_plural(old, 'machine')} of the previous revision keep serving"
+                + (f" ({status.quota_held})" if status.quota_held else "")
+                + ". set_template to roll back, or resume to try again")
     if status.phase == RolloutPhase.PAUSED:
         return f"rollout to rev {status.target_revision} paused at {status.updated}/{status.replicas}: resume to go on"
     return ""
@@ -82,7 +94,7 @@ def summary(state: PoolState, status: PoolStatus, now: datetime) -> str:
     target = status.target_revision
     alive = [m for m in state.machines if counted(m)]
     new_available = sum(1 for m in alive if m.revision == target and available(m))
-    creating = sum(1 for m in alive if m.phase in _CREATING)
+    creating = sum(1 for m in alive if m.phase in _CREATING) - status.quota_waiting
     deleting = sum(1 for m in state.machines if m.deleting)
     if status.phase == RolloutPhase.DELETING and not state.machines:
         text = "deleting: reading Azure by the pool's tag for anything left"
@@ -110,6 +122,8 @@ def summary(state: PoolState, status: PoolStatus, now: datetime) -> str:
         text += "; replacements held back by max_replacements"
     if status.repairs_held:
         text += f"; {status.repairs_held}"
+    if status.quota_held:
+        text += f"; {status.quota_held}"
     return text
 
 
@@ -131,6 +145,8 @@ def render_details(state: PoolState, status: PoolStatus) -> str:
         lines.append(f"- **Meltdown guard:** {status.replacements_held}")
     if status.repairs_held:
         lines.append(f"- **Repairs:** {status.repairs_held}")
+    if status.quota_held:
+        lines.append(f"- **Quota:** {status.quota_held}")
     if state.delete_request is not None:
         lines.append(f"- **Deletion requested:** {state.delete_request.reason or 'no reason given'}")
     if state.runs > 1:
