@@ -1,0 +1,251 @@
+"""A fleet at Azure's real limits: a pool of 1,000 machines from zero to Running, rolled to a new template with
+max_surge 100, then to zero, against the emulator enforcing Azure's budgets (`--limits azure`, realistic latency),
+and a pool asked for more machines than its quota holds.
+
+`python -m bench.fleet_churn [--machines 1000] [--max-surge 100] [--quota-machines 100] [--speed 1]`, on one dev
+server and one `azmc worker` at its default paces. Each phase's time is printed beside the limit the budgets
+imply: the requests the emulator counted, sorted into the budgets they spend (bench/fleet_limits.py), over the
+busiest budget's rate, plus one machine's own time for that phase (measured first, alone). That limit is computed
+at azmc's paces (80% of Azure's documented rates by default: the goal is within 1.2x of it) and at Azure's rates.
+Also: the 429s the emulator answered, the workflow task failures the worker's metrics count, the requests per
+lifecycle by kind and provider beside machine-controller-manager's, the emulator's CPU share, and in the quota
+scenario the VM PUTs refused for quota (goal 0) and what the pool says of the machines that wait.
+
+`--speed k` runs k times faster for a quick look: Azure's budgets (their periods / k), azmc's paces (x k) and the
+emulator's durations (time scale 1/k) all scaled, so the ratios hold; the written results are those of speed 1.
+Writes bench/results/fleet_churn.json; printed, never asserted: this is not a timed test.
+"""
+
+import argparse
+import asyncio
+import json
+import tempfile
+import time
+import urllib.request
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from temporalio.client import Client
+
+from bench.fleet_limits import AZURE_RATES, azmc_rates, binding, budgets_spent, by_kind_and_provider
+from bench.pool_rollout import pool_spec, settled
+from bench.results_file import row, write_results
+from bench.stack import Processes, cpu_used, start_processes
+from cli.pool_workflow import apply_pool, request_delete, scale, set_template, status
+from cli.processes import free_port
+from emulator.limits.profile import AZURE_BUDGETS
+from emulator.seed import SEED_RESOURCE_GROUP
+from models.naming import pool_workflow_id
+from models.pace import DEFAULT_ARM_PACES, DEFAULT_PACES, Budget
+from models.pool import PoolStatus
+from models.status import Phase
+from workers.connect import connect
+from workers.settings import TASK_QUEUE, load_settings
+
+MODULE = "fleet_churn"
+MCM = {"reads": 10, "writes": 2, "deletes": 1}  # bench/arm_requests.py's MCM count of 13, by kind
+VCPUS = 2  # Standard_D2s_v5, the pool's size
+PROGRESS_EVERY_S = 30.0
+
+
+@dataclass
+class PhaseResult:
+    name: str
+    seconds: float
+    by_operation: Counter[str]
+    throttled: int
+    cpu: dict[str, float]
+
+
+class Emulator:
+    def __init__(self, url: str) -> None:
+        self.url = url
+
+    def call(self, method: str, path: str, body: Any = None) -> Any:
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(self.url + path, method=method, data=data,
+                                         headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return json.loads(response.read() or b"null")
+
+    def requests(self) -> dict[str, Any]:
+        return self.call("GET", "/_emulator/requests")
+
+
+def worker_env(speed: float, metrics_port: int) -> dict[str, str]:
+    paces = {f"AZMC_PACE_{budget.name}_PER_S": str(DEFAULT_PACES[budget] * speed) for budget in Budget}
+    arm = {f"AZMC_PACE_ARM_{kind.upper()}_PER_S": str(rate * speed) for kind, rate in DEFAULT_ARM_PACES.items()}
+    return {**paces, **arm, "AZMC_METRICS_PORT": str(metrics_port)}
+
+
+def scaled_budgets(speed: float) -> dict[str, dict[str, float]]:
+    return {name: {"period_s": budget.period_s / speed} for name, budget in AZURE_BUDGETS.items()}
+
+
+def task_failures(metrics_port: int) -> int:
+    """Workflow task failures the worker's SDK counted (its Prometheus endpoint)."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics", timeout=10) as response:
+        text = response.read().decode()
+    return int(sum(float(line.rsplit(" ", 1)[1]) for line in text.splitlines()
+                   if line.startswith("temporal_workflow_task_execution_failed")))
+
+
+async def until(client: Client, wf_id: str, accept: Callable[[PoolStatus], bool], label: str,
+                timeout_s: float = 7200) -> PoolStatus:
+    """Poll the pool's status until `accept`, printing progress every half minute."""
+    began = last = time.monotonic()
+    while not accept(current := await status(client, wf_id)):
+        now = time.monotonic()
+        if now - began > timeout_s:
+            raise TimeoutError(f"{label}: not done within {timeout_s:.0f} s: {current.summary}")
+        if now - last >= PROGRESS_EVERY_S:
+            running = sum(m.phase == Phase.RUNNING for m in current.machines)
+            print(f"    {label}: {now - began:.0f} s, {len(current.machines)} machines, {running} Running; "
+                  f"{current.summary}", flush=True)
+            last = now
+        await asyncio.sleep(2.0)
+    return current
+
+
+async def run_phase(processes: Processes, emulator: Emulator, name: str, action: Callable[[], Any],
+                    done: Callable[[], Any]) -> PhaseResult:
+    before, cpu_before, began = emulator.requests(), processes.cpu(), time.monotonic()
+    await action()
+    await done()
+    seconds = time.monotonic() - began
+    after, cpu_after = emulator.requests(), processes.cpu()
+    counts = Counter(after["by_operation"]) - Counter(before["by_operation"])
+    throttled = sum((Counter(after["throttled_by_operation"]) - Counter(before["throttled_by_operation"])).values())
+    print(f"  {name}: {seconds:.0f} s, {sum(counts.values())} requests, {throttled} throttled", flush=True)
+    return PhaseResult(name, seconds, counts, throttled, cpu_used(cpu_before, cpu_after))
+
+
+def limit_line(result: PhaseResult, own_s: float, rates: dict[str, float]) -> tuple[str, float]:
+    budget, seconds = binding(budgets_spent(result.by_operation), rates)
+    return budget, seconds + own_s
+
+
+async def churn(processes: Processes, emulator: Emulator, machines: int, max_surge: int) -> dict[str, Any]:
+    client = await connect(load_settings(temporal_address=processes.address))
+    wf_id = pool_workflow_id(SEED_RESOURCE_GROUP, "bench")
+    first, second = pool_spec(1, max_surge, "1"), pool_spec(machines, max_surge, "2")
+    # One machine alone: what a phase costs beyond its budgets (Azure's provisioning, the guest's start).
+    one_up = await run_phase(processes, emulator, "one machine up", lambda: apply_pool(client, first, TASK_QUEUE),
+                             lambda: until(client, wf_id, settled(1, first.revision), "one up"))
+    one_down = await run_phase(processes, emulator, "one machine down", lambda: scale(client, wf_id, 0),
+                               lambda: until(client, wf_id, settled(0, first.revision), "one down"))
+    up = await run_phase(processes, emulator, f"{machines} up", lambda: scale(client, wf_id, machines),
+                         lambda: until(client, wf_id, settled(machines, first.revision), "up"))
+    roll = await run_phase(processes, emulator, f"{machines} rolled", lambda: set_template(client, wf_id, second),
+                           lambda: until(client, wf_id, settled(machines, second.revision), "roll"))
+    down = await run_phase(processes, emulator, f"{machines} down", lambda: scale(client, wf_id, 0),
+                           lambda: until(client, wf_id, settled(0, second.revision), "down"))
+    await request_delete(client, wf_id, "bench done")
+    await client.get_workflow_handle(wf_id).result()
+    return {"one_up": one_up, "one_down": one_down, "up": up, "roll": roll, "down": down}
+
+
+async def over_quota(processes: Processes, emulator: Emulator, machines: int) -> dict[str, Any]:
+    """A pool of `machines` with quota for 60% of them: what fits runs, the rest wait, no PUT refused for quota."""
+    client = await connect(load_settings(temporal_address=processes.address))
+    fits = machines * 6 // 10
+    entry = emulator.call("POST", "/_emulator/quota", {"limit_cores": fits * VCPUS, "vm_size": "Standard_D2s_v5"})
+    spec = pool_spec(machines, machines, "q").model_copy(update={"name": "quota"})
+    wf_id = pool_workflow_id(SEED_RESOURCE_GROUP, "quota")
+
+    def shows_the_wait(current: PoolStatus) -> bool:
+        running = sum(m.phase == Phase.RUNNING for m in current.machines)
+        waiting = sum(bool(m.waiting_for_quota) for m in current.machines)
+        return running == fits and waiting == machines - fits and bool(current.quota_held)
+
+    result = await run_phase(processes, emulator, f"{machines} over quota",
+                             lambda: apply_pool(client, spec, TASK_QUEUE),
+                             lambda: until(client, wf_id, shows_the_wait, "quota"))
+    shown = await status(client, wf_id)
+    refused = emulator.requests()["failed_by_operation"].get("virtualMachines.put", 0)
+    await request_delete(client, wf_id, "bench done")
+    await client.get_workflow_handle(wf_id).result()
+    emulator.call("DELETE", f"/_emulator/quota/{entry['id']}")
+    return {"result": result, "fits": fits, "refused": refused, "held": shown.quota_held}
+
+
+def report(machines: int, max_surge: int, phases: dict[str, PhaseResult], quota: dict[str, Any],
+           failures: int, wall_s: float, cpu: dict[str, float], speed: float) -> list[dict[str, Any]]:
+    rates, rows = azmc_rates(speed), []
+    azure = {name: rate * speed for name, rate in AZURE_RATES.items()}
+    own = {"up": phases["one_up"].seconds, "down": phases["one_down"].seconds,
+           "roll": phases["one_up"].seconds + phases["one_down"].seconds}
+    print(f"\nfleet churn: {machines} machines, max_surge {max_surge}, emulator --limits azure, latency realistic "
+          f"at time scale {1 / speed:g}, one dev server, one azmc worker at its default paces"
+          f"{f' (x{speed:g}, budgets too)' if speed != 1 else ''}")
+    for key in ("up", "roll", "down"):
+        result = phases[key]
+        budget, limit = limit_line(result, own[key], rates)
+        azure_budget, azure_limit = limit_line(result, own[key], azure)
+        print(f"  {result.name:16s} {result.seconds:7.0f} s; limit at azmc's paces {limit:6.0f} s ({budget}) "
+              f"ratio {result.seconds / limit:.2f}; at Azure's rates {azure_limit:6.0f} s ({azure_budget}) "
+              f"ratio {result.seconds / azure_limit:.2f}")
+        rows += [row(f"fleet {result.name}", round(result.seconds), "s", None, None,
+                     f"limit at azmc's paces {limit:.0f} s ({budget}); at Azure's rates {azure_limit:.0f} s"),
+                 row(f"fleet {result.name} / budget limit", round(result.seconds / limit, 2), "x", "<= 1.2", None,
+                     f"limit = busiest budget ({budget}) at azmc's pace + one machine alone ({own[key]:.0f} s); "
+                     f"{result.seconds / azure_limit:.2f}x of Azure's rates")]
+    lifecycle = phases["up"].by_operation + phases["down"].by_operation
+    per_machine = {kind: count / machines for kind, count in by_kind_and_provider(lifecycle).items()}
+    shown = ", ".join(f"{kind} {per_machine.get(kind, 0):.1f}" for kind in
+                      ("reads", "writes", "deletes", "compute", "network", "ARM"))
+    print(f"  per lifecycle (up + down): {shown}; MCM: " + ", ".join(f"{k} {v}" for k, v in MCM.items()))
+    rows.append(row("fleet requests per lifecycle", round(sum(lifecycle.values()) / machines, 1), "requests", None,
+                    f"MCM {sum(MCM.values())} + polls", f"{shown} (polls among the reads)"))
+    throttled = sum(result.throttled for result in phases.values()) + quota["result"].throttled
+    print(f"  429s answered: {throttled}; workflow task failures: {failures}")
+    rows += [row("fleet 429s", throttled, "answers", "0", None, "every one honoured: the worker waits its "
+                 "Retry-After before its kind sends again"),
+             row("fleet workflow task failures", failures, "failures", "0", None, "the worker's SDK metrics")]
+    share = cpu.get("emulator", 0.0) / wall_s
+    print(f"  CPU over {wall_s:.0f} s: " + ", ".join(f"{name} {seconds:.0f} s" for name, seconds in cpu.items())
+          + f"; the emulator {share:.0%} of a core")
+    rows.append(row("fleet emulator CPU share", round(share * 100), "% of a core", "< 50", None,
+                    ", ".join(f"{name} {seconds:.0f} s" for name, seconds in cpu.items()) + f" over {wall_s:.0f} s"))
+    result = quota["result"]
+    print(f"  over quota: {quota['fits']} of {result.name.split()[0]} fit, Running in {result.seconds:.0f} s; "
+          f"VM PUTs refused for quota: {quota['refused']}; the pool says: {quota['held']}")
+    rows.append(row("fleet VM PUTs refused for quota", quota["refused"], "requests", "0", None,
+                    f"quota for {quota['fits']} of {result.name.split()[0]}; the pool: {quota['held']}"))
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench.fleet_churn", description=__doc__.split("\n")[0])
+    parser.add_argument("--machines", type=int, default=1000)
+    parser.add_argument("--max-surge", type=int, default=100)
+    parser.add_argument("--quota-machines", type=int, default=100)
+    parser.add_argument("--speed", type=float, default=1.0)
+    args = parser.parse_args()
+    metrics_port = free_port()
+    with tempfile.TemporaryDirectory(prefix="azmc-bench-churn-") as tmp:
+        processes = start_processes(
+            Path(tmp), bare=False, wait_for_worker=True, worker_env=worker_env(args.speed, metrics_port),
+            emulator_flags=("--time-scale", str(1 / args.speed), "--latency-profile", "realistic",
+                            "--limits", "azure"))
+        try:
+            emulator = Emulator(processes.emulator_url)
+            if args.speed != 1:
+                emulator.call("POST", "/_emulator/settings", {"limits_overrides": scaled_budgets(args.speed)})
+            cpu_before, began = processes.cpu(), time.monotonic()
+            phases = asyncio.run(churn(processes, emulator, args.machines, args.max_surge))
+            quota = asyncio.run(over_quota(processes, emulator, args.quota_machines))
+            wall_s, cpu = time.monotonic() - began, cpu_used(cpu_before, processes.cpu())
+            rows = report(args.machines, args.max_surge, phases, quota, task_failures(metrics_port), wall_s, cpu,
+                          args.speed)
+        finally:
+            processes.stop()
+    if args.speed == 1:
+        print(f"  wrote {write_results(MODULE, rows)}")
+
+
+if __name__ == "__main__":
+    main()
