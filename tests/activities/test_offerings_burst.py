@@ -15,6 +15,7 @@ from temporalio.testing import ActivityEnvironment, WorkflowEnvironment
 
 from activities.offerings import memory as offerings_memory
 from cli.processes import temporal_binary
+from cli.stack import ONE_PARTITION_FLAGS
 from models.offering_claims import Claim, ClaimRequest
 from models.offerings import Offering
 from models.offerings_memory import RefusalReport, offerings_workflow_id
@@ -54,7 +55,7 @@ class Machines:
 async def memory_of_one_worker() -> AsyncIterator[Machines]:
     """A dev server with one worker's Offerings workflow, and machines that ask it through that worker."""
     task_queue = f"offerings-{uuid.uuid4()}"
-    env = await WorkflowEnvironment.start_local(
+    env = await WorkflowEnvironment.start_local(dev_server_extra_args=ONE_PARTITION_FLAGS,
         dev_server_existing_path=temporal_binary(), ui=False, data_converter=pydantic_data_converter,
         search_attributes=list(ALL_KEYS))
     async with env, offerings_worker(env.client, task_queue):

@@ -19,6 +19,7 @@ from activities.audit import AuditInterceptor
 from activities.config import AzureConfig
 from activities.driver import AzureDriver
 from cli.machines import apply
+from cli.stack import ONE_PARTITION_FLAGS
 from codec.converter import azmc_data_converter
 from codec.keys import new_key_json, parse_keys
 from models.spec import MachineSpec
@@ -52,7 +53,7 @@ async def test_describe_requests_lists_the_failed_vm_put(emulator: EmulatorHandl
                        message="Allocation failed.", times=1, stage="operation")
     driver = await AzureDriver.open(AzureConfig(installation_id="audit", subscription_id=emulator.subscription_id,
                                                 endpoint=emulator.url, emulator_token="audit"))
-    env = await WorkflowEnvironment.start_local(
+    env = await WorkflowEnvironment.start_local(dev_server_extra_args=ONE_PARTITION_FLAGS,
         dev_server_existing_path=".venv/bin/temporal", data_converter=azmc_data_converter(parse_keys(KEYS_JSON, "t")),
         search_attributes=list(ALL_KEYS), ui=False)
     queue = f"audit-{uuid.uuid4()}"

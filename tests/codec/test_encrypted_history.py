@@ -23,6 +23,7 @@ from temporalio.worker import Replayer
 from activities.config import AzureConfig
 from activities.driver import AzureDriver
 from cli.machines import apply
+from cli.stack import ONE_PARTITION_FLAGS
 from codec.converter import azmc_data_converter
 from codec.keys import new_key_json as key
 from codec.keys import parse_keys
@@ -95,7 +96,8 @@ async def test_lifecycle_leaves_no_plaintext_and_the_codec_server_reads_it(emula
                                                 endpoint=emulator.url, emulator_token="proof"))
     env = await WorkflowEnvironment.start_local(
         dev_server_existing_path=".venv/bin/temporal", data_converter=azmc_data_converter(OLD),
-        search_attributes=list(ALL_KEYS), ui=False, dev_server_extra_args=["--db-filename", str(db)])
+        search_attributes=list(ALL_KEYS), ui=False,
+        dev_server_extra_args=["--db-filename", str(db), *ONE_PARTITION_FLAGS])
     codec = TestServer(codec_app(ROTATED), host="127.0.0.1")
     guarded = TestServer(codec_app(ROTATED, token="t0k3n"), host="127.0.0.1")
     await codec.start_server()

@@ -16,6 +16,7 @@ from temporalio.testing import WorkflowEnvironment
 from activities.config import AzureConfig
 from activities.driver import AzureDriver
 from cli.machines import apply
+from cli.stack import ONE_PARTITION_FLAGS
 from codec.keys import new_key_json as key
 from codec.keys import parse_keys
 from models.spec import MachineSpec
@@ -48,7 +49,8 @@ async def _task_failures(handle: WorkflowHandle) -> list[str]:
 async def test_a_worker_missing_a_key_waits_and_a_refusal_for_a_key_stays(emulator: EmulatorHandle) -> None:
     driver = await AzureDriver.open(AzureConfig(installation_id="rotation", subscription_id=emulator.subscription_id,
                                                 endpoint=emulator.url, emulator_token="rotation"))
-    env = await WorkflowEnvironment.start_local(dev_server_existing_path=".venv/bin/temporal",
+    env = await WorkflowEnvironment.start_local(
+        dev_server_extra_args=ONE_PARTITION_FLAGS, dev_server_existing_path=".venv/bin/temporal",
                                                 search_attributes=list(ALL_KEYS), ui=False)
     queue = f"rotation-{uuid.uuid4()}"
     spec = MachineSpec.model_validate(spec_dict("vm1", subnet_id=emulator.subnet_id))

@@ -19,6 +19,7 @@ from temporalio.common import WorkerDeploymentVersion
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import UnsandboxedWorkflowRunner, Worker
 
+from cli.stack import ONE_PARTITION_FLAGS
 from tests.workflows.helpers import DEV_SERVER, time_skipping_env
 from workers.deployment import activate_if_due, current_build, describe, pinned
 from workers.settings import load_settings
@@ -44,7 +45,8 @@ class Waiting:
 
 @pytest.fixture
 async def server() -> AsyncIterator[WorkflowEnvironment]:
-    env = await WorkflowEnvironment.start_local(dev_server_existing_path=DEV_SERVER, ui=False)
+    env = await WorkflowEnvironment.start_local(
+        dev_server_extra_args=ONE_PARTITION_FLAGS, dev_server_existing_path=DEV_SERVER, ui=False)
     async with env:
         yield env
 

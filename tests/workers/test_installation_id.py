@@ -6,6 +6,7 @@ import pytest
 from temporalio.testing import WorkflowEnvironment
 
 from cli.processes import temporal_binary
+from cli.stack import ONE_PARTITION_FLAGS
 from workers.installation import installation_id
 from workers.settings import SettingsError, load_settings
 
@@ -16,7 +17,7 @@ def _no_installation_id_in_env(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 async def _dev_server_id(db: Path | None) -> str:
-    env = await WorkflowEnvironment.start_local(
+    env = await WorkflowEnvironment.start_local(dev_server_extra_args=ONE_PARTITION_FLAGS,
         dev_server_existing_path=temporal_binary(), ui=False,
         dev_server_database_filename=str(db) if db else None)
     async with env:

@@ -10,6 +10,7 @@ from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 
+from cli.stack import ONE_PARTITION_FLAGS
 from emulator.seed import SEED_RESOURCE_GROUP
 from models.naming import workflow_id
 from models.status import MachineStatus, Phase
@@ -44,7 +45,7 @@ async def _status_until(client: Client, wid: str, phase: Phase, timeout_s: float
 
 async def test_operator_runs_a_machine_with_the_temporal_cli(emulator: EmulatorHandle) -> None:
     async with emulator_driver(emulator, "cli-tests", "cli-test") as driver:
-        env = await WorkflowEnvironment.start_local(
+        env = await WorkflowEnvironment.start_local(dev_server_extra_args=ONE_PARTITION_FLAGS,
             dev_server_existing_path=TEMPORAL_CLI, data_converter=pydantic_data_converter,
             search_attributes=list(ALL_KEYS), ui=False)
         async with env, lifecycle_worker(env.client, driver.activities()) as task_queue:

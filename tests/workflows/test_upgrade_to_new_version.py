@@ -22,6 +22,7 @@ from temporalio.worker import Replayer, Worker
 from temporalio.workflow import NondeterminismError
 
 from activities.audit import AuditInterceptor
+from cli.stack import ONE_PARTITION_FLAGS
 from models.naming import workflow_id as machine_id
 from models.offerings_memory import offerings_task_queue
 from models.pool import PoolStatus
@@ -90,7 +91,7 @@ MEMORY = {"A": [Offerings], "B": [OfferingsB]}
 async def server() -> AsyncIterator[WorkflowEnvironment]:
     env = await WorkflowEnvironment.start_local(dev_server_existing_path=DEV_SERVER, data_converter=TEST_CONVERTER,
                                                 search_attributes=list(ALL_KEYS), ui=False,
-                                                dev_server_extra_args=FAST_DRAINAGE)
+                                                dev_server_extra_args=[*FAST_DRAINAGE, *ONE_PARTITION_FLAGS])
     async with env:
         yield env
 
