@@ -34,10 +34,9 @@ def azmc_rates(scale: float = 1.0) -> dict[str, float]:
     return {
         "ARM reads": DEFAULT_ARM_PACES["reads"] * scale, "ARM writes": DEFAULT_ARM_PACES["writes"] * scale,
         "ARM deletes": DEFAULT_ARM_PACES["deletes"] * scale,
-        "network writes+deletes": (paces[Budget.NETWORK_WRITES] + paces[Budget.NETWORK_DELETES]) * scale,
-        # The compute queues carry PutVM and UpdateVM writes (one queue), deletions and power-offs (the other).
+        "network writes+deletes": paces[Budget.NETWORK] * scale,
         "compute PutVM": min(paces[Budget.COMPUTE_WRITES], COMPUTE_PER_S) * scale,
-        "compute UpdateVM": min(paces[Budget.COMPUTE_WRITES], COMPUTE_PER_S) * scale,
+        "compute UpdateVM": min(paces[Budget.COMPUTE_UPDATES], COMPUTE_PER_S) * scale,
         "compute DeleteVM": min(paces[Budget.COMPUTE_DELETES], COMPUTE_PER_S) * scale,
     }
 

@@ -71,9 +71,9 @@ class Settings(BaseSettings):
     max_concurrent_activities: int = Field(200, ge=1)
     # Azure writes a second across the whole installation, per budget (models/pace.py: 80% of Azure's documented
     # limits by default). Every worker of an installation must say the same: the server keeps the last one heard.
-    pace_network_writes_per_s: float = Field(DEFAULT_PACES[Budget.NETWORK_WRITES], gt=0, le=1000)
-    pace_network_deletes_per_s: float = Field(DEFAULT_PACES[Budget.NETWORK_DELETES], gt=0, le=1000)
+    pace_network_per_s: float = Field(DEFAULT_PACES[Budget.NETWORK], gt=0, le=1000)
     pace_compute_writes_per_s: float = Field(DEFAULT_PACES[Budget.COMPUTE_WRITES], gt=0, le=1000)
+    pace_compute_updates_per_s: float = Field(DEFAULT_PACES[Budget.COMPUTE_UPDATES], gt=0, le=1000)
     pace_compute_deletes_per_s: float = Field(DEFAULT_PACES[Budget.COMPUTE_DELETES], gt=0, le=1000)
     # Force-delete a VM whose every disk goes with it (activities/force_delete.py): Azure skips the guest's shutdown.
     force_delete_vms: bool = True
@@ -146,8 +146,8 @@ class Settings(BaseSettings):
         return self
 
     def paces(self) -> dict[Budget, float]:
-        return {Budget.NETWORK_WRITES: self.pace_network_writes_per_s,
-                Budget.NETWORK_DELETES: self.pace_network_deletes_per_s,
+        return {Budget.NETWORK: self.pace_network_per_s,
+                Budget.COMPUTE_UPDATES: self.pace_compute_updates_per_s,
                 Budget.COMPUTE_WRITES: self.pace_compute_writes_per_s,
                 Budget.COMPUTE_DELETES: self.pace_compute_deletes_per_s}
 
