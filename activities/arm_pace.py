@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from azure.core.pipeline import PipelineRequest, PipelineResponse
 from azure.core.pipeline.policies import AsyncHTTPPolicy
+from temporalio import activity
 
 from activities.errors import retry_after_seconds
 
@@ -73,6 +75,9 @@ class ArmPace:
                          "deletes": _Bucket(deletes_per_s)}
         self.replicas = 1  # workers sharing the installation's budgets; set by workers/replicas.py
         self.throttled = 0  # 429s Azure answered this process, every one of them honoured
+        # Told the task queue of an activity that met a 429 (workers/pace_brake.py slows that queue for every
+        # worker); None: nobody listens (a tool, a test without a server).
+        self.on_queue_throttled: Callable[[str], None] | None = None
 
     async def take(self, kind: str) -> None:
         bucket = self._buckets[kind]
@@ -85,9 +90,11 @@ class ArmPace:
 
     def hold(self, kind: str, seconds: float) -> None:
         """Azure refused a request of `kind` for `seconds`: none of this process's leaves before then, and the
-        ones after go slower for a while."""
+        ones after go slower for a while; the task queue of the activity that sent it, for every worker."""
         self.throttled += 1
         self._buckets[kind].refused(time.monotonic(), seconds)
+        if self.on_queue_throttled is not None and activity.in_activity() and not activity.info().is_local:
+            self.on_queue_throttled(activity.info().task_queue)
 
 
 class ArmPacePolicy(AsyncHTTPPolicy):  # type: ignore[type-arg]

@@ -30,6 +30,7 @@ from models.validation import problem
 from workers.connect import connect
 from workers.deployment import activate_if_due, deployment_config, describe
 from workers.installation import installation_id
+from workers.pace_brake import PaceBrake
 from workers.replicas import keep_replicas_counted
 from workers.sandbox import workflow_runner
 from workers.settings import Settings, SettingsError
@@ -203,6 +204,9 @@ async def run_worker(settings: Settings) -> None:
         # The server learns of the version from the polls just started; a stop never waits for this.
         activation = asyncio.create_task(activate(client, settings, version.version.build_id)) if version else None
         counting = asyncio.create_task(keep_replicas_counted(client, settings.task_queue, driver.pace))
+        brake = PaceBrake(client, settings.task_queue, settings.paces())
+        driver.pace.on_queue_throttled = brake.queue_throttled
+        releasing = asyncio.create_task(brake.keep_releasing())
         log.info(
             "worker started",
             extra={
@@ -220,6 +224,7 @@ async def run_worker(settings: Settings) -> None:
         )
         await asyncio.wait({running, stopping}, return_when=asyncio.FIRST_COMPLETED)
         counting.cancel()
+        releasing.cancel()
         if activation is not None:
             activation.cancel()
         if stop.is_set():
