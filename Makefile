@@ -47,8 +47,8 @@ dev: $(STAMP)
 # pip-installed packages (the image) have them.
 BYTECODE = $(BIN)/python -m compileall -q models workflows activities workers cli emulator codec bench >/dev/null
 
-# The table: `python -m bench.report` reads every bench/results/<module>.json (about 19 min on 2 cores), and
-# `python -m bench.charts` draws docs/performance-*.svg from the same files.
+# The table: `python -m bench.report` reads every bench/results/<module>.json (about 55 min on 2 cores, fleet_churn
+# alone about 35), and `python -m bench.charts` draws docs/performance-*.svg from the same files.
 bench: $(STAMP)
 	$(BYTECODE)
 	$(BIN)/python -m bench.emulator_rate
@@ -58,6 +58,7 @@ bench: $(STAMP)
 	$(BIN)/python -m bench.lifecycle
 	$(BIN)/python -m bench.visibility_cost
 	$(BIN)/python -m bench.pool_rollout
+	$(BIN)/python -m bench.fleet_churn
 	$(BIN)/python -m bench.capacity_fallback
 	$(BIN)/python -m bench.upgrade_fleet
 	$(BIN)/python -m bench.scale

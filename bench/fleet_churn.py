@@ -244,11 +244,14 @@ def main() -> None:
     parser.add_argument("--max-surge", type=int, default=100)
     parser.add_argument("--quota-machines", type=int, default=100)
     parser.add_argument("--speed", type=float, default=1.0)
+    parser.add_argument("--logs", type=Path, help="keep the processes' logs here (default: a folder removed after)")
     args = parser.parse_args()
     metrics_port = free_port()
     with tempfile.TemporaryDirectory(prefix="azmc-bench-churn-") as tmp:
+        logs = args.logs or Path(tmp)
+        logs.mkdir(parents=True, exist_ok=True)
         processes = start_processes(
-            Path(tmp), bare=False, wait_for_worker=True, worker_env=worker_env(args.speed, metrics_port),
+            logs, bare=False, wait_for_worker=True, worker_env=worker_env(args.speed, metrics_port),
             emulator_flags=("--time-scale", str(1 / args.speed), "--latency-profile", "realistic",
                             "--limits", "azure"))
         try:
