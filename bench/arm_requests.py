@@ -45,10 +45,13 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def control(url: str, path: str, method: str = "GET") -> Any:
-    request = urllib.request.Request(url + path, method=method, data=b"{}" if method == "POST" else None,
-                                     headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=10) as response:
+def control(url: str, path: str, method: str = "GET", body: Any = None, timeout_s: float = 10) -> Any:
+    """The emulator's control API: `body` sent as JSON (a POST without one sends `{}`)."""
+    if body is None and method == "POST":
+        body = {}
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(url + path, method=method, data=data, headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=timeout_s) as response:
         return json.loads(response.read() or b"null")
 
 
@@ -84,7 +87,7 @@ def is_poll(op: str) -> bool:
 def is_read(op: str) -> bool:
     """GETs, lists and Resource Graph queries (a POST that only reads); polls are counted apart."""
     verb = op.rsplit(".", 1)[-1]
-    return verb in ("get", "list", "query")
+    return verb in ("get", "list", "query", "instanceView")
 
 
 def bench_spec() -> MachineSpec:

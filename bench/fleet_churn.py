@@ -18,7 +18,6 @@ Writes bench/results/fleet_churn.json; printed, never asserted: this is not a ti
 
 import argparse
 import asyncio
-import json
 import tempfile
 import time
 import urllib.request
@@ -29,18 +28,18 @@ from pathlib import Path
 from typing import Any
 
 from temporalio.client import Client
-from temporalio.service import RPCError
 
+from bench.arm_requests import control
 from bench.fleet_limits import AZURE_RATES, azmc_rates, binding, budgets_spent, by_kind_and_provider
-from bench.pool_rollout import pool_spec, settled
+from bench.pool_rollout import pool_spec, settled, until
 from bench.results_file import row, write_results
-from bench.stack import Processes, cpu_used, start_processes
+from bench.stack import Processes, cpu_used, pace_env, start_processes
 from cli.pool_workflow import apply_pool, request_delete, scale, set_template, status
 from cli.processes import free_port
 from emulator.limits.profile import AZURE_BUDGETS
 from emulator.seed import SEED_RESOURCE_GROUP
 from models.naming import pool_workflow_id
-from models.pace import DEFAULT_ARM_PACES, DEFAULT_PACES, Budget
+from models.pace import DEFAULT_ARM_PACES, DEFAULT_PACES
 from models.pool import PoolStatus
 from models.status import Phase
 from workers.connect import connect
@@ -48,8 +47,6 @@ from workers.settings import TASK_QUEUE, load_settings
 
 MODULE = "fleet_churn"
 MCM = {"reads": 10, "writes": 2, "deletes": 1}  # bench/arm_requests.py's MCM count of 13, by kind
-VCPUS = 2  # Standard_D2s_v5, the pool's size
-PROGRESS_EVERY_S = 30.0
 
 
 @dataclass
@@ -62,24 +59,23 @@ class PhaseResult:
 
 
 class Emulator:
+    """The emulator's control API at `url` (bench/arm_requests.py's `control`)."""
+
     def __init__(self, url: str) -> None:
         self.url = url
 
     def call(self, method: str, path: str, body: Any = None) -> Any:
-        data = None if body is None else json.dumps(body).encode()
-        request = urllib.request.Request(self.url + path, method=method, data=data,
-                                         headers={"Content-Type": "application/json"})
-        with urllib.request.urlopen(request, timeout=30) as response:
-            return json.loads(response.read() or b"null")
+        return control(self.url, path, method, body, timeout_s=30)
 
     def requests(self) -> dict[str, Any]:
         return self.call("GET", "/_emulator/requests")
 
 
 def worker_env(speed: float, metrics_port: int) -> dict[str, str]:
-    paces = {f"AZMC_PACE_{budget.name}_PER_S": str(DEFAULT_PACES[budget] * speed) for budget in Budget}
-    arm = {f"AZMC_PACE_ARM_{kind.upper()}_PER_S": str(rate * speed) for kind, rate in DEFAULT_ARM_PACES.items()}
-    return {**paces, **arm, "AZMC_METRICS_PORT": str(metrics_port)}
+    """The default paces, times `speed` (start_processes lifts them otherwise), and the metrics endpoint."""
+    paces = pace_env({budget: pace * speed for budget, pace in DEFAULT_PACES.items()},
+                     {kind: pace * speed for kind, pace in DEFAULT_ARM_PACES.items()})
+    return {**paces, "AZMC_METRICS_PORT": str(metrics_port)}
 
 
 def scaled_budgets(speed: float) -> dict[str, dict[str, float]]:
@@ -94,34 +90,6 @@ def task_failures(metrics_port: int) -> int:
                    if line.startswith("temporal_workflow_task_execution_failed")))
 
 
-async def _status(client: Client, wf_id: str) -> PoolStatus:
-    """The pool's status; a query the busy pool did not answer in time is asked again."""
-    for _ in range(10):
-        try:
-            return await status(client, wf_id)
-        except RPCError as error:
-            print(f"    status of {wf_id} not answered ({error}); asking again", flush=True)
-            await asyncio.sleep(5.0)
-    return await status(client, wf_id)
-
-
-async def until(client: Client, wf_id: str, accept: Callable[[PoolStatus], bool], label: str,
-                timeout_s: float = 7200) -> PoolStatus:
-    """Poll the pool's status until `accept`, printing progress every half minute."""
-    began = last = time.monotonic()
-    while not accept(current := await _status(client, wf_id)):
-        now = time.monotonic()
-        if now - began > timeout_s:
-            raise TimeoutError(f"{label}: not done within {timeout_s:.0f} s: {current.summary}")
-        if now - last >= PROGRESS_EVERY_S:
-            running = sum(m.phase == Phase.RUNNING for m in current.machines)
-            print(f"    {label}: {now - began:.0f} s, {len(current.machines)} machines, {running} Running; "
-                  f"{current.summary}", flush=True)
-            last = now
-        await asyncio.sleep(2.0)
-    return current
-
-
 async def run_phase(processes: Processes, emulator: Emulator, name: str, action: Callable[[], Any],
                     done: Callable[[], Any]) -> PhaseResult:
     before, cpu_before, began = emulator.requests(), processes.cpu(), time.monotonic()
@@ -133,6 +101,10 @@ async def run_phase(processes: Processes, emulator: Emulator, name: str, action:
     throttled = sum((Counter(after["throttled_by_operation"]) - Counter(before["throttled_by_operation"])).values())
     print(f"  {name}: {seconds:.0f} s, {sum(counts.values())} requests, {throttled} throttled", flush=True)
     return PhaseResult(name, seconds, counts, throttled, cpu_used(cpu_before, cpu_after))
+
+
+def _until(client: Client, wf_id: str, accept: Callable[[PoolStatus], bool], label: str) -> Any:
+    return until(client, wf_id, accept, label, timeout_s=7200, poll_s=2.0)
 
 
 def limit_line(result: PhaseResult, own_s: float, rates: dict[str, float], floor_s: float = 0.0) -> tuple[str, float]:
@@ -150,26 +122,35 @@ async def churn(processes: Processes, emulator: Emulator, machines: int, max_sur
     first, second = pool_spec(1, max_surge, "1"), pool_spec(machines, max_surge, "2")
     # One machine alone: what a phase costs beyond its budgets (Azure's provisioning, the guest's start).
     one_up = await run_phase(processes, emulator, "one machine up", lambda: apply_pool(client, first, TASK_QUEUE),
-                             lambda: until(client, wf_id, settled(1, first.revision), "one up"))
+                             lambda: _until(client, wf_id, settled(1, first.revision), "one up"))
     one_down = await run_phase(processes, emulator, "one machine down", lambda: scale(client, wf_id, 0),
-                               lambda: until(client, wf_id, settled(0, first.revision), "one down"))
+                               lambda: _until(client, wf_id, settled(0, first.revision), "one down"))
     up = await run_phase(processes, emulator, f"{machines} up", lambda: scale(client, wf_id, machines),
-                         lambda: until(client, wf_id, settled(machines, first.revision), "up"))
+                         lambda: _until(client, wf_id, settled(machines, first.revision), "up"))
     roll = await run_phase(processes, emulator, f"{machines} rolled", lambda: set_template(client, wf_id, second),
-                           lambda: until(client, wf_id, settled(machines, second.revision), "roll"))
+                           lambda: _until(client, wf_id, settled(machines, second.revision), "roll"))
     down = await run_phase(processes, emulator, f"{machines} down", lambda: scale(client, wf_id, 0),
-                           lambda: until(client, wf_id, settled(0, second.revision), "down"))
+                           lambda: _until(client, wf_id, settled(0, second.revision), "down"))
     await request_delete(client, wf_id, "bench done")
     await client.get_workflow_handle(wf_id).result()
     return {"one_up": one_up, "one_down": one_down, "up": up, "roll": roll, "down": down}
 
 
-async def over_quota(processes: Processes, emulator: Emulator, machines: int) -> dict[str, Any]:
-    """A pool of `machines` with quota for 60% of them: what fits runs, the rest wait, no PUT refused for quota."""
-    client = await connect(load_settings(temporal_address=processes.address))
+QUOTA_SIZE, VCPUS = "Standard_D2as_v5", 2  # the pool over quota's size: a family of its own (standardDASv5Family)
+
+
+def set_quota(emulator: Emulator, machines: int) -> int:
+    """Quota for 60% of `machines` of QUOTA_SIZE, set before anything runs, so the usages reading the fleet takes
+    first knows it (a quota changed after a reading is only foreseen from the next one); how many fit."""
     fits = machines * 6 // 10
-    entry = emulator.call("POST", "/_emulator/quota", {"limit_cores": fits * VCPUS, "vm_size": "Standard_D2s_v5"})
-    spec = pool_spec(machines, machines, "q").model_copy(update={"name": "quota"})
+    emulator.call("POST", "/_emulator/quota", {"limit_cores": fits * VCPUS, "vm_size": QUOTA_SIZE})
+    return fits
+
+
+async def over_quota(processes: Processes, emulator: Emulator, machines: int, fits: int) -> dict[str, Any]:
+    """A pool of `machines` with quota for `fits`: what fits runs, the rest wait, no PUT refused for quota."""
+    client = await connect(load_settings(temporal_address=processes.address))
+    spec = pool_spec(machines, machines, "q", name="quota", vm_size=QUOTA_SIZE)
     wf_id = pool_workflow_id(SEED_RESOURCE_GROUP, "quota")
 
     def shows_the_wait(current: PoolStatus) -> bool:
@@ -179,13 +160,12 @@ async def over_quota(processes: Processes, emulator: Emulator, machines: int) ->
 
     result = await run_phase(processes, emulator, f"{machines} over quota",
                              lambda: apply_pool(client, spec, TASK_QUEUE),
-                             lambda: until(client, wf_id, shows_the_wait, "quota"))
+                             lambda: _until(client, wf_id, shows_the_wait, "quota"))
     shown = await status(client, wf_id)
     refused = emulator.requests()["failed_by_operation"].get("virtualMachines.put", 0)
     await request_delete(client, wf_id, "bench done")
     await client.get_workflow_handle(wf_id).result()
-    emulator.call("DELETE", f"/_emulator/quota/{entry['id']}")
-    return {"result": result, "fits": fits, "refused": refused, "held": shown.quota_held}
+    return {"result": result, "machines": machines, "fits": fits, "refused": refused, "held": shown.quota_held}
 
 
 def report(machines: int, max_surge: int, phases: dict[str, PhaseResult], quota: dict[str, Any],
@@ -231,10 +211,10 @@ def report(machines: int, max_surge: int, phases: dict[str, PhaseResult], quota:
     rows.append(row("fleet emulator CPU share", round(share * 100), "% of a core", "< 50", None,
                     ", ".join(f"{name} {seconds:.0f} s" for name, seconds in cpu.items()) + f" over {wall_s:.0f} s"))
     result = quota["result"]
-    print(f"  over quota: {quota['fits']} of {result.name.split()[0]} fit, Running in {result.seconds:.0f} s; "
+    print(f"  over quota: {quota['fits']} of {quota['machines']} fit, Running in {result.seconds:.0f} s; "
           f"VM PUTs refused for quota: {quota['refused']}; the pool says: {quota['held']}")
     rows.append(row("fleet VM PUTs refused for quota", quota["refused"], "requests", "0", None,
-                    f"quota for {quota['fits']} of {result.name.split()[0]}; the pool: {quota['held']}"))
+                    f"quota for {quota['fits']} of {quota['machines']}; the pool: {quota['held']}"))
     return rows
 
 
@@ -258,9 +238,10 @@ def main() -> None:
             emulator = Emulator(processes.emulator_url)
             if args.speed != 1:
                 emulator.call("POST", "/_emulator/settings", {"limits_overrides": scaled_budgets(args.speed)})
+            fits = set_quota(emulator, args.quota_machines)
             cpu_before, began = processes.cpu(), time.monotonic()
             phases = asyncio.run(churn(processes, emulator, args.machines, args.max_surge))
-            quota = asyncio.run(over_quota(processes, emulator, args.quota_machines))
+            quota = asyncio.run(over_quota(processes, emulator, args.quota_machines, fits))
             wall_s, cpu = time.monotonic() - began, cpu_used(cpu_before, processes.cpu())
             rows = report(args.machines, args.max_surge, phases, quota, task_failures(metrics_port), wall_s, cpu,
                           args.speed)

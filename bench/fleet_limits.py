@@ -9,9 +9,9 @@ budget's count over that budget's rate: the budgets run side by side, so the slo
 from collections import Counter
 from collections.abc import Mapping
 
+from bench.arm_requests import is_read
 from models.pace import ARM_PER_S, COMPUTE_PER_S, DEFAULT_ARM_PACES, DEFAULT_PACES, NETWORK_PER_S, Budget
 
-_READ_VERBS = frozenset({"get", "list", "query", "instanceView"})
 _NETWORK_TYPES = frozenset({"networkInterfaces", "virtualNetworks", "subnets", "publicIPAddresses"})
 _COMPUTE_TYPES = frozenset({"virtualMachines", "disks", "operations", "usages"})
 # Compute's policies (Microsoft Learn, "Compute throttling limits"): which operation spends which.
@@ -43,10 +43,9 @@ def azmc_rates(scale: float = 1.0) -> dict[str, float]:
 
 def arm_kind(operation: str) -> str:
     """"ARM reads", "ARM writes" or "ARM deletes" for an emulator operation name ("<resourceType>.<verb>")."""
-    verb = operation.rsplit(".", 1)[-1]
-    if verb in _READ_VERBS:
+    if is_read(operation):
         return "ARM reads"
-    return "ARM deletes" if verb == "delete" else "ARM writes"
+    return "ARM deletes" if operation.endswith(".delete") else "ARM writes"
 
 
 def provider(operation: str) -> str:

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from temporalio.client import Client
+from temporalio.service import RPCError
 
 from bench.results_file import write_results
 from bench.stack import rss_mib, start_processes
@@ -38,11 +39,12 @@ MODULE = "pool_rollout"
 POOL = "bench"
 
 
-def pool_spec(replicas: int, max_surge: int, version: str) -> PoolSpec:
+def pool_spec(replicas: int, max_surge: int, version: str, name: str = POOL,
+              vm_size: str = "Standard_D2s_v5") -> PoolSpec:
     return PoolSpec.model_validate({
-        "name": POOL, "resource_group": SEED_RESOURCE_GROUP, "replicas": replicas,
+        "name": name, "resource_group": SEED_RESOURCE_GROUP, "replicas": replicas,
         "strategy": {"max_surge": max_surge, "max_unavailable": 0},
-        "template": {"location": SEED_LOCATION, "vm_size": "Standard_D2s_v5", "subnet_id": seed_subnet_id(),
+        "template": {"location": SEED_LOCATION, "vm_size": vm_size, "subnet_id": seed_subnet_id(),
                      "image": {"publisher": "Canonical", "offer": "ubuntu-24_04-lts", "sku": "server"},
                      "ssh_public_key": "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBench bench",
                      "tags": {"version": version}}})
@@ -60,12 +62,33 @@ def settled(replicas: int, revision: str) -> Callable[[PoolStatus], bool]:
     return accept
 
 
-async def _until(client: Client, wf_id: str, accept: Callable[[PoolStatus], bool], timeout_s: float = 1800) -> None:
-    deadline = time.monotonic() + timeout_s
-    while not accept(await status(client, wf_id)):
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"pool {wf_id} did not settle within {timeout_s:.0f}s")
-        await asyncio.sleep(0.25)
+async def _status(client: Client, wf_id: str) -> PoolStatus:
+    """The pool's status; a query the busy pool did not answer in time is asked again (a fleet of 1,000 keeps
+    its worker busy for seconds at a time)."""
+    for _ in range(10):
+        try:
+            return await status(client, wf_id)
+        except RPCError as error:
+            print(f"    status of {wf_id} not answered ({error}); asking again", flush=True)
+            await asyncio.sleep(5.0)
+    return await status(client, wf_id)
+
+
+async def until(client: Client, wf_id: str, accept: Callable[[PoolStatus], bool], label: str = "",
+                timeout_s: float = 1800, poll_s: float = 0.25, progress_s: float = 30.0) -> PoolStatus:
+    """Poll the pool's status until `accept`; with a `label`, its progress every `progress_s`."""
+    began = last = time.monotonic()
+    while not accept(current := await _status(client, wf_id)):
+        now = time.monotonic()
+        if now - began > timeout_s:
+            raise TimeoutError(f"pool {wf_id} {label}: not done within {timeout_s:.0f} s: {current.summary}")
+        if label and now - last >= progress_s:
+            running = sum(m.phase == Phase.RUNNING for m in current.machines)
+            print(f"    {label}: {now - began:.0f} s, {len(current.machines)} machines, {running} Running; "
+                  f"{current.summary}", flush=True)
+            last = now
+        await asyncio.sleep(poll_s)
+    return current
 
 
 async def pool_events_between(client: Client, wf_id: str, start: datetime, end: datetime) -> tuple[int, int]:
@@ -85,22 +108,22 @@ async def measure(address: str, machines: int, max_surge: int, worker_pid: int) 
     wf_id = pool_workflow_id(SEED_RESOURCE_GROUP, POOL)
     first = pool_spec(max_surge, max_surge, "1")
     await apply_pool(client, first, TASK_QUEUE)  # a first wave and its deletion warm the worker up, unmeasured
-    await _until(client, wf_id, settled(max_surge, first.revision))
+    await until(client, wf_id, settled(max_surge, first.revision))
     await scale(client, wf_id, 0)
-    await _until(client, wf_id, settled(0, first.revision))
+    await until(client, wf_id, settled(0, first.revision))
     began = time.monotonic()
     await scale(client, wf_id, max_surge)
-    await _until(client, wf_id, settled(max_surge, first.revision))
+    await until(client, wf_id, settled(max_surge, first.revision))
     wave_s = time.monotonic() - began
     began = time.monotonic()
     await scale(client, wf_id, machines)
-    await _until(client, wf_id, settled(machines, first.revision))
+    await until(client, wf_id, settled(machines, first.revision))
     scale_s = time.monotonic() - began
 
     second = pool_spec(machines, max_surge, "2")
     started_at, began = datetime.now(UTC), time.monotonic()
     await set_template(client, wf_id, second)
-    await _until(client, wf_id, settled(machines, second.revision))
+    await until(client, wf_id, settled(machines, second.revision))
     roll_s, ended_at = time.monotonic() - began, datetime.now(UTC)
     events, runs = await pool_events_between(client, wf_id, started_at, ended_at)
     _, peak = rss_mib(worker_pid)

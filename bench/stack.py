@@ -4,12 +4,13 @@ each on free loopback ports with its log in a folder; plus what /proc says about
 import os
 import sys
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from cli.processes import Child, free_port, http_ok, tcp_open, temporal_binary
 from cli.stack import ONE_PARTITION_FLAGS, search_attribute_flags
-from models.pace import Budget
+from models.pace import DEFAULT_ARM_PACES, Budget
 
 ROOT = Path(__file__).resolve().parents[1]
 _ENV = {"PYTHONPATH": str(ROOT)}
@@ -76,8 +77,13 @@ def wait_for_server(server: Child, address: str) -> None:
 
 # These benches measure the worker against an emulator without Azure's limits: the writes' pace (models/pace.py,
 # Azure's budgets) is lifted, or it, not the worker, would be what they measure.
-UNPACED = {**{f"AZMC_PACE_{budget.name}_PER_S": "1000" for budget in Budget},
-           **{f"AZMC_PACE_ARM_{kind.upper()}_PER_S": "10000" for kind in ("reads", "writes", "deletes")}}
+def pace_env(paces: Mapping[Budget, float], arm_paces: Mapping[str, float]) -> dict[str, str]:
+    """The worker's AZMC_PACE_* settings for these paces (models/pace.py's budgets; ARM's by kind)."""
+    return {**{f"AZMC_PACE_{budget.name}_PER_S": str(pace) for budget, pace in paces.items()},
+            **{f"AZMC_PACE_ARM_{kind.upper()}_PER_S": str(pace) for kind, pace in arm_paces.items()}}
+
+
+UNPACED = pace_env(dict.fromkeys(Budget, 1000), dict.fromkeys(DEFAULT_ARM_PACES, 10000))
 
 
 def start_processes(logs: Path, *, bare: bool = True, worker_env: dict[str, str] | None = None,

@@ -9,13 +9,14 @@ import time
 from collections.abc import Mapping
 from datetime import UTC, datetime
 
-from temporalio.api.enums.v1 import TaskQueueKind, TaskQueueType
-from temporalio.api.taskqueue.v1 import RateLimit, TaskQueue
-from temporalio.api.workflowservice.v1 import DescribeTaskQueueRequest, UpdateTaskQueueConfigRequest
+from temporalio.api.enums.v1 import TaskQueueType
+from temporalio.api.taskqueue.v1 import RateLimit
+from temporalio.api.workflowservice.v1 import UpdateTaskQueueConfigRequest
 from temporalio.client import Client
 from temporalio.service import RPCError
 
 from models.pace import Budget, budget_task_queue
+from workers.task_queues import describe_task_queue
 
 BRAKE = "azmc brake"  # how a brake's reason starts: the only limits azmc lifts
 QUIET_S = 60.0
@@ -53,9 +54,8 @@ class PaceBrake:
 
     async def release_quiet_brakes(self) -> None:
         for task_queue in self._paces:
-            config = (await self._client.workflow_service.describe_task_queue(DescribeTaskQueueRequest(
-                namespace=self._client.namespace, task_queue=_queue(task_queue), report_config=True,
-                task_queue_type=TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY))).config.queue_rate_limit
+            config = (await describe_task_queue(self._client, task_queue, TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
+                                                report_config=True)).config.queue_rate_limit
             if not config.HasField("rate_limit") or not config.metadata.reason.startswith(BRAKE):
                 continue
             age = datetime.now(UTC) - config.metadata.update_time.ToDatetime(tzinfo=UTC)
@@ -79,7 +79,3 @@ class PaceBrake:
         await self._client.workflow_service.update_task_queue_config(UpdateTaskQueueConfigRequest(
             namespace=self._client.namespace, identity=self._client.identity, task_queue=task_queue,
             task_queue_type=TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY, update_queue_rate_limit=update))
-
-
-def _queue(name: str) -> TaskQueue:
-    return TaskQueue(name=name, kind=TaskQueueKind.TASK_QUEUE_KIND_NORMAL)

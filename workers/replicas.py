@@ -7,22 +7,19 @@ for a while: the others then send a little less than they could, never more."""
 import asyncio
 import logging
 
-from temporalio.api.enums.v1 import TaskQueueKind, TaskQueueType
-from temporalio.api.taskqueue.v1 import TaskQueue
-from temporalio.api.workflowservice.v1 import DescribeTaskQueueRequest
+from temporalio.api.enums.v1 import TaskQueueType
 from temporalio.client import Client
 from temporalio.service import RPCError
 
 from activities.arm_pace import ArmPace
+from workers.task_queues import describe_task_queue
 
 REFRESH_S = 30.0
 log = logging.getLogger("azmc.worker")
 
 
 async def count_replicas(client: Client, task_queue: str) -> int:
-    described = await client.workflow_service.describe_task_queue(DescribeTaskQueueRequest(
-        namespace=client.namespace, task_queue=TaskQueue(name=task_queue, kind=TaskQueueKind.TASK_QUEUE_KIND_NORMAL),
-        task_queue_type=TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW))
+    described = await describe_task_queue(client, task_queue, TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW)
     return max(1, len({poller.identity for poller in described.pollers}))
 
 

@@ -6,9 +6,7 @@ import dataclasses
 import uuid
 
 import pytest
-from temporalio.api.enums.v1 import TaskQueueKind, TaskQueueType
-from temporalio.api.taskqueue.v1 import TaskQueue
-from temporalio.api.workflowservice.v1 import DescribeTaskQueueRequest
+from temporalio.api.enums.v1 import TaskQueueType
 from temporalio.exceptions import ApplicationError
 from temporalio.testing import ActivityEnvironment, WorkflowEnvironment
 
@@ -19,13 +17,13 @@ from tests.support.emulator import EmulatorHandle
 from tests.workflows.conftest import INSTALLATION, TOKEN
 from tests.workflows.helpers import spec_dict
 from workers.pace_brake import BRAKE, PaceBrake
+from workers.task_queues import describe_task_queue
 
 
 async def queue_limit(env: WorkflowEnvironment, task_queue: str) -> tuple[float | None, str]:
     """The queue's rate limit set through the API (None: none) and its reason."""
-    described = await env.client.workflow_service.describe_task_queue(DescribeTaskQueueRequest(
-        namespace=env.client.namespace, report_config=True, task_queue_type=TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
-        task_queue=TaskQueue(name=task_queue, kind=TaskQueueKind.TASK_QUEUE_KIND_NORMAL)))
+    described = await describe_task_queue(env.client, task_queue, TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
+                                          report_config=True)
     limit = described.config.queue_rate_limit
     return (limit.rate_limit.requests_per_second if limit.HasField("rate_limit") else None), limit.metadata.reason
 
