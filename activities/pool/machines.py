@@ -3,8 +3,7 @@
 A describe is answered by the server from the workflow's current state: whether it runs, who started it, and
 its `AzmcPhase`, which a machine upserts in the workflow task that sends the phase to its pool. So it is at
 least as new as any notice the machine sent, and needs no worker. Whether a machine is preserved, and why it
-waits for quota, only its `status` query says: asked only when a notice claims it, from a (non-local)
-activity, as a query needs a worker's workflow task slot that a local activity would be holding.
+waits for quota, only its `status` query says: asked only when a notice claims it.
 """
 
 import asyncio

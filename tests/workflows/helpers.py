@@ -27,6 +27,7 @@ from models.naming import workflow_id
 from models.status import MachineStatus, Phase
 from tests.support.driver import emulator_driver
 from tests.support.emulator import EmulatorHandle
+from tests.workflows.replay_check import replay_every_run, server_now
 from tests.workflows.stack import Stack
 from workers.sandbox import workflow_runner
 from workers.worker import offerings_worker, paced, worker_client
@@ -109,7 +110,7 @@ async def end_open_workflows(client: Client) -> None:
 
 @asynccontextmanager
 async def lifecycle_worker(client: Client, activities: Sequence[Callable[..., Any]]) -> AsyncIterator[str]:
-    task_queue = f"azmc-test-{uuid.uuid4()}"
+    task_queue, started = f"azmc-test-{uuid.uuid4()}", await server_now(client)
     client = worker_client(client)  # decoding as the worker process does
     # The worker's own runner (workers/sandbox.py: unsandboxed, as `azmc worker` runs by default). Determinism is
     # checked by the recorded histories' replays and tests/test_deterministic_code.py, the sandbox by
@@ -118,6 +119,7 @@ async def lifecycle_worker(client: Client, activities: Sequence[Callable[..., An
                       interceptors=[AuditInterceptor(client.data_converter)], workflow_runner=workflow_runner()), \
             offerings_worker(client, task_queue), paced(client, task_queue, activities):
         yield task_queue
+    await replay_every_run(client, task_queue, started)  # a test that passed made only runs that replay
 
 
 @asynccontextmanager

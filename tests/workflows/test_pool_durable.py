@@ -37,15 +37,18 @@ async def _worker(client: Client, driver: AzureDriver, task_queue: str) -> Async
         yield
 
 
-async def _carried_state(client: Client, first_run: WorkflowHandle) -> PoolState:
-    """The state the first run handed to the next one (the input of its continue-as-new)."""
-    run = client.get_workflow_handle(first_run.id, run_id=first_run.first_execution_run_id)
-    history = await run.fetch_history()
-    last = history.events[-1]
-    assert last.event_type == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW
-    payloads = list(last.workflow_execution_continued_as_new_event_attributes.input.payloads)
-    (state,) = await client.data_converter.decode(payloads, [PoolState])
-    return state
+async def _carried_states(client: Client, first_run: WorkflowHandle) -> list[PoolState]:
+    """The state each run handed to the next one (the input of its continue-as-new), first run first."""
+    states, run_id = [], first_run.first_execution_run_id
+    while True:
+        history = await client.get_workflow_handle(first_run.id, run_id=run_id).fetch_history()
+        last = history.events[-1]
+        if last.event_type != EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW:
+            return states
+        attributes = last.workflow_execution_continued_as_new_event_attributes
+        (state,) = await client.data_converter.decode(list(attributes.input.payloads), [PoolState])
+        states.append(state)
+        run_id = attributes.new_execution_run_id
 
 
 # On a dev server: the time-skipping server routes a workflow's next tasks to the stopped worker's sticky queue
@@ -84,10 +87,10 @@ async def test_a_pool_continued_as_new_mid_rollout_finishes_it(stack: Stack) -> 
     seen: list[PoolStatus] = []
     done = await wait_pool(env, latest, settled(4, changed.target_revision), seen=seen)
     assert done.runs > first.runs, "never continued as new"
-    carried = await _carried_state(env.client, handle)
-    assert carried.revision == changed.target_revision
-    assert any(m.revision == first.target_revision and not m.deleting for m in carried.machines), \
-        "did not continue as new mid-rollout"
+    mid_rollout = [state for state in await _carried_states(env.client, handle)
+                   if state.revision == changed.target_revision
+                   and any(m.revision == first.target_revision and not m.deleting for m in state.machines)]
+    assert mid_rollout, "did not continue as new mid-rollout"
     assert all(s.available >= 4 for s in seen)
     assert len(pool_vms(emulator)) == 4 and done.current_revision == changed.target_revision
     first_run = env.client.get_workflow_handle(handle.id, run_id=handle.first_execution_run_id)

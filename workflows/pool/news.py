@@ -143,16 +143,14 @@ class PoolNews:
             (said.phase == Phase.PENDING and said.waiting_for_quota != machine.waiting_for_quota)
 
     async def _ask(self, names: list[str], query: bool) -> list[MachineTruth]:
-        """Describes need no worker: a local activity. A status query needs the machine's worker, whose workflow
-        task slot a local activity would hold while waiting for it: an activity of its own."""
+        """An activity, never a local one: a local activity still running when its workflow task is completed
+        early has its answer replayed in another order than the notices arriving meanwhile (a pool's
+        nondeterminism, tests/workflows/test_pool_replays_under_notices.py). A status query needs the machine's
+        worker too."""
         inp = MachinesOfPool(pool_workflow_id=workflow.info().workflow_id,
                              resource_group=self._state.spec.resource_group, names=names, query_status=query)
         summary = f"Ask {names_of(names)} {'their status' if query else 'their state'}"
-        if query:
-            return await workflow.execute_activity(
-                ActivityName.DESCRIBE_POOL_MACHINES, inp, result_type=list[MachineTruth],
-                start_to_close_timeout=policies.READ_TIMEOUT, retry_policy=policies.READ_RETRY, summary=summary)
-        return await workflow.execute_local_activity(
+        return await workflow.execute_activity(
             ActivityName.DESCRIBE_POOL_MACHINES, inp, result_type=list[MachineTruth],
             start_to_close_timeout=policies.READ_TIMEOUT, retry_policy=policies.READ_RETRY, summary=summary)
 

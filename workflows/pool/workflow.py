@@ -345,8 +345,8 @@ class MachinePool:
             except Exception as err:
                 book.log(f"machine {spec.name} ended: {err}")
                 book.ended(spec.name, "workflow ended")  # what it made may be left: the pool's deletion looks
-            else:
-                book.forget(spec.name, "workflow ended")
+            else:  # its own word, whether or not its Deleted notice was confirmed first
+                book.forget(spec.name, "deleted")
             self._watchers.pop(spec.name, None)
             self._wake = True
 
