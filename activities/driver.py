@@ -20,7 +20,7 @@ from activities.clients import AzureClients, build_clients
 from activities.config import AzureConfig
 from activities.health import probe, repair, resource_health
 from activities.offerings import memory as offerings_memory
-from activities.pool import leftovers, machines
+from activities.pool import in_place, leftovers, machines
 from activities.reading import fleet, inventory, usages
 from activities.sweep import marks, orphans, outdated, survey
 from models.activity_io import (
@@ -38,7 +38,14 @@ from models.activity_io import (
 )
 from models.health_io import ProbeInput, ProbeResult, ResourceHealthReading
 from models.inventory import Inventory
-from models.pool_io import MachinesOfPool, MachineTruth, PoolLeftovers, PoolLeftoversInput
+from models.pool_io import (
+    InPlaceInput,
+    InPlaceOutcome,
+    MachinesOfPool,
+    MachineTruth,
+    PoolLeftovers,
+    PoolLeftoversInput,
+)
 from models.quota import DEFAULT_READ_EVERY, QuotaUsage
 from models.spec import MachineSpec
 from models.sweep import FleetSurvey, OrphanCheckInput, OrphanMarkInput, OrphanVerdict, Outdated, OutdatedQuery
@@ -99,6 +106,7 @@ class AzureDriver:
             self.mark_orphan,
             self.list_outdated,
             self.describe_pool_machines,
+            self.update_pool_machines,
             self.find_pool_leftovers,
             self.read_usages,
             # The shared memory of refused offerings (a workflow), asked and told by creation; asking reads the
@@ -222,6 +230,11 @@ class AzureDriver:
     async def describe_pool_machines(self, inp: MachinesOfPool) -> list[MachineTruth]:
         """A pool's machines as their own workflows say: describe each, and query the `status` of those that run."""
         return await machines.describe_pool_machines(activity.client(), inp)
+
+    @activity.defn(name=ActivityName.UPDATE_POOL_MACHINES.value)
+    async def update_pool_machines(self, inp: InPlaceInput) -> list[InPlaceOutcome]:
+        """A template change every machine takes in place: `update_spec` to each machine's workflow."""
+        return await in_place.update_pool_machines(activity.client(), inp)
 
     @activity.defn(name=ActivityName.FIND_POOL_LEFTOVERS.value)
     async def find_pool_leftovers(self, inp: PoolLeftoversInput) -> PoolLeftovers:

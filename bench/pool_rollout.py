@@ -45,7 +45,9 @@ def pool_spec(replicas: int, max_surge: int, version: str, name: str = POOL,
         "name": name, "resource_group": SEED_RESOURCE_GROUP, "replicas": replicas,
         "strategy": {"max_surge": max_surge, "max_unavailable": 0},
         "template": {"location": SEED_LOCATION, "vm_size": vm_size, "subnet_id": seed_subnet_id(),
-                     "image": {"publisher": "Canonical", "offer": "ubuntu-24_04-lts", "sku": "server"},
+                     # The version names the image too: a tag change alone would be applied in place, not rolled.
+                     "image": {"publisher": "Canonical", "offer": "ubuntu-24_04-lts", "sku": "server",
+                               "version": f"24.04.{version}"},
                      "ssh_public_key": "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBench bench",
                      "tags": {"version": version}}})
 

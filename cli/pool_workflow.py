@@ -126,7 +126,10 @@ async def _change(client: Client, wf_id: str, spec: PoolSpec) -> list[str]:
     # however it was first sent: azmc, or the `temporal` CLI with the file's JSON).
     after = await set_template(client, wf_id, spec)
     if after.target_revision != now.target_revision:
-        changed.append(f"template (revision {now.target_revision or '-'} -> {after.target_revision}, rolling out)")
+        # The pool's own operation says whether its machines take the change in place (workflows/pool/in_place.py).
+        last = after.recent_operations[-1].description if after.recent_operations else ""
+        how = "applied in place" if "change in place" in last else "rolling out"
+        changed.append(f"template (revision {now.target_revision or '-'} -> {after.target_revision}, {how})")
     if now.replicas != spec.replicas:
         await scale(client, wf_id, spec.replicas)
         changed.append(f"replicas {now.replicas} -> {spec.replicas}")

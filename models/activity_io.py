@@ -42,6 +42,9 @@ class ActivityName(StrEnum):
     # A pool's machines as their workflows say (a describe; the status query when asked):
     # models.pool_io.MachinesOfPool -> list[MachineTruth]; no Azure call
     DESCRIBE_POOL_MACHINES = "describe_pool_machines"
+    # A template change the machines take in place: update_spec to each (models.pool_io.InPlaceInput ->
+    # list[InPlaceOutcome]); the machines' own workflows make the Azure calls
+    UPDATE_POOL_MACHINES = "update_pool_machines"
     # What Azure holds under a pool's tag (graph, then ARM GETs, describes): PoolLeftoversInput -> PoolLeftovers
     FIND_POOL_LEFTOVERS = "find_pool_leftovers"
     # The shared memory of refused offerings (the `Offerings` workflow), asked and told by a machine's creation:

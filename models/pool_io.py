@@ -6,6 +6,7 @@ holds under its `azmc-pool` tag, never a notice alone: anyone who can signal the
 """
 
 from enum import StrEnum
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
@@ -42,6 +43,26 @@ class MachineTruth(_Io):
     preserved: bool | None = None  # None: not asked (only its status query says)
     waiting_for_quota: str | None = None  # why it waits for quota ("" none); None: not asked (its status says)
     detail: str = ""
+
+
+class MachineInZone(_Io):
+    name: str
+    zone: str = ""  # the zone it was started with first (models/pool_status.py PoolMachine.zone)
+
+
+class InPlaceInput(_Io):
+    """A template change every machine takes in place (models/pool_in_place.py): sent to each with update_spec."""
+
+    pool: str
+    resource_group: str
+    template: dict[str, Any]  # the new template, as JSON; each machine's spec is built from it (its name, zones)
+    machines: list[MachineInZone]
+
+
+class InPlaceOutcome(_Io):
+    name: str
+    applied: bool
+    detail: str = ""  # why not (refused by the machine, gone), or what changed ("tagged VM web-x, NIC ...")
 
 
 class PoolLeftoversInput(_Io):

@@ -36,14 +36,17 @@ def demo_pool_spec(subscription: str, version: str = "1", token: str | None = No
         "replicas": REPLICAS, "strategy": {"max_surge": 1, "max_unavailable": 0}, "max_replacements": 1,
         "template": {
             "location": SEED_LOCATION, "vm_size": "Standard_D2s_v5", "subnet_id": seed_subnet_id(subscription),
-            "image": {"publisher": "Canonical", "offer": "ubuntu-24_04-lts", "sku": "server"},
+            "image": {"publisher": "Canonical", "offer": "ubuntu-24_04-lts", "sku": "server",
+                      "version": f"24.04.{version}"},
             "ssh_public_key": _SSH_KEY, "tags": {"version": version},
         },
     })
 
 
 def with_version(spec: PoolSpec, version: str) -> PoolSpec:
-    template = {**spec.template.as_input(), "tags": {"version": version}}
+    # A new image version: a change that needs new VMs (a tag change alone is applied in place, no rollout).
+    template = {**spec.template.as_input(), "tags": {"version": version},
+                "image": {**spec.template.image.model_dump(), "version": f"24.04.{version}"}}
     return spec.with_changes(CHECK_BOUNDS, template=template)
 
 

@@ -83,6 +83,7 @@ def test_pool_commands_as_in_the_readme(stack: Stack, tmp_path: Path) -> None:
     # The file with another template: a rolling update to a new revision; the same again changes nothing.
     changed = _apply(stack, tmp_path, replicas=5, template={**EXAMPLE["template"], "tags": {"team": "web"}})
     assert changed.exit_code == 0 and "changed: template (revision" in changed.stdout, changed.output
+    assert "applied in place" in " ".join(changed.stdout.split()), changed.output  # a tag change: no rollout
     unchanged = _apply(stack, tmp_path, replicas=5, template={**EXAMPLE["template"], "tags": {"team": "web"}})
     assert "unchanged" in unchanged.stdout, unchanged.output
 

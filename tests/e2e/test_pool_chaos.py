@@ -27,7 +27,9 @@ def _pool(tags: dict[str, str]) -> PoolSpec:
         "name": POOL, "resource_group": SEED_RESOURCE_GROUP, "replicas": REPLICAS,
         "strategy": {"max_surge": 3, "max_unavailable": 0}, "min_ready": "0s",
         "template": {"location": SEED_LOCATION, "vm_size": "Standard_D2s_v5", "subnet_id": seed_subnet_id(),
-                     "image": {"publisher": "Canonical", "offer": "ubuntu-24_04-lts", "sku": "server"},
+                     # A new image version with each tag: a rollout (a tag change alone is applied in place).
+                     "image": {"publisher": "Canonical", "offer": "ubuntu-24_04-lts", "sku": "server",
+                               "version": f"24.04.{tags['rev']}"},
                      "ssh_public_key": "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIE2eTest e2e", "tags": tags}})
 
 

@@ -51,6 +51,10 @@ async def _carried_states(client: Client, first_run: WorkflowHandle) -> list[Poo
         run_id = attributes.new_execution_run_id
 
 
+# A new image version: a rollout (a tag change alone is applied in place).
+IMAGE_V2 = {"publisher": "Canonical", "offer": "ubuntu-24_04-lts", "sku": "server", "version": "24.04.2"}
+
+
 # On a dev server: the time-skipping server routes a workflow's next tasks to the stopped worker's sticky queue
 # for good, where a real server falls back to the task queue after 5 s.
 @pytest.mark.e2e
@@ -61,7 +65,7 @@ async def test_a_new_worker_resumes_a_rollout_mid_way(dev_env: WorkflowEnvironme
             handle = await start_pool(env.client, task_queue, pool_dict(emulator.subnet_id, 3))
             first = await wait_pool(env, handle, settled(3), **REAL_TIME)
             changed: PoolStatus = await handle.execute_update(
-                SET_TEMPLATE_UPDATE, {"template": template_dict(emulator.subnet_id, tags={"v": "2"})},
+                SET_TEMPLATE_UPDATE, {"template": template_dict(emulator.subnet_id, tags={"v": "2"}, image=IMAGE_V2)},
                 result_type=PoolStatus)
             mid = await wait_pool(env, handle, lambda s: s.updated >= 1 and s.current - s.updated >= 1,
                                   **REAL_TIME)

@@ -32,6 +32,15 @@ class Heard(BaseModel):
     waiting_for_quota: str = ""
 
 
+class InPlace(BaseModel):
+    """A template change every machine takes in place (models/pool_in_place.py), not applied to all of them yet:
+    machines of `from_revision` get update_spec and move to `to_revision`; those that refuse are rolled."""
+
+    from_revision: str
+    to_revision: str
+    fields: list[str]
+
+
 class PoolState(BaseModel):
     # Marks a continue-as-new input, so it is never mistaken for (or validated as) a fresh PoolSpec.
     kind: str = "azmc.machine-pool.state/v2"
@@ -69,6 +78,7 @@ class PoolState(BaseModel):
     repairs_in_flight: list[str] = []
     repairs_forced: bool = False
     left_in_azure: list[str] = []
+    in_place: InPlace | None = None
 
     def machine(self, name: str) -> PoolMachine | None:
         return next((m for m in self.machines if m.name == name), None)

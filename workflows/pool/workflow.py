@@ -1,7 +1,8 @@
 """MachinePool: N identical machines from one template, each a child MachineLifecycle workflow.
 
-Reads as a story: decode the spec, then keep the pool as specified - plan (plan.py, pure), act
-(children.py: start children, signal delete/preserve), show (view.py), wait for a change -
+Reads as a story: decode the spec, then keep the pool as specified - a template change its machines take in place
+first (in_place.py), plan (plan.py, pure), act (children.py: start children, signal delete/preserve), show
+(view.py), wait for a change -
 until `delete`, then delete every machine (preserved ones last), read Azure by the pool's tag for anything
 left (leftovers.py) and complete once all is gone. Machines tell the pool their phases (machine/pool_notice.py),
 so the pool never polls; it believes a notice once the machine's own workflow confirms it (news.py).
@@ -19,6 +20,7 @@ with workflow.unsafe.imports_passed_through():
     from models.health import RepairAction
     from models.naming import workflow_id
     from models.pool import PoolStatus
+    from models.pool_in_place import in_place_changes
     from models.requests import DeleteRequest
     from models.spec import MachineSpec
     from models.status import RefusedMessage
@@ -43,6 +45,7 @@ from workflows.pool.book import PoolBook, names_of
 from workflows.pool.children import delete_machines, preserve_machines, start_machine
 from workflows.pool.clock import PoolClock
 from workflows.pool.deletion import PoolDeletion
+from workflows.pool.in_place import apply_in_place
 from workflows.pool.inputs import (
     check_open,
     decode_pool_input,
@@ -55,7 +58,7 @@ from workflows.pool.news import PoolNews
 from workflows.pool.plan import Plan, available, counted, plan
 from workflows.pool.repairs import decide as decide_repairs
 from workflows.pool.repairs import unhealthy_count
-from workflows.pool.state import PoolState
+from workflows.pool.state import InPlace, PoolState
 from workflows.pool.view import PoolView, build_status
 from workflows.pool.zones import machine_spec
 from workflows.refusals import Refusals, accepted
@@ -174,12 +177,14 @@ class MachinePool:
         accepted(SET_TEMPLATE_UPDATE, args)
         state, book = self._open()
         new, revision = template_spec(state, args)
-        old = state.revision
+        old, fields = state.revision, in_place_changes(state.spec.template, new.template, state.spec.name)
         state.spec, state.revision = new, revision
         if revision != old:
             back = " (back to the last completed revision: rolling back)" if revision == state.current_revision else ""
-            book.operation("template", f"rev {old} -> {revision}{back}")
+            how = f": {', '.join(fields)} change in place on its machines" if fields else ""
+            book.operation("template", f"rev {old} -> {revision}{back}{how}")
             state.progress_at, state.stuck = workflow.now(), False
+            state.in_place = InPlace(from_revision=old, to_revision=revision, fields=fields) if fields else None
         return self._changed()
 
     @set_template.validator
@@ -255,6 +260,10 @@ class MachinePool:
             if self._news is not None and self._news.waiting:
                 await self._news.confirm()
                 continue  # more may have come meanwhile, or `delete`
+            # Before any decision, so no machine is replaced for a change it can take; held by `pause` as a rollout is.
+            if state.in_place is not None and not state.paused:
+                await apply_in_place(state, book)
+                continue
             self._wake = False
             decided = self._decide(state, book)
             await self._allow_repairs(state, book)
