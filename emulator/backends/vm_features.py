@@ -112,3 +112,12 @@ def _check_plan(state: EmulatorState, plan: Any) -> None:
                              f"subscription: '{state.config.subscription}'. To accept legal terms using PowerShell, "
                              "please use Get-AzMarketplaceTerms and Set-AzMarketplaceTerms API(s) or select the "
                              "offer from the Azure portal and deploy to get the terms accepted."}])
+
+
+def vm_features_view(vm: Resource) -> dict[str, Any]:
+    """The control API's view of a VM's identity, plan, image and boot diagnostics, as stored."""
+    props = vm.properties
+    return {"identity": vm.body.get("identity"), "plan": vm.body.get("plan"),
+            "imageReference": (props.get("storageProfile") or {}).get("imageReference"),
+            "bootDiagnostics": ((props.get("diagnosticsProfile") or {}).get("bootDiagnostics") or {}).get("enabled",
+                                                                                                            False)}
