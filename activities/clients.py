@@ -12,6 +12,7 @@ from azure.core.credentials_async import AsyncTokenCredential
 from azure.core.pipeline import PipelineRequest
 from azure.core.pipeline.policies import SansIOHTTPPolicy
 from azure.mgmt.compute.aio import ComputeManagementClient
+from azure.mgmt.marketplaceordering.aio import MarketplaceOrderingAgreements
 from azure.mgmt.network.aio import NetworkManagementClient
 from azure.mgmt.resource.resources.aio import ResourceManagementClient
 from azure.mgmt.resourcegraph.aio import ResourceGraphClient
@@ -76,6 +77,8 @@ class AzureClients:
     # One HTTP session for every probe of a guest (activities/health/probe.py): a probe runs every period per
     # machine, too often to open a connection pool each time. Made on first use, inside the worker's event loop.
     _probe_session: aiohttp.ClientSession | None = field(default=None, init=False, repr=False)
+    # Marketplace terms agreements (activities/marketplace_terms.py): only specs with accept_terms use it.
+    marketplace: MarketplaceOrderingAgreements | None = None
 
     def probe_session(self) -> aiohttp.ClientSession:
         if self._probe_session is None or self._probe_session.closed:
@@ -92,6 +95,8 @@ class AzureClients:
         await self.graph.close()
         await self.resources.close()
         await self.health.close()
+        if self.marketplace is not None:
+            await self.marketplace.close()
         if self._probe_session is not None:
             await self._probe_session.close()
         await self.credential.close()
@@ -139,4 +144,5 @@ def build_clients(config: AzureConfig) -> AzureClients:
     resources = ResourceManagementClient(credential, config.subscription_id, **common)
     health = ResourceHealthMgmtClient(credential, config.subscription_id, **common)
     return AzureClients(compute, network, graph, resources, health, credential, counter, pace, config.subscription_id,
-                        config.installation_id, config.polling_interval_s, guest_proxy=config.guest_proxy)
+                        config.installation_id, config.polling_interval_s, guest_proxy=config.guest_proxy,
+                        marketplace=MarketplaceOrderingAgreements(credential, config.subscription_id, **common))

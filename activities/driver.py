@@ -9,10 +9,12 @@ from temporalio import activity
 from activities import (
     data_disks,
     delete,
+    marketplace_terms,
     nic,
     power,
     tags,
     vm,
+    vm_in_place,
 )
 from activities.arm import heartbeating
 from activities.arm_pace import ArmPace
@@ -109,6 +111,8 @@ class AzureDriver:
             self.update_pool_machines,
             self.find_pool_leftovers,
             self.read_usages,
+            self.accept_marketplace_terms,
+            self.update_vm_in_place,
             # The shared memory of refused offerings (a workflow), asked and told by creation; asking reads the
             # usages when the memory's reading is due (models/quota.py).
             *offerings_memory.activities(shared_offerings, self._usages, quota_read_every),
@@ -205,6 +209,16 @@ class AzureDriver:
     async def update_tags(self, inp: UpdateTagsInput) -> TagsUpdated:
         """The spec's tags on the machine's own VM, NICs and disks (another owner's are left alone)."""
         return await tags.update_tags(self._clients, inp)
+
+    @activity.defn(name=ActivityName.ACCEPT_MARKETPLACE_TERMS.value)
+    async def accept_marketplace_terms(self, spec: MachineSpec) -> str:
+        """Before a VM with a plan is created, when its spec says accept_terms: the plan's terms accepted."""
+        return await marketplace_terms.accept_terms(self._clients, spec)
+
+    @activity.defn(name=ActivityName.UPDATE_VM_IN_PLACE.value)
+    async def update_vm_in_place(self, spec: MachineSpec) -> Inventory:
+        """update_spec's identity and boot diagnostics: one VM PATCH, the VM kept."""
+        return await vm_in_place.update_vm_in_place(self._clients, spec)
 
     @activity.defn(name=ActivityName.SURVEY_FLEET.value)
     async def survey_fleet(self) -> FleetSurvey:

@@ -31,6 +31,9 @@ _CONFLICT_CODES = {"nicinuse", "anotheroperationinprogress", "retryableerror", "
                    "operationpreempted", "resourcebusy"}
 _AUTH_CODES = {"authorizationfailed", "authenticationfailed", "invalidauthenticationtoken",
                "invalidauthenticationtokentenant", "expiredauthenticationtoken", "linkedauthorizationfailed"}
+# Azure's 404 for an image the spec names that does not exist (in the VM's region): the spec's problem, not a
+# resource of the machine gone.
+_SPEC_NOT_FOUND_CODES = {"galleryimagenotfound"}
 _NOT_FOUND_CODES = {"resourcenotfound", "notfound", "resourcegroupnotfound", "parentresourcenotfound"}
 _RESERVED_SECONDS = re.compile(r"for (\d+(?:\.\d+)?) seconds", re.IGNORECASE)
 
@@ -71,7 +74,12 @@ def azure_error_code(exc: HttpResponseError) -> str:
 def azure_error_message(exc: HttpResponseError) -> str:
     parsed = getattr(exc, "error", None)
     if parsed is not None and getattr(parsed, "message", None):
-        return str(parsed.message)
+        message = str(parsed.message)
+        # "... See inner errors for details." (a marketplace purchase refusal): the why is in the details.
+        if "inner error" in message.lower():
+            inner = [str(d.message) for d in (getattr(parsed, "details", None) or []) if getattr(d, "message", None)]
+            message = " ".join([message.strip(), *inner])
+        return message
     return str(exc.message or exc)
 
 
@@ -160,6 +168,8 @@ def classify_code(code: str, message: str, *, status: int | None = None, wait: t
         return error(ErrorType.THROTTLED, text, delay=wait or THROTTLED_DEFAULT, **kwargs)
     if status in (401, 403) or lowered in _AUTH_CODES:
         return error(ErrorType.AUTH_FAILED, text, **kwargs)
+    if lowered in _SPEC_NOT_FOUND_CODES:
+        return error(ErrorType.INVALID_SPEC, text, **kwargs)
     if status == 404 or lowered in _NOT_FOUND_CODES:
         return error(ErrorType.NOT_FOUND, text, **kwargs)
     if status is not None and (status >= 500 or status == 408):

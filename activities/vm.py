@@ -61,6 +61,7 @@ def created_inventory(asked: cm.VirtualMachine, answer: cm.VirtualMachine) -> In
         "provider_id": provider_id(str(answer.id)),
         "node_name": answer.name or asked.name or "",
         "vm_state": VmState(provisioning_state="Succeeded", power_state=""),
+        "identity_principal_id": (answer.identity.principal_id or "") if answer.identity is not None else "",
         "data_disks": [disk if disk.id else disk.model_copy(update={"id": disk_id(disk.name)})
                        for disk in inventory.data_disks],
     })

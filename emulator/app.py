@@ -15,12 +15,15 @@ from emulator.backends.registry import Backends
 from emulator.errors import ArmError
 from emulator.faults import load_file
 from emulator.handlers import (
+    boot_diagnostics,
     control,
     control_capacity,
+    control_catalog,
     control_guest,
     control_health,
     disks,
     generic_resources,
+    marketplace,
     network_interfaces,
     operations,
     resource_graph,
@@ -49,6 +52,8 @@ def build_router() -> Router:
         *network_interfaces.routes(),
         *disks.routes(),
         *virtual_machines.routes(),
+        *boot_diagnostics.routes(),
+        *marketplace.routes(),
         *usages.routes(),
         *resource_health.routes(),
         *resource_graph.routes(),
@@ -151,6 +156,8 @@ def build_app(config: EmulatorConfig) -> web.Application:
     control_capacity.add_routes(app, backends)
     control_guest.add_routes(app, backends)
     control_health.add_routes(app, backends)
+    control_catalog.add_routes(app, backends)
+    boot_diagnostics.add_blob_routes(app, backends.state)
     app.router.add_route("*", "/{tail:.*}", dispatch)
 
     async def on_startup(_: web.Application) -> None:

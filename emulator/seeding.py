@@ -20,6 +20,7 @@ def seed(backends: Backends) -> None:
     settings.latency_profile = "instant"  # the seed exists at once, whatever the profile
     try:
         subscription = backends.state.config.subscription
+        backends.state.catalog.seed(subscription)
         backends.groups.put(subscription, SEED_RESOURCE_GROUP, {"location": SEED_LOCATION})
         backends.vnets.put(
             Scope(subscription, SEED_RESOURCE_GROUP),

@@ -15,6 +15,7 @@ from emulator.operations import OperationRegistry
 from emulator.quota import QuotaRegistry
 from emulator.settings import EmulatorConfig, LiveSettings
 from emulator.store import Resource, ResourceStore
+from emulator.vm_catalog import VmCatalog
 from emulator.vm_deletions import VmDeletion
 
 
@@ -43,6 +44,8 @@ class EmulatorState:
         self.vm_deletions: list[VmDeletion] = []
         # Private IPs handed out per subnet (key: lower subnet id).
         self.next_ip: dict[str, int] = {}
+        # Identities, images and marketplace agreements VMs refer to (emulator/vm_catalog.py).
+        self.catalog = VmCatalog()
 
     def _changed(self, key: str, resource: Resource | None) -> None:
         self.guest_faults.on_change(key, resource)
@@ -69,5 +72,6 @@ class EmulatorState:
         self.failed_counts.clear()
         self.throttled_counts.clear()
         self.next_ip.clear()
+        self.catalog.clear()
         self.settings.update(self.config.start.as_dict())
         self.limits.configure(self.settings.limits_overrides)  # every bucket full again

@@ -54,6 +54,10 @@ class ActivityName(StrEnum):
     # UsagesQuestion -> list[models.quota.QuotaUsage]: the vCPU quotas of a location (one ARM list). ask_offerings
     # reads them itself when the memory asks it to (models/quota.py).
     READ_USAGES = "read_usages"
+    # MachineSpec -> str: a marketplace plan's terms read, and accepted when they are not (only with accept_terms)
+    ACCEPT_MARKETPLACE_TERMS = "accept_marketplace_terms"
+    # MachineSpec -> Inventory: update_spec's identity and boot diagnostics changes, one VM PATCH
+    UPDATE_VM_IN_PLACE = "update_vm_in_place"
 
 
 class _Io(BaseModel):

@@ -50,6 +50,8 @@ class Inventory(BaseModel):
     # Resources under this machine's names that another owner holds (activities/ownership.py): never
     # touched, not part of the machine, shown so an operator sees why azmc leaves them alone.
     not_ours: list[str] = []
+    # The principal id of the VM's system-assigned managed identity, as Azure reports it ("" without one).
+    identity_principal_id: str = ""
 
     @property
     def has_vm(self) -> bool:
@@ -97,6 +99,8 @@ class Inventory(BaseModel):
         parts = [vm] if self.has_vm else ["no VM"]
         parts.append(f"NICs: {', '.join(self.nic_names) or 'none'}")
         parts.append(f"disks: {', '.join(self.disk_names) or 'none'}")
+        if self.identity_principal_id:
+            parts.append(f"system-assigned identity principal {self.identity_principal_id}")
         if self.not_ours:
             parts.append(f"not ours, left alone: {', '.join(self.not_ours)}")
         return "; ".join(parts)

@@ -21,6 +21,7 @@ from models.bootstrap import check_bootstrap_size
 from models.durations import Bounded
 from models.health import HealthSpec
 from models.naming import MACHINE_TAG, POOL_TAG, data_disk_name, nic_name, os_disk_name
+from models.spec_vm_features import CommunityGalleryImageId, Identity, ImageId, PurchasePlan, SharedGalleryImageId
 
 _SUBNET_ID = re.compile(
     r"/subscriptions/(?P<subscription>[^/]+)/resourceGroups/(?P<rg>[^/]+)/providers/Microsoft\.Network/"
@@ -48,20 +49,29 @@ class _Strict(BaseModel):
 
 
 class ImageReference(_Strict):
-    """A marketplace image (publisher/offer/sku/version) or an image resource id, exactly one of them."""
+    """A marketplace image (publisher/offer/sku/version), a managed or gallery image id, a shared gallery image id
+    or a community gallery image id: exactly one kind."""
 
     publisher: str = ""
     offer: str = ""
     sku: str = ""
     version: str = "latest"
-    id: str = ""
+    id: ImageId = Field(
+        "", description="A managed image or Azure Compute Gallery image (version) id")
+    shared_gallery_image_id: SharedGalleryImageId = Field(
+        "", description="A gallery image (version) shared directly with the subscription: /SharedGalleries/...")
+    community_gallery_image_id: CommunityGalleryImageId = Field(
+        "", description="A community gallery image (version): /CommunityGalleries/...")
 
     @model_validator(mode="after")
     def _one_kind(self) -> Self:
         marketplace = [self.publisher, self.offer, self.sku]
-        if self.id and any(marketplace):
-            raise ValueError("give either an image id or publisher/offer/sku, not both")
-        if not self.id and not all(marketplace):
+        ids = [self.id, self.shared_gallery_image_id, self.community_gallery_image_id]
+        kinds = sum(1 for given in ids if given) + (1 if any(marketplace) else 0)
+        if kinds > 1:
+            raise ValueError("give one kind of image: publisher/offer/sku, id, shared_gallery_image_id or "
+                             "community_gallery_image_id, not several")
+        if not any(ids) and not all(marketplace):
             raise ValueError("give an image id, or all of publisher, offer and sku")
         return self
 
@@ -147,6 +157,10 @@ class MachineSpec(_Strict):
     priority: Priority = Priority.REGULAR
     spot: SpotSettings | None = None
     accelerated_networking: bool = False
+    identity: Identity | None = Field(None, description="Managed identities of the VM (changes in place)")
+    plan: PurchasePlan | None = Field(None, description="The marketplace image's purchase plan, sent with the VM")
+    accept_terms: bool = Field(False, description="Accept the plan's marketplace terms before creating the VM")
+    boot_diagnostics: bool = Field(False, description="Boot diagnostics with managed storage (changes in place)")
     timeouts: Timeouts = Timeouts()
     health: HealthSpec = HealthSpec()
     # Secrets (models/bootstrap.py): never in repr, logs or messages. Not stripped: they are the bytes the VM gets.
@@ -261,6 +275,8 @@ class MachineSpec(_Strict):
     def _consistent(self) -> Self:
         if self.spot is not None and self.priority != Priority.SPOT:
             raise ValueError("spot settings given but priority is not Spot")
+        if self.accept_terms and self.plan is None:
+            raise ValueError("accept_terms: there is no plan whose terms to accept")
         return self
 
     def all_disk_names(self) -> list[str]:

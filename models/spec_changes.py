@@ -1,6 +1,7 @@
 """What differs between a running machine's spec and a new one, and which differences it can take in place.
 
-`update_spec` (workflows/machine/spec_update.py) applies tag, pool and timeout changes to the running machine;
+`update_spec` (workflows/machine/spec_update.py) applies tag, pool, timeout, identity and boot diagnostics
+changes to the running machine;
 any other change needs a new VM (Azure cannot change a VM's image, subnet, zone, admin user or key in
 place, and azmc does not resize or re-disk a running VM), so it is refused with the fields named.
 Pure: the workflow and the CLI use the same rules.
@@ -14,7 +15,9 @@ from models.spec import MachineSpec
 
 # Changed on the running machine: tags (and pool, which is a tag and a search attribute) by a tag PATCH
 # on the VM, NIC and disks; timeouts inside the workflow.
-IN_PLACE = ("tags", "pool", "timeouts")
+IN_PLACE = ("tags", "pool", "timeouts", "identity", "boot_diagnostics")
+# Changed on the running VM by one VM PATCH (update_vm_in_place): Azure takes them without a new VM.
+VM_PATCH_FIELDS = ("identity", "boot_diagnostics")
 # Fields that are tags on Azure resources (a change re-tags them).
 TAG_FIELDS = ("tags", "pool")
 _SIZE_NOTE = "vm_sizes: azmc does not resize a running VM"
@@ -51,6 +54,10 @@ def needs_new_vm(changed: list[str]) -> list[str]:
     return [field for field in changed if field.split(".")[0] not in IN_PLACE]
 
 
+def vm_patch_needed(changed: list[str]) -> bool:
+    return any(field.split(".")[0] in VM_PATCH_FIELDS for field in changed)
+
+
 def tags_changed(changed: list[str]) -> bool:
     return any(field.split(".")[0] in TAG_FIELDS for field in changed)
 
@@ -68,7 +75,7 @@ def refusal(old: MachineSpec, new: MachineSpec) -> str:
     note = f" ({'; '.join(notes)})" if notes else ""
     return (f"{', '.join(fields)} cannot change on a running machine{note}: that needs a new VM. "
             f"Delete the machine (azmc delete {old.resource_group}/{old.name} --wait; its disks go with it) "
-            "and apply the new spec; only tags, pool and timeouts change in place")
+            "and apply the new spec; only tags, pool, timeouts, identity and boot_diagnostics change in place")
 
 
 def removed_tag_keys(old: MachineSpec, new: MachineSpec) -> list[str]:

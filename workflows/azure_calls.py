@@ -148,6 +148,8 @@ class AzureCalls:
         """Create (or adopt) the VM; `attach`: data disks that exist, attached instead of created empty;
         `vm_absent`: the attempt just read that there is no VM (the activity then creates without a GET)."""
         kept = f", attaching {', '.join(d.name for d in attach)}" if attach else ""
+        if self.spec.plan is not None and self.spec.accept_terms:  # never without the spec's word
+            await self.accept_marketplace_terms()
         return await self._call(
             ActivityName.ENSURE_VM,
             EnsureVmInput(spec=self.spec, nic_id=nic_id, attach=attach or [], vm_absent=vm_absent),
@@ -156,6 +158,22 @@ class AzureCalls:
             retry_policy=policies.CREATE_RETRY,
             summary=f"Create VM {self.spec.name} ({self.spec.vm_size}, {len(self.spec.data_disks)} data disks"
                     f"{kept})",
+        )
+
+    async def accept_marketplace_terms(self) -> str:
+        plan = self.spec.plan
+        return await self._call(
+            ActivityName.ACCEPT_MARKETPLACE_TERMS, self.spec, result_type=str,
+            start_to_close_timeout=policies.NIC_TIMEOUT, retry_policy=policies.CREATE_RETRY,
+            summary=f"Accept the marketplace terms of plan {plan.name if plan else ''} (accept_terms)",
+        )
+
+    async def update_vm_in_place(self) -> Inventory:
+        return await self._call(
+            ActivityName.UPDATE_VM_IN_PLACE, self.spec, result_type=Inventory,
+            start_to_close_timeout=policies.VM_TIMEOUT, heartbeat_timeout=policies.VM_HEARTBEAT,
+            retry_policy=policies.READ_RETRY,
+            summary=f"Update VM {self.spec.name} in place (identity, boot diagnostics)",
         )
 
     async def start_vm(self, power_state: str) -> Inventory:

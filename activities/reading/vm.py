@@ -63,6 +63,7 @@ def vm_inventory(vm: cm.VirtualMachine) -> Inventory:
         nic_names=nics,
         disk_names=disks,
         data_disks=_data_disk_refs(storage),
+        identity_principal_id=(vm.identity.principal_id or "") if vm.identity is not None else "",
     )
 
 

@@ -35,10 +35,18 @@ def describe(
     resource_group: ResourceGroup = "",
     as_json: Annotated[bool, typer.Option("--json", help="print the raw status query answer")] = False,
     requests: Annotated[bool, typer.Option("--requests", help="every Azure request azmc made (from history)")] = False,
+    console_log: Annotated[bool, typer.Option("--console", help="the tail of the VM's serial console log (boot "
+                                                                 "diagnostics; reads Azure, not Temporal)")] = False,
+    lines: Annotated[int, typer.Option("--lines", min=1, help="how many lines of the console log")] = 50,
     temporal_address: TemporalAddress = None,
     namespace: Namespace = None,
 ) -> None:
     """Show a machine's phase, health, last operation, inventory and recent operations (the `status` query)."""
+    if console_log:
+        from cli.machine.console import print_console
+
+        print_console(name, resource_group, lines)
+        return
 
     async def show(client: Client, wf_id: str) -> None:
         if requests:

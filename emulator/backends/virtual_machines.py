@@ -12,6 +12,7 @@ from typing import Any
 
 from emulator import arm_ids, errors
 from emulator.arm_ids import Scope
+from emulator.backends import vm_features
 from emulator.backends.common import (
     base_body,
     deletable,
@@ -153,6 +154,7 @@ class VirtualMachinesBackend:
         props = copy.deepcopy(request.get("properties") or {})
         if existing is not None:
             check_immutable(existing.properties, props)
+        vm_features.check(self.state, rid, {**request, "location": location}, existing)
         bootstrap = take_bootstrap(props, existing)
         nic_refs = validate_nic_refs(self.state, self.nics, rid, props)
         storage = props.get("storageProfile") or {}
@@ -177,6 +179,7 @@ class VirtualMachinesBackend:
         attach_nics(self.state, self.nics, rid, nic_refs)
 
         body = base_body(rid, name, VM_TYPE, request, location)
+        vm_features.fill(self.state, body, existing)
         props["storageProfile"] = storage
         props.setdefault("networkProfile", {})["networkInterfaces"] = nic_refs
         for secret in SECRETS:

@@ -74,6 +74,8 @@ def merge_update(body: dict[str, Any], update: dict[str, Any]) -> dict[str, Any]
     merged = {k: copy.deepcopy(v) for k, v in body.items() if k not in ("id", "name", "type", "etag")}
     if update.get("tags") is not None:
         merged["tags"] = copy.deepcopy(update["tags"])
+    if update.get("identity") is not None:  # a user-assigned identity set to null is removed
+        merged["identity"] = _merge(copy.deepcopy(body.get("identity") or {}), update["identity"])
     props = copy.deepcopy(update.get("properties") or {})
     for read_only in _READ_ONLY:
         props.pop(read_only, None)

@@ -13,6 +13,7 @@ from emulator.arm_ids import Scope
 from emulator.backends.registry import Backends
 from emulator.backends.virtual_machines import VM_TYPE
 from emulator.backends.vm_bootstrap import bootstrap_digests
+from emulator.backends.vm_features import vm_features_view
 from emulator.capacity import priority_of
 from emulator.errors import ArmError
 from emulator.handlers.routing import read_json
@@ -67,6 +68,8 @@ def describe(resource: Resource, backends: Backends) -> dict[str, Any]:
         out["zones"] = resource.body.get("zones") or []
         out["priority"] = priority_of(props)
         out["host"] = resource.extra.get("host")
+        out["vmId"] = props.get("vmId")
+        out.update(vm_features_view(resource))
         out.update(bootstrap_digests(resource))
     if resource.type.lower() == "microsoft.network/networkinterfaces":
         held = backends.nics.reservation(resource)

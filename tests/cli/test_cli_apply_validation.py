@@ -63,7 +63,7 @@ def test_missing_file(tmp_path: Path) -> None:
     assert "cannot read" in result.stderr
 
 
-@pytest.mark.parametrize("example", ["machine.json", "machine.yaml"])
+@pytest.mark.parametrize("example", ["machine.json", "machine.yaml", "machine-identity-image-plan.yaml"])
 def test_valid_examples_pass_validation_and_then_need_temporal(example: str) -> None:
     path = Path(__file__).parents[2] / "examples" / example
     result = CliRunner().invoke(app, ["apply", "-f", str(path), *NO_TEMPORAL])

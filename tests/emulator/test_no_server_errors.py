@@ -33,8 +33,9 @@ MALFORMED: list[bytes] = [
     b'{"id": 5}', b'{"a": ' * 70 + b"1" + b"}" * 70, b"[" * 20000 + b"]" * 20000,
 ]
 _VALUES = {"sub": "00000000-0000-0000-0000-000000000000", "rg": RG, "name": "fuzz1", "vnet": "azmc-vnet",
-           "location": "westeurope", "namespace": "Microsoft.Compute", "id": "00000000-0000-0000-0000-000000000009"}
-CONTROL_WRITES = ["/_emulator/faults", "/_emulator/settings", "/_emulator/evict"]
+           "location": "westeurope", "namespace": "Microsoft.Compute", "id": "00000000-0000-0000-0000-000000000009",
+           "offer_type": "virtualmachine", "publisher": "fuzz-publisher", "offer": "fuzz-offer", "plan": "fuzz-plan"}
+CONTROL_WRITES = ["/_emulator/faults", "/_emulator/settings", "/_emulator/evict", "/_emulator/catalog"]
 
 
 def write_paths() -> list[tuple[str, str]]:

@@ -127,6 +127,11 @@ class EmulatorHandle:
     def clear_resource_health(self) -> None:
         self._call("DELETE", "/_emulator/resource-health")
 
+    def add_to_catalog(self, kind: str, value: Any) -> Any:
+        """Make a user-assigned identity (`identity`, an id), an image (`image`, an id) or a plan's accepted terms
+        (`agreement`, {publisher, product, name}) exist (emulator/vm_catalog.py)."""
+        return self._call("POST", "/_emulator/catalog", {kind: value})
+
     def reset(self) -> None:
         self._call("POST", "/_emulator/reset")
 

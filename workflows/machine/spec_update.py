@@ -20,7 +20,14 @@ from temporalio.exceptions import ActivityError
 with workflow.unsafe.imports_passed_through():
     from models.activity_io import ActivityName, TagsUpdated, UpdateTagsInput
     from models.spec import MachineSpec
-    from models.spec_changes import SpecUpdate, changed_fields, refusal, removed_tag_keys, tags_changed
+    from models.spec_changes import (
+        SpecUpdate,
+        changed_fields,
+        refusal,
+        removed_tag_keys,
+        tags_changed,
+        vm_patch_needed,
+    )
     from models.status import OperationState, Phase, Stage
 
 from workflows import policies
@@ -105,10 +112,12 @@ async def apply_update(
     if new.pool != old.pool:
         workflow.upsert_search_attributes([AZMC_POOL.value_set(new.pool) if new.pool else AZMC_POOL.value_unset()])
     machine.operation(Stage.UPDATE_SPEC, OperationState.SUCCESSFUL, f"spec updated in place: {', '.join(changed)}")
-    if not tags_changed(changed):
+    patch_vm = vm_patch_needed(changed)
+    if not tags_changed(changed) and not patch_vm:
         return SpecUpdate(changed=changed, message="updated in place (timeouts apply from the next wait)")
-    state.tags_pending = True
-    state.tags_removed = sorted({*state.tags_removed, *removed_tag_keys(old, new)})
+    if tags_changed(changed):
+        state.tags_pending = True
+        state.tags_removed = sorted({*state.tags_removed, *removed_tag_keys(old, new)})
     # A health check holds the machine briefly; creation and deletion hold it long: never wait for those.
     await workflow.wait_condition(lambda: not busy.locked() or machine.phase not in _TAGGABLE or deleting())
     if machine.phase not in _TAGGABLE or deleting():
@@ -116,7 +125,26 @@ async def apply_update(
             when = "never: it is being deleted"
         else:
             when = "once it runs" if machine.phase in _CREATING else "when it is created again"
-        return SpecUpdate(changed=changed, message=f"updated; the machine is {machine.phase}: tags reach Azure {when}")
+        what = "tags and VM changes" if patch_vm else "tags"
+        return SpecUpdate(changed=changed,
+                          message=f"updated; the machine is {machine.phase}: {what} reach Azure {when}")
     async with busy:
+        lines = [await _update_vm(machine, azure)] if patch_vm else []
         done, line = await apply_pending_tags(machine, azure)
-    return SpecUpdate(changed=changed, tagged=done.changed if done else [], message=f"updated in place; {line}")
+    lines += [line] if line else []
+    return SpecUpdate(changed=changed, tagged=done.changed if done else [],
+                      message=f"updated in place; {'; '.join(lines)}")
+
+
+async def _update_vm(machine: Machine, azure: AzureCalls) -> str:
+    """The identity and boot diagnostics of the running VM, one PATCH; a failure is shown, never raised (the
+    spec is stored: the next update_spec or a new VM carries it)."""
+    try:
+        inventory = await azure.update_vm_in_place()
+    except ActivityError as err:
+        machine.operation(Stage.UPDATE_SPEC, OperationState.FAILED, "VM update in place failed", error=error_text(err))
+        return f"VM update in place failed ({error_text(err)})"
+    machine.inventory(inventory)
+    line = "VM updated in place (identity, boot diagnostics)"
+    machine.operation(Stage.UPDATE_SPEC, OperationState.SUCCESSFUL, line)
+    return line
