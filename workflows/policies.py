@@ -20,9 +20,10 @@ CAPACITY_BACKOFF = timedelta(minutes=10)
 # due, a pool's next decision): no such moment needs sub-second precision, and a shorter timer would cost a
 # workflow task for a wait nobody can see.
 SHORTEST_TIMER = timedelta(seconds=1)
-# A name held by another owner (NotOwned) frees up only when a person acts (deletes it where it is
-# managed): retrying sooner would change nothing; `reconcile` cuts the wait short once they have.
-OWNERSHIP_BACKOFF = timedelta(minutes=10)
+# A name held by another owner (NotOwned), or a VM Azure refuses for what the spec names (InvalidSpec: an image,
+# identity or plan's terms that are not there), is fixed only when a person acts: retrying sooner would change
+# nothing; `reconcile` cuts the wait short once they have.
+OPERATOR_BACKOFF = timedelta(minutes=10)
 
 # Deletion stages and compensations retry forever with this capped backoff.
 CLEANUP_BACKOFF_START = timedelta(seconds=5)
@@ -49,8 +50,8 @@ def creation_backoff(attempt: int, error_type: str, suggested: timedelta | None)
     """
     if error_type == ErrorType.CAPACITY_EXHAUSTED:
         delay = CAPACITY_BACKOFF
-    elif error_type == ErrorType.NOT_OWNED:
-        delay = OWNERSHIP_BACKOFF
+    elif error_type in (ErrorType.NOT_OWNED, ErrorType.INVALID_SPEC):
+        delay = OPERATOR_BACKOFF
     else:
         delay = capped_backoff(attempt, CREATION_BACKOFF_START, CREATION_BACKOFF_CAP)
     if suggested is not None and suggested > delay:
