@@ -19,6 +19,7 @@ from emulator.handlers import (
     control_capacity,
     control_guest,
     control_health,
+    control_references,
     disks,
     generic_resources,
     network_interfaces,
@@ -151,6 +152,7 @@ def build_app(config: EmulatorConfig) -> web.Application:
     control_capacity.add_routes(app, backends)
     control_guest.add_routes(app, backends)
     control_health.add_routes(app, backends)
+    control_references.add_routes(app, backends)
     app.router.add_route("*", "/{tail:.*}", dispatch)
 
     async def on_startup(_: web.Application) -> None:
