@@ -21,6 +21,7 @@ from azure.core.exceptions import (
 from temporalio.exceptions import ApplicationError, ApplicationErrorCategory
 
 from activities.audit import started_by
+from activities.spec_field_hints import spec_field_hint
 from models.errors import NON_RETRYABLE, ErrorType
 from models.refusals import CAPACITY_CODES
 
@@ -162,6 +163,8 @@ def classify_code(code: str, message: str, *, status: int | None = None, wait: t
     if lowered in CAPACITY_CODES:
         # No delay of ours: the workflow owns the capacity wait (workflows/policies.py CAPACITY_BACKOFF).
         return error(ErrorType.CAPACITY_EXHAUSTED, text, **kwargs)
+    if lowered == "notsupported":  # what the spec asks cannot be done (an ephemeral OS disk too big), even as a 409
+        return error(ErrorType.INVALID_SPEC, text + spec_field_hint(message), **kwargs)
     if lowered in _CONFLICT_CODES or status == 409:
         return error(ErrorType.CONFLICT, text, delay=wait, **kwargs)
     if status == 429:
@@ -175,9 +178,9 @@ def classify_code(code: str, message: str, *, status: int | None = None, wait: t
     if status is not None and (status >= 500 or status == 408):
         return error(ErrorType.TRANSIENT, text, delay=wait, **kwargs)
     if status is not None and 400 <= status < 500:
-        return error(ErrorType.INVALID_SPEC, text, **kwargs)
+        return error(ErrorType.INVALID_SPEC, text + spec_field_hint(message), **kwargs)
     # A failed long-running operation (the poll answered 200 with an error object) or a Failed VM.
     if lowered.startswith("invalid") or lowered in ("badrequest", "propertychangenotallowed"):
-        return error(ErrorType.INVALID_SPEC, text, **kwargs)
+        return error(ErrorType.INVALID_SPEC, text + spec_field_hint(message), **kwargs)
     return error(ErrorType.TRANSIENT, text, **kwargs)
 

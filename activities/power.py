@@ -80,9 +80,18 @@ async def start_vm(clients: AzureClients, machine: MachineRef) -> Inventory:
     return _running(inventory)
 
 
+def has_ephemeral_os_disk(vm: cm.VirtualMachine) -> bool:
+    os_disk = vm.storage_profile.os_disk if vm.storage_profile else None
+    return os_disk is not None and os_disk.diff_disk_settings is not None
+
+
 async def deallocate_vm(clients: AzureClients, machine: MachineRef) -> Inventory:
     """Deallocate the VM (a `preserve`d machine): Azure releases its compute, keeps the VM, its disks and its
-    NIC. The empty inventory when there is no VM; a VM already deallocated is left as it is."""
+    NIC. The empty inventory when there is no VM; a VM already deallocated is left as it is.
+
+    A VM with an ephemeral OS disk cannot be deallocated (Azure refuses: the disk lives on the host): it is
+    powered off instead, which keeps it, its OS disk and its host (compute is still billed); its inventory
+    says stopped."""
     rg, name = machine.resource_group, machine.name
     vms = clients.compute.virtual_machines
     async with classified(f"deallocate VM {name}"):
@@ -93,6 +102,10 @@ async def deallocate_vm(clients: AzureClients, machine: MachineRef) -> Inventory
         log(name, "VM does not exist; nothing to deallocate")
         return Inventory()
     inventory = vm_inventory(vm)
+    if has_ephemeral_os_disk(vm):
+        await power_off(clients, machine)
+        return inventory.model_copy(update={"vm_state": VmState(provisioning_state="Succeeded",
+                                                                power_state="stopped")})
     if resumed or inventory.vm_state.power_state == "deallocated":
         log(name, "VM is deallocated%s", " (resumed operation)" if resumed else "")
         return _deallocated(inventory)

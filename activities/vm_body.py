@@ -5,6 +5,7 @@ from collections.abc import Sequence
 from azure.mgmt.compute import models as cm
 
 from activities.vm_features_body import add_vm_features
+from activities.vm_body_placement import apply_disks_and_placement
 from models.bootstrap import to_base64
 from models.inventory import DataDiskRef
 from models.naming import data_disk_name, os_disk_name
@@ -94,4 +95,5 @@ def build_vm(spec: MachineSpec, nic_id: str, tags: dict[str, str],
         vm.eviction_policy = spot.eviction_policy if spot else "Delete"
         vm.billing_profile = cm.BillingProfile(max_price=spot.max_price if spot else -1)
     add_vm_features(vm, spec)
+    apply_disks_and_placement(vm, spec)
     return vm

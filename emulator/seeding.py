@@ -2,6 +2,7 @@
 
 from emulator.arm_ids import Scope
 from emulator.backends.registry import Backends
+from emulator.compute_references import REFERENCE_TYPES, seed_reference_id
 from emulator.seed import (
     SEED_LOCATION,
     SEED_RESOURCE_GROUP,
@@ -22,6 +23,8 @@ def seed(backends: Backends) -> None:
         subscription = backends.state.config.subscription
         backends.state.catalog.seed(subscription)
         backends.groups.put(subscription, SEED_RESOURCE_GROUP, {"location": SEED_LOCATION})
+        for resource_type in REFERENCE_TYPES:  # one disk encryption set, reservation group, placement group...
+            backends.state.references.add(seed_reference_id(resource_type, subscription))
         backends.vnets.put(
             Scope(subscription, SEED_RESOURCE_GROUP),
             SEED_VNET,

@@ -7,6 +7,7 @@ from collections import Counter
 from emulator import resource_health
 from emulator.capacity import CapacityRegistry
 from emulator.clock import Clock
+from emulator.compute_references import ComputeReferences
 from emulator.faults import FaultRegistry
 from emulator.graph_index import GraphIndex
 from emulator.guest_faults import GuestFaults
@@ -37,6 +38,7 @@ class EmulatorState:
         self.faults = FaultRegistry()
         self.capacity = CapacityRegistry()
         self.quotas = QuotaRegistry()
+        self.references = ComputeReferences()  # what a VM may reference: encryption sets, placement groups
         self.limits = Limits()
         self.limits.configure(self.settings.limits_overrides)
         self.request_counts: Counter[str] = Counter()
@@ -67,6 +69,7 @@ class EmulatorState:
         self.forced_health.clear()
         self.capacity.clear()
         self.quotas.clear()
+        self.references.clear()
         self.request_counts.clear()
         self.vm_deletions.clear()
         self.failed_counts.clear()

@@ -22,6 +22,14 @@ from models.durations import Bounded
 from models.health import HealthSpec
 from models.naming import MACHINE_TAG, POOL_TAG, data_disk_name, nic_name, os_disk_name
 from models.spec_vm_features import CommunityGalleryImageId, Identity, ImageId, PurchasePlan, SharedGalleryImageId
+from models.spec_disks import EphemeralOsDisk, check_ephemeral_spot
+from models.spec_placement import (
+    AvailabilitySetId,
+    CapacityReservationGroupId,
+    DiskEncryptionSetId,
+    ProximityPlacementGroupId,
+    check_placement,
+)
 
 _SUBNET_ID = re.compile(
     r"/subscriptions/(?P<subscription>[^/]+)/resourceGroups/(?P<rg>[^/]+)/providers/Microsoft\.Network/"
@@ -76,7 +84,7 @@ class ImageReference(_Strict):
         return self
 
 
-class OsDisk(_Strict):
+class _ManagedDisk(_Strict):
     size_gb: int = Field(30, ge=1, le=4095)
     sku: str = "StandardSSD_LRS"
 
@@ -88,7 +96,12 @@ class OsDisk(_Strict):
         return value
 
 
-class DataDisk(OsDisk):
+class OsDisk(_ManagedDisk):
+    ephemeral: EphemeralOsDisk | None = Field(None, description="an ephemeral OS disk on the host's local storage "
+                                              "(models/spec_disks.py): none by default")
+
+
+class DataDisk(_ManagedDisk):
     name: str = Field("", pattern=r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?$|^$", max_length=30)
     lun: int = Field(ge=0, le=63)
     size_gb: int = Field(ge=1, le=32767)
@@ -161,6 +174,17 @@ class MachineSpec(_Strict):
     plan: PurchasePlan | None = Field(None, description="The marketplace image's purchase plan, sent with the VM")
     accept_terms: bool = Field(False, description="Accept the plan's marketplace terms before creating the VM")
     boot_diagnostics: bool = Field(False, description="Boot diagnostics with managed storage (changes in place)")
+    # Disks and placement (models/spec_placement.py, docs/vm-features.md): Compute resources azmc uses, never creates.
+    encryption_at_host: bool = Field(False, description="securityProfile.encryptionAtHost: the host encrypts the "
+                                     "VM's disks, caches and temporary disk (the subscription feature must be on)")
+    disk_encryption_set_id: DiskEncryptionSetId = Field("", description="id of a disk encryption set: the OS disk "
+                                                        "and every data disk azmc creates are encrypted with its key")
+    capacity_reservation_group_id: CapacityReservationGroupId = Field(
+        "", description="id of a capacity reservation group the VM is allocated from (every size and zone tried)")
+    proximity_placement_group_id: ProximityPlacementGroupId = Field(
+        "", description="id of a proximity placement group the VM is placed in")
+    availability_set_id: AvailabilitySetId = Field(
+        "", description="id of an availability set the VM joins (regional, regular priority only)")
     timeouts: Timeouts = Timeouts()
     health: HealthSpec = HealthSpec()
     # Secrets (models/bootstrap.py): never in repr, logs or messages. Not stripped: they are the bytes the VM gets.
@@ -277,6 +301,9 @@ class MachineSpec(_Strict):
             raise ValueError("spot settings given but priority is not Spot")
         if self.accept_terms and self.plan is None:
             raise ValueError("accept_terms: there is no plan whose terms to accept")
+        check_placement(self.availability_set_id, self.zones, self.priority)
+        check_ephemeral_spot(self.os_disk.ephemeral, self.priority,
+                             self.spot.eviction_policy if self.spot else "Delete")
         return self
 
     def all_disk_names(self) -> list[str]:

@@ -52,6 +52,8 @@ def vm_inventory(vm: cm.VirtualMachine) -> Inventory:
     if storage is not None:
         attached = ([storage.os_disk] if storage.os_disk else []) + list(storage.data_disks or [])
         for disk in attached:
+            if isinstance(disk, cm.OSDisk) and disk.diff_disk_settings is not None:
+                continue  # an ephemeral OS disk is no disk resource: nothing to tag, delete or verify gone
             managed_id = disk.managed_disk.id if disk.managed_disk else None
             name = resource_name(managed_id) if managed_id else disk.name
             if name:

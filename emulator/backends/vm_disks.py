@@ -11,6 +11,7 @@ from emulator import arm_ids, errors
 from emulator.arm_ids import Scope
 from emulator.arm_rules.names import check_name
 from emulator.backends.disks import DISK_TYPE, DisksBackend, check_size
+from emulator.backends.vm_placement import encrypt_with_set, ephemeral_os_entry, is_ephemeral_entry
 from emulator.state import EmulatorState
 from emulator.store import Resource
 
@@ -99,9 +100,12 @@ def realize(disks: DisksBackend, scope: Scope, vm_id: str, location: str, planne
             os_type: str | None, zones: list[str] | None) -> dict[str, Any]:
     """Create or attach the disk; returns the storageProfile entry the VM echoes."""
     disk = planned.existing
+    if os_type and disk is None and is_ephemeral_entry(planned.entry):
+        return ephemeral_os_entry(scope.resource_id(DISK_TYPE, planned.name), planned.entry, os_type)
     if disk is None:
         disk = disks.create(scope, planned.name, location, sku=planned.sku, size_gb=planned.size_gb,
                             create_option=planned.create_option, os_type=os_type, zones=zones)
+        encrypt_with_set(disk.properties, planned.entry)
     disks.attach(disk, vm_id)
     entry = planned.entry
     entry["name"] = disk.name

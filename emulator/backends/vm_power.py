@@ -17,6 +17,7 @@ from emulator.backends.virtual_machines import VM_TYPE, VirtualMachinesBackend
 from emulator.backends.vm_allocation import check as check_allocation
 from emulator.backends.vm_allocation import holds_allocation, request_for
 from emulator.backends.vm_operation import begin, left_failed, succeeded
+from emulator.backends.vm_placement import refuse_deallocation_of_ephemeral
 from emulator.capacity import SPOT_PRIORITIES
 from emulator.state import EmulatorState
 
@@ -36,6 +37,8 @@ class VmPowerBackend:
     def power(self, scope: Scope, name: str, verb: str) -> Outcome:
         vm = get_existing(self.state, scope, VM_TYPE, name)
         ensure_idle(self.state, vm.id)
+        if verb == "deallocate":
+            refuse_deallocation_of_ephemeral(vm.properties, vm.name)
         allocation_error = None
         if verb == "start" and not holds_allocation(vm):
             allocation_error = check_allocation(self.state, request_for(vm.id, vm.subscription, vm.body))

@@ -97,6 +97,17 @@ class EmulatorHandle:
                  "code": code}
         return self._call("POST", "/_emulator/quota", entry)["id"]
 
+    def add_reference(self, resource_id: str) -> dict[str, Any]:
+        """A disk encryption set, capacity reservation group, proximity placement group or availability set that
+        now exists (a VM may reference it)."""
+        return self._call("POST", "/_emulator/references", {"id": resource_id})
+
+    def references(self) -> dict[str, Any]:
+        return self._call("GET", "/_emulator/references")
+
+    def register_feature(self, feature: str, registered: bool = True) -> dict[str, Any]:
+        return self._call("POST", "/_emulator/features", {"feature": feature, "registered": registered})
+
     def quotas(self) -> list[dict[str, Any]]:
         return self._call("GET", "/_emulator/quota")
 

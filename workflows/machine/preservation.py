@@ -51,6 +51,10 @@ async def preserve_machine(machine: Machine, azure: AzureCalls, request: Preserv
     kept = await until_done(machine, Stage.PRESERVE, step, lambda: _deallocate(machine, azure))
     if kept is None:
         left = f"VM {name} belongs to another owner: left alone"
+    elif kept.has_vm and kept.vm_state.power_state == "stopped":  # an ephemeral OS disk: Azure cannot deallocate
+        machine.inventory(kept)
+        left = f"VM {name} powered off (its ephemeral OS disk cannot be deallocated; compute still billed), " \
+               "disks and NIC kept"
     elif kept.has_vm:
         machine.inventory(kept)
         left = f"VM {name} deallocated, disks and NIC kept"
