@@ -4,8 +4,8 @@ from collections.abc import Sequence
 
 from azure.mgmt.compute import models as cm
 
-from activities.vm_features_body import add_vm_features
 from activities.vm_body_placement import apply_disks_and_placement
+from activities.vm_features_body import add_vm_features
 from models.bootstrap import to_base64
 from models.inventory import DataDiskRef
 from models.naming import data_disk_name, os_disk_name

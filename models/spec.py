@@ -21,7 +21,6 @@ from models.bootstrap import check_bootstrap_size
 from models.durations import Bounded
 from models.health import HealthSpec
 from models.naming import MACHINE_TAG, POOL_TAG, data_disk_name, nic_name, os_disk_name
-from models.spec_vm_features import CommunityGalleryImageId, Identity, ImageId, PurchasePlan, SharedGalleryImageId
 from models.spec_disks import EphemeralOsDisk, check_ephemeral_spot
 from models.spec_placement import (
     AvailabilitySetId,
@@ -30,6 +29,7 @@ from models.spec_placement import (
     ProximityPlacementGroupId,
     check_placement,
 )
+from models.spec_vm_features import CommunityGalleryImageId, Identity, ImageId, PurchasePlan, SharedGalleryImageId
 
 _SUBNET_ID = re.compile(
     r"/subscriptions/(?P<subscription>[^/]+)/resourceGroups/(?P<rg>[^/]+)/providers/Microsoft\.Network/"
