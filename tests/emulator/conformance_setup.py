@@ -73,7 +73,7 @@ def disk(handle: EmulatorHandle, disk_id: str, size_gb: int = 10) -> None:
 
 
 def references(handle: EmulatorHandle, body: Any) -> None:
-    """Create the subnets, NICs and attach-disks an example body refers to."""
+    """Create the subnets, NICs, attach-disks and placement resources an example body refers to."""
     props = body.get("properties", {}) if isinstance(body, dict) else {}
     for ipc in props.get("ipConfigurations", []):
         ref = (ipc.get("properties") or {}).get("subnet", {}).get("id")
@@ -84,6 +84,14 @@ def references(handle: EmulatorHandle, body: Any) -> None:
     for entry in (props.get("storageProfile") or {}).get("dataDisks", []):
         if entry.get("createOption", "").lower() == "attach":
             disk(handle, entry["managedDisk"]["id"], entry.get("diskSizeGB", 10))
+    # The Compute resources a VM may name and the emulator checks exist (emulator/compute_references.py).
+    for key in ("proximityPlacementGroup", "availabilitySet"):
+        ref = (props.get(key) or {}).get("id")
+        if ref:
+            handle.add_reference(ref)
+    group_ref = ((props.get("capacityReservation") or {}).get("capacityReservationGroup") or {}).get("id")
+    if group_ref:
+        handle.add_reference(group_ref)
 
 
 def minimal_vm(handle: EmulatorHandle, vm_id: str, extra_data_disk: str | None = None) -> None:
