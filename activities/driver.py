@@ -21,7 +21,7 @@ from activities.config import AzureConfig
 from activities.health import probe, repair, resource_health
 from activities.offerings import memory as offerings_memory
 from activities.pool import leftovers, machines
-from activities.reading import fleet, inventory, usages
+from activities.reading import fleet, inventory, skus, usages
 from activities.sweep import marks, orphans, outdated, survey
 from models.activity_io import (
     ActivityName,
@@ -103,11 +103,14 @@ class AzureDriver:
             self.read_usages,
             # The shared memory of refused offerings (a workflow), asked and told by creation; asking reads the
             # usages when the memory's reading is due (models/quota.py).
-            *offerings_memory.activities(shared_offerings, self._usages, quota_read_every),
+            *offerings_memory.activities(shared_offerings, self._usages, quota_read_every, self._skus),
         ]
 
     async def _usages(self, question: UsagesQuestion) -> list[QuotaUsage]:
         return await usages.read_usages(self._clients, question)
+
+    async def _skus(self, question: UsagesQuestion) -> dict[str, bool]:
+        return await skus.read_accelerated_networking(self._clients, question)
 
     @activity.defn(name=ActivityName.READ_USAGES.value)
     async def read_usages(self, question: UsagesQuestion) -> list[QuotaUsage]:

@@ -50,6 +50,9 @@ class Machine:
 
     def __init__(self, state: LifecycleState) -> None:
         self.state = state
+        # Whether the size of the offering last claimed supports accelerated networking (None: not known), as
+        # the shared memory answered (workflows/offerings/skus.py): not carried, every attempt claims first.
+        self.size_accelerated: bool | None = None
         self.log = MachineLog(state.spec.resource_group, state.spec.name)
         # Two facts of this run: the phase its search attribute shows (set by the starter, or upserted), and
         # the last phase (and quota wait) its pool was told (every run tells its first one, upserted or not).

@@ -169,7 +169,8 @@ async def _until_running_or_timed_out(machine: Machine, azure: AzureCalls, drain
         chosen = await fallback.choose_offering(machine, azure, wake.requested, wake.clear_request, deadline)
         if chosen is None:
             break  # every offering refused until the creation timeout
-        (offering, skipped), attempt_azure = chosen, fallback.for_offering(azure, chosen[0])
+        (offering, skipped) = chosen
+        attempt_azure = fallback.for_offering(azure, offering, machine.size_accelerated)
         state.status.attempts += 1
         fallback.begin_attempt(machine, offering, skipped)
         machine.set_phase(Phase.CREATING)
