@@ -82,6 +82,7 @@ class AzureDriver:
             self.ensure_vm,
             self.delete_vm,
             self.delete_nic,
+            self.delete_public_ip,
             self.delete_disk,
             self.power_off,
             self.start_vm,
@@ -146,6 +147,11 @@ class AzureDriver:
     @activity.defn(name=ActivityName.DELETE_NIC.value)
     async def delete_nic(self, inp: DeleteResourceInput) -> None:
         await delete.delete_nic(self._clients, inp)
+
+    @activity.defn(name=ActivityName.DELETE_PUBLIC_IP.value)
+    async def delete_public_ip(self, inp: DeleteResourceInput) -> None:
+        """The machine's public IP, once no NIC holds it (Azure refuses before: PublicIPAddressCannotBeDeleted)."""
+        await delete.delete_public_ip(self._clients, inp)
 
     @activity.defn(name=ActivityName.DELETE_DISK.value)
     async def delete_disk(self, inp: DeleteResourceInput) -> None:

@@ -27,8 +27,9 @@ from models.refusals import CAPACITY_CODES
 NIC_RESERVED_DEFAULT = timedelta(seconds=180)
 THROTTLED_DEFAULT = timedelta(seconds=30)
 
-_CONFLICT_CODES = {"nicinuse", "anotheroperationinprogress", "retryableerror", "conflict",
-                   "operationpreempted", "resourcebusy"}
+# publicipaddresscannotbedeleted: a NIC still holds the public IP, until it lets go (like nicinuse).
+_CONFLICT_CODES = {"nicinuse", "publicipaddresscannotbedeleted", "anotheroperationinprogress", "retryableerror",
+                   "conflict", "operationpreempted", "resourcebusy"}
 _AUTH_CODES = {"authorizationfailed", "authenticationfailed", "invalidauthenticationtoken",
                "invalidauthenticationtokentenant", "expiredauthenticationtoken", "linkedauthorizationfailed"}
 _NOT_FOUND_CODES = {"resourcenotfound", "notfound", "resourcegroupnotfound", "parentresourcenotfound"}

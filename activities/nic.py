@@ -6,6 +6,7 @@ from activities.arm import classified, get_or_none, log, wait_heartbeating
 from activities.clients import AzureClients
 from activities.nic_memberships import accelerated, add_memberships, memberships_match
 from activities.ownership import Owner, owner_of
+from activities.public_ip import ensure_public_ip
 from activities.reading.graph import NIC_TYPE
 from models.naming import nic_name
 from models.spec import MachineSpec
@@ -44,6 +45,7 @@ def _matches(nic: nm.NetworkInterface, spec: MachineSpec, owner: Owner, public_i
 
 
 async def ensure_nic(clients: AzureClients, spec: MachineSpec) -> str:
+    public_ip_id = await ensure_public_ip(clients, spec)  # before the NIC that refers to it
     name = nic_name(spec.name)
     rg = spec.resource_group
     listed = clients.read_cache.listed_recently(rg, spec.name)
@@ -59,12 +61,12 @@ async def ensure_nic(clients: AzureClients, spec: MachineSpec) -> str:
         if spec.accelerated_networking is None:
             # "What the size supports" was decided when the NIC was made: an existing NIC keeps its setting.
             spec = spec.model_copy(update={"accelerated_networking": bool(existing.enable_accelerated_networking)})
-        if _matches(existing, spec, owner):
+        if _matches(existing, spec, owner, public_ip_id):
             log(spec.name, "NIC %s already exists; reusing it", name)
             return str(existing.id)
         log(spec.name, "NIC %s exists but differs from the spec; updating it", name)
     async with classified(f"create NIC {name}"):
-        body = build_nic(spec, owner.tags(spec))
+        body = build_nic(spec, owner.tags(spec), public_ip_id)
         # The id is all the caller needs: the PUT's own answer has it (no final GET).
         poller = await clients.network.network_interfaces.begin_create_or_update(
             rg, name, body, polling=clients.polling(final_get=False))

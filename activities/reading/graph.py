@@ -10,6 +10,7 @@ from models.naming import MACHINE_TAG, POOL_TAG
 
 NIC_TYPE = "microsoft.network/networkinterfaces"
 DISK_TYPE = "microsoft.compute/disks"
+PUBLIC_IP_TYPE = "microsoft.network/publicipaddresses"  # spec `public_ip` (activities/public_ip.py)
 VM_TYPE = "microsoft.compute/virtualmachines"
 MACHINE_TYPES = (VM_TYPE, NIC_TYPE, DISK_TYPE)
 HEALTH_TYPE = "microsoft.resourcehealth/availabilitystatuses"  # a VM's row in HealthResources

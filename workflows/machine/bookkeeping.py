@@ -221,6 +221,7 @@ class Machine:
         last, gone = self.state.status.inventory, name.lower()
         self.state.status.inventory = last.model_copy(update={
             "nic_names": [nic for nic in last.nic_names if nic.lower() != gone],
+            "public_ip_names": [pip for pip in last.public_ip_names if pip.lower() != gone],
             "disk_names": [disk for disk in last.disk_names if disk.lower() != gone],
             "data_disks": [disk for disk in last.data_disks if disk.name.lower() != gone]})
         self.state.status.inventory_at = workflow.now()
