@@ -13,7 +13,16 @@ from typing import Any
 
 from emulator import arm_ids, errors
 from emulator.arm_ids import Scope
-from emulator.backends.common import base_body, deletable, etag, get_existing, listed, prepare_put, start_operation
+from emulator.backends.common import (
+    base_body,
+    deletable,
+    ensure_idle,
+    etag,
+    get_existing,
+    listed,
+    prepare_put,
+    start_operation,
+)
 from emulator.backends.outcome import Outcome
 from emulator.state import EmulatorState
 from emulator.store import Resource
@@ -88,6 +97,15 @@ class NetworkExtrasBackend:
 
         op = start_operation(self.state, resource, f"{_route_type(resource_type)}.put", work)
         return Outcome(200 if existing else 201, self.render(resource), op)
+
+    def update_tags(self, resource_type: str, scope: Scope, name: str, request: dict[str, Any]) -> Outcome:
+        """`update_tags` (PATCH with `tags`): synchronous, the tags replaced as a whole, as for a NIC."""
+        resource = get_existing(self.state, scope, resource_type, name)
+        ensure_idle(self.state, resource.id)
+        resource.body["tags"] = dict(request.get("tags") or {})
+        resource.body["etag"] = etag()
+        self.state.store.changed(resource)
+        return Outcome(200, self.render(resource))
 
     def get(self, resource_type: str, scope: Scope, name: str) -> dict[str, Any]:
         return self.render(get_existing(self.state, scope, resource_type, name))

@@ -14,6 +14,10 @@ def _handlers(resource_type: str) -> dict[str, Handler]:
         return outcome_response(call, call.backends.network_extras.put(
             resource_type, call.scope, call.params["name"], call.body))
 
+    async def update_tags(call: Call) -> web.StreamResponse:
+        return outcome_response(call, call.backends.network_extras.update_tags(
+            resource_type, call.scope, call.params["name"], call.body))
+
     async def get(call: Call) -> web.StreamResponse:
         return json_response(200, call.backends.network_extras.get(resource_type, call.scope, call.params["name"]))
 
@@ -28,7 +32,8 @@ def _handlers(resource_type: str) -> dict[str, Handler]:
     async def list_all(call: Call) -> web.StreamResponse:
         return list_response(call, call.backends.network_extras.list(resource_type, call.params["sub"], None))
 
-    return {"put": put, "get": get, "delete": delete, "list_in_group": list_in_group, "list_all": list_all}
+    return {"put": put, "patch": update_tags, "get": get, "delete": delete, "list_in_group": list_in_group,
+            "list_all": list_all}
 
 
 def _routes_of(resource_type: str) -> list[Route]:
@@ -37,6 +42,7 @@ def _routes_of(resource_type: str) -> list[Route]:
     handlers = _handlers(resource_type)
     return [
         route("PUT", one, short, "put", handlers["put"]),
+        route("PATCH", one, short, "patch", handlers["patch"]),
         route("GET", one, short, "get", handlers["get"]),
         route("DELETE", one, short, "delete", handlers["delete"]),
         route("GET", f"{NETWORK}/{short}", short, "list", handlers["list_in_group"]),
