@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from azure.core.exceptions import HttpResponseError
 from azure.mgmt.network import models as nm
+from azure.mgmt.resourcegraph.models import QueryRequest
 
 from emulator.seed import seed_asg_id, seed_backend_pool_id, seed_nsg_id
 from tests.emulator.builders import LOCATION, RG, nic_body
@@ -96,6 +97,10 @@ def test_a_public_ip_in_azures_shape_attached_listed_and_refused_its_delete_whil
         RG, filter="substringof('vm1', name)")}
     assert listed["vm1-pip"] == "Microsoft.Network/publicIPAddresses"
     assert [p.name for p in clients.network.public_ip_addresses.list(RG)] == ["vm1-pip"]
+    graph = clients.graph.resources(QueryRequest(
+        subscriptions=[emulator.subscription_id],
+        query="Resources | where type =~ 'microsoft.network/publicipaddresses' | project name, tags"))
+    assert graph.data == [{"name": "vm1-pip", "tags": {"azmc-machine": "vm1"}}]
 
     with pytest.raises(HttpResponseError) as refused:
         clients.network.public_ip_addresses.begin_delete(RG, "vm1-pip").result()
