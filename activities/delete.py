@@ -76,6 +76,10 @@ async def delete_nic(clients: AzureClients, inp: DeleteResourceInput) -> None:
     await _delete_named("NIC", clients, inp, clients.network.network_interfaces)
 
 
+async def delete_public_ip(clients: AzureClients, inp: DeleteResourceInput) -> None:
+    await _delete_named("public IP", clients, inp, clients.network.public_ip_addresses)
+
+
 async def delete_disk(clients: AzureClients, inp: DeleteResourceInput) -> None:
     await _delete_named("disk", clients, inp, clients.compute.disks)
 

@@ -23,7 +23,7 @@ from activities.config import AzureConfig
 from activities.health import probe, repair, resource_health
 from activities.offerings import memory as offerings_memory
 from activities.pool import in_place, leftovers, machines
-from activities.reading import fleet, inventory, usages
+from activities.reading import fleet, inventory, skus, usages
 from activities.sweep import marks, orphans, outdated, survey
 from models.activity_io import (
     ActivityName,
@@ -91,6 +91,7 @@ class AzureDriver:
             self.ensure_vm,
             self.delete_vm,
             self.delete_nic,
+            self.delete_public_ip,
             self.delete_disk,
             self.power_off,
             self.start_vm,
@@ -115,11 +116,14 @@ class AzureDriver:
             self.update_vm_in_place,
             # The shared memory of refused offerings (a workflow), asked and told by creation; asking reads the
             # usages when the memory's reading is due (models/quota.py).
-            *offerings_memory.activities(shared_offerings, self._usages, quota_read_every),
+            *offerings_memory.activities(shared_offerings, self._usages, quota_read_every, self._skus),
         ]
 
     async def _usages(self, question: UsagesQuestion) -> list[QuotaUsage]:
         return await usages.read_usages(self._clients, question)
+
+    async def _skus(self, question: UsagesQuestion) -> dict[str, bool]:
+        return await skus.read_accelerated_networking(self._clients, question)
 
     @activity.defn(name=ActivityName.READ_USAGES.value)
     async def read_usages(self, question: UsagesQuestion) -> list[QuotaUsage]:
@@ -155,6 +159,11 @@ class AzureDriver:
     @activity.defn(name=ActivityName.DELETE_NIC.value)
     async def delete_nic(self, inp: DeleteResourceInput) -> None:
         await delete.delete_nic(self._clients, inp)
+
+    @activity.defn(name=ActivityName.DELETE_PUBLIC_IP.value)
+    async def delete_public_ip(self, inp: DeleteResourceInput) -> None:
+        """The machine's public IP, once no NIC holds it (Azure refuses before: PublicIPAddressCannotBeDeleted)."""
+        await delete.delete_public_ip(self._clients, inp)
 
     @activity.defn(name=ActivityName.DELETE_DISK.value)
     async def delete_disk(self, inp: DeleteResourceInput) -> None:

@@ -28,8 +28,9 @@ from models.refusals import CAPACITY_CODES
 NIC_RESERVED_DEFAULT = timedelta(seconds=180)
 THROTTLED_DEFAULT = timedelta(seconds=30)
 
-_CONFLICT_CODES = {"nicinuse", "anotheroperationinprogress", "retryableerror", "conflict",
-                   "operationpreempted", "resourcebusy"}
+# publicipaddresscannotbedeleted: a NIC still holds the public IP, until it lets go (like nicinuse).
+_CONFLICT_CODES = {"nicinuse", "publicipaddresscannotbedeleted", "anotheroperationinprogress", "retryableerror",
+                   "conflict", "operationpreempted", "resourcebusy"}
 _AUTH_CODES = {"authorizationfailed", "authenticationfailed", "invalidauthenticationtoken",
                "invalidauthenticationtokentenant", "expiredauthenticationtoken", "linkedauthorizationfailed"}
 # Azure's 404 for an image the spec names that does not exist (in the VM's region): the spec's problem, not a

@@ -4,17 +4,19 @@ from azure.mgmt.network import models as nm
 
 from activities.arm import classified, get_or_none, log, wait_heartbeating
 from activities.clients import AzureClients
+from activities.nic_memberships import accelerated, add_memberships, memberships_match
 from activities.ownership import Owner, owner_of
+from activities.public_ip import ensure_public_ip
 from activities.reading.graph import NIC_TYPE
 from models.naming import nic_name
 from models.spec import MachineSpec
 
 
-def build_nic(spec: MachineSpec, tags: dict[str, str]) -> nm.NetworkInterface:
-    return nm.NetworkInterface(
+def build_nic(spec: MachineSpec, tags: dict[str, str], public_ip_id: str = "") -> nm.NetworkInterface:
+    nic = nm.NetworkInterface(
         location=spec.location,
         tags=tags,
-        enable_accelerated_networking=spec.accelerated_networking,
+        enable_accelerated_networking=accelerated(spec),
         ip_configurations=[
             nm.NetworkInterfaceIPConfiguration(
                 name="ipconfig1",
@@ -24,22 +26,26 @@ def build_nic(spec: MachineSpec, tags: dict[str, str]) -> nm.NetworkInterface:
             )
         ],
     )
+    add_memberships(nic, spec, public_ip_id)
+    return nic
 
 
-def _matches(nic: nm.NetworkInterface, spec: MachineSpec, owner: Owner) -> bool:
-    """Reusable without a PUT: provisioned, same subnet, same accelerated networking, our tags (a LEGACY
-    NIC lacks the owner tag, so the PUT below adopts it)."""
+def _matches(nic: nm.NetworkInterface, spec: MachineSpec, owner: Owner, public_ip_id: str = "") -> bool:
+    """Reusable without a PUT: provisioned, same subnet, same accelerated networking, same memberships, our
+    tags (a LEGACY NIC lacks the owner tag, so the PUT below adopts it)."""
     configs = nic.ip_configurations or []
     subnets = {(c.subnet.id or "").lower() for c in configs if c.subnet}
     return (
         nic.provisioning_state == "Succeeded"
         and subnets == {spec.subnet_id.lower()}
-        and bool(nic.enable_accelerated_networking) == spec.accelerated_networking
+        and bool(nic.enable_accelerated_networking) == accelerated(spec)
+        and memberships_match(nic, spec, public_ip_id)
         and (nic.tags or {}) == owner.tags(spec)
     )
 
 
 async def ensure_nic(clients: AzureClients, spec: MachineSpec) -> str:
+    public_ip_id = await ensure_public_ip(clients, spec)  # before the NIC that refers to it
     name = nic_name(spec.name)
     rg = spec.resource_group
     listed = clients.read_cache.listed_recently(rg, spec.name)
@@ -52,12 +58,15 @@ async def ensure_nic(clients: AzureClients, spec: MachineSpec) -> str:
     owner = owner_of(clients, rg, spec.name)
     if existing is not None:
         owner.require("NIC", name, existing.tags)
-        if _matches(existing, spec, owner):
+        if spec.accelerated_networking is None:
+            # "What the size supports" was decided when the NIC was made: an existing NIC keeps its setting.
+            spec = spec.model_copy(update={"accelerated_networking": bool(existing.enable_accelerated_networking)})
+        if _matches(existing, spec, owner, public_ip_id):
             log(spec.name, "NIC %s already exists; reusing it", name)
             return str(existing.id)
         log(spec.name, "NIC %s exists but differs from the spec; updating it", name)
     async with classified(f"create NIC {name}"):
-        body = build_nic(spec, owner.tags(spec))
+        body = build_nic(spec, owner.tags(spec), public_ip_id)
         # The id is all the caller needs: the PUT's own answer has it (no final GET).
         poller = await clients.network.network_interfaces.begin_create_or_update(
             rg, name, body, polling=clients.polling(final_get=False))

@@ -51,6 +51,10 @@ async def patch_nic_tags(clients: AzureClients, rg: str, name: str, tags: dict[s
     await clients.network.network_interfaces.update_tags(rg, name, nm.TagsObject(tags=tags))
 
 
+async def patch_public_ip_tags(clients: AzureClients, rg: str, name: str, tags: dict[str, str]) -> None:
+    await clients.network.public_ip_addresses.update_tags(rg, name, nm.TagsObject(tags=tags))
+
+
 async def patch_disk_tags(clients: AzureClients, rg: str, name: str, tags: dict[str, str], *,
                           final_get: bool = True) -> cm.Disk | None:
     """The disk's tags, waited for; without `final_get` no GET follows (None: Azure answers 202, no body)."""

@@ -17,6 +17,10 @@ from emulator.store import Resource
 _GRAPH_TYPES = {
     "microsoft.network/virtualnetworks",
     "microsoft.network/networkinterfaces",
+    "microsoft.network/publicipaddresses",
+    "microsoft.network/networksecuritygroups",
+    "microsoft.network/applicationsecuritygroups",
+    "microsoft.network/loadbalancers",
     "microsoft.compute/virtualmachines",
     "microsoft.compute/disks",
 }

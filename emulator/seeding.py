@@ -1,10 +1,15 @@
 """`seed()`: makes the demo landscape of emulator/seed.py (resource group, vnet, subnet) through the backends."""
 
 from emulator.arm_ids import Scope
+from emulator.backends.network_extras import ASG_TYPE, LB_TYPE, NSG_TYPE
 from emulator.backends.registry import Backends
 from emulator.compute_references import REFERENCE_TYPES, seed_reference_id
 from emulator.seed import (
+    SEED_ASG,
+    SEED_BACKEND_POOL,
+    SEED_LOAD_BALANCER,
     SEED_LOCATION,
+    SEED_NSG,
     SEED_RESOURCE_GROUP,
     SEED_SUBNET,
     SEED_SUBNET_PREFIX,
@@ -14,7 +19,8 @@ from emulator.seed import (
 
 
 def seed(backends: Backends) -> None:
-    """Create the demo resource group, vnet and subnet. Needs a running event loop (the vnet PUT is a
+    """Create the demo resource group, vnet and subnet, and an NSG, an ASG and a load balancer with a pool.
+    Needs a running event loop (the vnet PUT is a
     long-running operation, instant here)."""
     settings = backends.state.settings
     profile = settings.latency_profile
@@ -36,5 +42,11 @@ def seed(backends: Backends) -> None:
                 },
             },
         )
+        scope = Scope(subscription, SEED_RESOURCE_GROUP)
+        extras = backends.network_extras
+        extras.put(NSG_TYPE, scope, SEED_NSG, {"location": SEED_LOCATION})
+        extras.put(ASG_TYPE, scope, SEED_ASG, {"location": SEED_LOCATION})
+        extras.put(LB_TYPE, scope, SEED_LOAD_BALANCER, {
+            "location": SEED_LOCATION, "properties": {"backendAddressPools": [{"name": SEED_BACKEND_POOL}]}})
     finally:
         settings.latency_profile = profile

@@ -21,6 +21,7 @@ class ActivityName(StrEnum):
     DELETE_VM = "delete_vm"  # DeleteVmInput -> None
     DELETE_NIC = "delete_nic"  # DeleteResourceInput -> None
     DELETE_DISK = "delete_disk"  # DeleteResourceInput -> None
+    DELETE_PUBLIC_IP = "delete_public_ip"  # DeleteResourceInput -> None (spec `public_ip`, after its NIC)
     POWER_OFF = "power_off"  # MachineRef -> None
     START_VM = "start_vm"  # MachineRef -> Inventory (the VM, running); a stopped VM is started, never rebuilt
     # The repair ladder (MachineRef -> Inventory, the VM running again): a guest rebooted, a VM moved to a new host

@@ -69,6 +69,7 @@ RESOURCE_GROUP_NAME = NameRule("resource group", 1, 90, re.compile(r"[-\w.()]*[-
 POOL_NAME = NameRule("pool", 1, 63, re.compile(r"[A-Za-z0-9]([A-Za-z0-9_.-]*[A-Za-z0-9])?"),
                      "letters, digits, '_', '.' and '-', starting and ending with a letter or digit")  # fmt: skip
 NIC_NAME = NameRule("NIC name", 1, 80, _NETWORK_STYLE, _ALNUM_EDGES)
+PUBLIC_IP_NAME = NameRule("public IP name", 1, 80, _NETWORK_STYLE, _ALNUM_EDGES)
 DISK_NAME = NameRule("disk name", 1, 80, _NETWORK_STYLE, _ALNUM_EDGES)
 VNET_NAME = NameRule("virtual network name", 2, 64, _NETWORK_STYLE, _ALNUM_EDGES)
 SUBNET_NAME = NameRule("subnet name", 1, 80, _NETWORK_STYLE, _ALNUM_EDGES)

@@ -45,6 +45,7 @@ class Inventory(BaseModel):
     node_name: str = ""
     vm_state: VmState = VmState()
     nic_names: list[str] = []
+    public_ip_names: list[str] = []  # spec `public_ip`: deleted after the NIC that holds it
     disk_names: list[str] = []  # every disk, OS disk included
     data_disks: list[DataDiskRef] = []  # the data disks among them, as far as they were read
     # Resources under this machine's names that another owner holds (activities/ownership.py): never
@@ -59,7 +60,7 @@ class Inventory(BaseModel):
 
     @property
     def is_empty(self) -> bool:
-        return not (self.provider_id or self.nic_names or self.disk_names)
+        return not (self.provider_id or self.nic_names or self.disk_names or self.public_ip_names)
 
     @property
     def vm_failed(self) -> bool:
@@ -101,6 +102,8 @@ class Inventory(BaseModel):
         parts.append(f"disks: {', '.join(self.disk_names) or 'none'}")
         if self.identity_principal_id:
             parts.append(f"system-assigned identity principal {self.identity_principal_id}")
+        if self.public_ip_names:
+            parts.append(f"public IPs: {', '.join(self.public_ip_names)}")
         if self.not_ours:
             parts.append(f"not ours, left alone: {', '.join(self.not_ours)}")
         return "; ".join(parts)

@@ -19,6 +19,11 @@ def nic_name(vm_name: str) -> str:
     return f"{vm_name}-nic"
 
 
+def public_ip_name(vm_name: str) -> str:
+    """The machine's public IP (spec `public_ip`), named like its NIC."""
+    return f"{vm_name}-pip"
+
+
 def os_disk_name(vm_name: str) -> str:
     return f"{vm_name}-os-disk"
 

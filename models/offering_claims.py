@@ -68,6 +68,13 @@ class ClaimRequest(BaseModel):
     read_every: timedelta = DEFAULT_READ_EVERY
     usages: list[QuotaUsage] | None = None
     usages_error: str = ""  # why the usages asked for could not be read
+    # Sizes' capabilities (models/size_features.py): the asking activity reads the resource SKUs when asked; a
+    # reading it just took (size -> AcceleratedNetworkingEnabled), or why it failed.
+    reads_skus: bool = False
+    skus: dict[str, bool] | None = None
+    skus_error: str = ""
+    # The spec's accelerated_networking: true skips the sizes the reading says cannot do it.
+    accelerated_networking: bool | None = None
 
 
 class Claim(BaseModel):
@@ -86,6 +93,11 @@ class Claim(BaseModel):
     usages_reader: str = ""
     # A proven offering: how many machines a worker may hand this answer to (None: no limit, quota not known).
     shares: int | None = None
+    # Read the resource SKUs and ask again with them; the claimed offering's size supports accelerated
+    # networking (None: not known).
+    read_skus: bool = False
+    skus_reader: str = ""  # wait: this machine reads the first resource SKUs of the location
+    accelerated_networking: bool | None = None
 
 
 def claim_offering(offerings: list[Offering], machine: str, refusals: list[Refusal], probes: list[Probe],

@@ -7,6 +7,7 @@ from pydantic import BaseModel, ConfigDict
 from models.offering_claims import Probe, Proven
 from models.offerings import Offering, Refusal
 from models.quota import QuotaClaim, QuotaReading
+from models.size_features import SkuReading
 
 OFFERINGS_ID_PREFIX = "offerings"
 
@@ -92,5 +93,10 @@ class OfferingsMemory(BaseModel):
     quota_claims: list[QuotaClaim] = []
     usages_asked: datetime | None = None
     usages_reader: str = ""
+    # The sizes' capabilities (models/size_features.py, workflows/offerings/skus.py): the last reading of the
+    # resource SKUs, and when a machine was asked to read them.
+    skus: SkuReading | None = None
+    skus_asked: datetime | None = None
+    skus_reader: str = ""
     runs: int = 1
     history_limit: int = 0  # 0: continue as new when the server suggests it (tests set a small one)

@@ -44,6 +44,7 @@ DEFAULT_PACES = MappingProxyType({
 ACTIVITY_BUDGET = MappingProxyType({
     ActivityName.ENSURE_NIC: Budget.NETWORK,
     ActivityName.DELETE_NIC: Budget.NETWORK,
+    ActivityName.DELETE_PUBLIC_IP: Budget.NETWORK,
     ActivityName.ENSURE_VM: Budget.COMPUTE_WRITES,
     ActivityName.START_VM: Budget.COMPUTE_UPDATES,
     ActivityName.RESTART_VM: Budget.COMPUTE_UPDATES,

@@ -12,6 +12,7 @@ from models.arm_names import (
     MACHINE_NAME,
     NIC_NAME,
     POOL_NAME,
+    PUBLIC_IP_NAME,
     RESOURCE_GROUP_NAME,
     SUBNET_NAME,
     VNET_NAME,
@@ -20,8 +21,19 @@ from models.arm_names import (
 from models.bootstrap import check_bootstrap_size
 from models.durations import Bounded
 from models.health import HealthSpec
-from models.naming import MACHINE_TAG, POOL_TAG, data_disk_name, nic_name, os_disk_name
+from models.naming import MACHINE_TAG, POOL_TAG, data_disk_name, nic_name, os_disk_name, public_ip_name
 from models.spec_disks import EphemeralOsDisk, check_ephemeral_spot
+from models.spec_network import (
+    ACCELERATED_DESCRIPTION,
+    ASG_DESCRIPTION,
+    NSG_DESCRIPTION,
+    POOL_DESCRIPTION,
+    PUBLIC_IP_DESCRIPTION,
+    AsgIds,
+    BackendPoolIds,
+    NsgId,
+    PublicIp,
+)
 from models.spec_placement import (
     AvailabilitySetId,
     CapacityReservationGroupId,
@@ -169,7 +181,11 @@ class MachineSpec(_Strict):
     pool: str = Field("", max_length=POOL_NAME.max_length)
     priority: Priority = Priority.REGULAR
     spot: SpotSettings | None = None
-    accelerated_networking: bool = False
+    accelerated_networking: bool | None = Field(None, description=ACCELERATED_DESCRIPTION)
+    network_security_group_id: NsgId = Field("", description=NSG_DESCRIPTION)
+    application_security_group_ids: AsgIds = Field([], description=ASG_DESCRIPTION)
+    load_balancer_backend_address_pool_ids: BackendPoolIds = Field([], description=POOL_DESCRIPTION)
+    public_ip: PublicIp | None = Field(None, description=PUBLIC_IP_DESCRIPTION)
     identity: Identity | None = Field(None, description="Managed identities of the VM (changes in place)")
     plan: PurchasePlan | None = Field(None, description="The marketplace image's purchase plan, sent with the VM")
     accept_terms: bool = Field(False, description="Accept the plan's marketplace terms before creating the VM")
@@ -236,6 +252,7 @@ class MachineSpec(_Strict):
     def _vm_name(cls, value: str) -> str:
         MACHINE_NAME.check(value)
         NIC_NAME.check_derived(nic_name(value))
+        PUBLIC_IP_NAME.check_derived(public_ip_name(value))
         DISK_NAME.check_derived(os_disk_name(value))
         return value
 

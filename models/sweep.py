@@ -102,10 +102,11 @@ class OrphanMachine(_Io):
     vm: str = ""
     nics: list[str] = []
     disks: list[str] = []
+    public_ips: list[str] = []  # spec `public_ip`: collected after the NICs that hold them
 
     @property
     def resource_count(self) -> int:
-        return (1 if self.vm else 0) + len(self.nics) + len(self.disks)
+        return (1 if self.vm else 0) + len(self.nics) + len(self.disks) + len(self.public_ips)
 
 
 class FleetSurvey(_Io):
@@ -152,6 +153,7 @@ class OrphanVerdict(_Io):
     vm: str = ""
     nics: list[str] = []
     disks: list[str] = []
+    public_ips: list[str] = []
     skipped: list[Skipped] = []
     orphaned_for_s: float | None = None  # since its workflow closed, its newest resource was made or its mark
     # Resources to mark seen orphaned at `first_seen` (Temporal knows no workflow of the owner).
@@ -162,7 +164,7 @@ class OrphanVerdict(_Io):
     @property
     def deletable(self) -> list[str]:
         return ([f"VM {self.vm}"] if self.vm else []) + [f"NIC {n}" for n in self.nics] + \
-            [f"disk {d}" for d in self.disks]
+            [f"disk {d}" for d in self.disks] + [f"public IP {p}" for p in self.public_ips]
 
 
 class SweepReport(_Io):

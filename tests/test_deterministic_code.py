@@ -114,11 +114,12 @@ def test_the_check_finds_what_would_break_a_replay(source: str):
 
 
 # Where a clock comparison is known and why. The offerings memory: its comparisons (a refusal or probe still in
-# force, a quota reading due or being taken) decide what it answers and shows, never a command; its only
-# command is continue-as-new.
+# force, a quota or resource SKUs reading due or being taken) decide what it answers and shows, never a command;
+# its only command is continue-as-new.
 KNOWN_CLOCK_DECISIONS = {
     "workflows/offerings/workflow.py": "answers only",
     "workflows/offerings/quota.py": "answers only",
+    "workflows/offerings/skus.py": "answers only",
 }
 
 

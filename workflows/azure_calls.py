@@ -239,6 +239,9 @@ class AzureCalls:
     async def delete_nic(self, name: str) -> None:
         await self._delete_resource(ActivityName.DELETE_NIC, "NIC", name, policies.NIC_TIMEOUT)
 
+    async def delete_public_ip(self, name: str) -> None:
+        await self._delete_resource(ActivityName.DELETE_PUBLIC_IP, "public IP", name, policies.NIC_TIMEOUT)
+
     async def delete_disk(self, name: str) -> None:
         await self._delete_resource(ActivityName.DELETE_DISK, "disk", name, policies.DISK_TIMEOUT)
 

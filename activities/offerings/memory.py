@@ -39,6 +39,7 @@ from workflows.api import (
 
 log = logging.getLogger("azmc.offerings")
 UsageReader = Callable[[UsagesQuestion], Awaitable[list[QuotaUsage]]]
+SkuReader = Callable[[UsagesQuestion], Awaitable[dict[str, bool]]]  # size (lower case) -> accelerated networking
 MAX_ERROR_CHARS = 300  # the memory shows why usages were not read; Azure's messages run long
 
 
@@ -88,17 +89,29 @@ async def _claim(client: Client, request: ClaimRequest, task_queue: str, private
 
 
 async def claim(client: Client, request: ClaimRequest, task_queue: str, private_to: str = "",
-                read_usages: UsageReader | None = None, read_every: timedelta = DEFAULT_READ_EVERY) -> Claim:
+                read_usages: UsageReader | None = None, read_every: timedelta = DEFAULT_READ_EVERY,
+                read_skus: SkuReader | None = None) -> Claim:
     """The offering the machine tries now (models/offering_claims.py), starting the memory if needed. With
     `read_usages`, when the memory asks for a reading of the usages (models/quota.py), it is read here and the
-    claim asked again with it; a reading that fails is told, and the memory foresees no quota until the next."""
-    request = request.model_copy(update={"reads_usages": read_usages is not None, "read_every": read_every})
+    claim asked again with it; a reading that fails is told, and the memory foresees no quota until the next.
+    `read_skus` likewise for the resource SKUs (models/size_features.py), at most once a day per location."""
+    request = request.model_copy(update={"reads_usages": read_usages is not None, "read_every": read_every,
+                                         "reads_skus": read_skus is not None})
     answer = await _claim(client, request, task_queue, private_to)
+    question = UsagesQuestion(subscription=request.subscription, location=request.location)
+    if answer.read_skus and read_skus is not None:
+        try:
+            reading: dict[str, Any] = {"skus": await read_skus(question)}
+        except Exception as err:  # the machine goes on: accelerated networking is "as before" until a reading
+            log.warning("could not read the resource SKUs of %s: %s", request.location, err)
+            reading = {"skus_error": str(err)[:MAX_ERROR_CHARS] or type(err).__name__}
+        request = request.model_copy(update={**reading, "reads_skus": False})
+        answer = await _claim(client, request, task_queue, private_to)
+        request = request.model_copy(update={"skus": None, "skus_error": ""})
     if not answer.read_usages or read_usages is None:
         return answer
     try:
-        reading: dict[str, Any] = {"usages": await read_usages(UsagesQuestion(subscription=request.subscription,
-                                                                             location=request.location))}
+        reading = {"usages": await read_usages(question)}
     except Exception as err:  # whatever failed, the machine goes on: Azure's own refusal is still remembered
         log.warning("could not read the compute usages of %s: %s", request.location, err)
         reading = {"usages_error": str(err)[:MAX_ERROR_CHARS] or type(err).__name__}
@@ -120,12 +133,14 @@ async def release(client: Client, request: ProbeRelease, private_to: str = "") -
 
 
 def activities(shared: bool = True, read_usages: UsageReader | None = None,
-               read_every: timedelta = DEFAULT_READ_EVERY) -> list[Callable[..., Any]]:
+               read_every: timedelta = DEFAULT_READ_EVERY, read_skus: SkuReader | None = None
+               ) -> list[Callable[..., Any]]:
     """The activities, sharing one view of the memory (offerings_view.py): call once per worker.
     `shared=False` (AZMC_SHARED_OFFERINGS=false, the capacity bench's baseline) gives each machine a memory
     of its own: it learns only from its own refusals, as without a shared memory. `read_usages` (the driver's):
     how to read the usages when the memory asks (without it, no quota is foreseen); `read_every`
-    (AZMC_QUOTA_READ_EVERY): how old the memory's reading may be."""
+    (AZMC_QUOTA_READ_EVERY): how old the memory's reading may be; `read_skus` (the driver's): how to read the
+    sizes' accelerated networking when the memory asks (without it, accelerated_networking null is off)."""
 
     view = OfferingsView()
 
@@ -138,7 +153,7 @@ def activities(shared: bool = True, read_usages: UsageReader | None = None,
         client, task_queue, private = activity.client(), activity.info().task_queue, private_to()
         return await heartbeating(view.claim(_memory_id(request.subscription, request.location, private), request,
                                              lambda: claim(client, request, task_queue, private, read_usages,
-                                                           read_every)))
+                                                           read_every, read_skus)))
 
     @activity.defn(name=ActivityName.REPORT_REFUSAL.value)
     async def report_refusal(report: RefusalReport) -> Refusal | None:

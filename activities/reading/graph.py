@@ -10,6 +10,7 @@ from models.naming import MACHINE_TAG, POOL_TAG
 
 NIC_TYPE = "microsoft.network/networkinterfaces"
 DISK_TYPE = "microsoft.compute/disks"
+PUBLIC_IP_TYPE = "microsoft.network/publicipaddresses"  # spec `public_ip` (activities/public_ip.py)
 VM_TYPE = "microsoft.compute/virtualmachines"
 MACHINE_TYPES = (VM_TYPE, NIC_TYPE, DISK_TYPE)
 HEALTH_TYPE = "microsoft.resourcehealth/availabilitystatuses"  # a VM's row in HealthResources
@@ -52,16 +53,18 @@ def fleet_query(resource_group: str = "", pool: str = "") -> str:
 
 
 def sweep_query() -> str:
-    """The fleet sweep's one query: every azmc-tagged VM (its row names its NICs and disks), and only the
-    NICs and disks that no VM holds. Each VM row carries its Resource Health (`availability`, `health_context`,
-    `health_summary`; null when the graph has none yet): a left outer join on the lower-cased VM id adds
-    columns, not rows, so a healthy fleet is still one row per machine: 1,000 machines a page."""
+    """The fleet sweep's one query: every azmc-tagged VM (its row names its NICs and disks), only the
+    NICs and disks that no VM holds, and every public IP (few: spec `public_ip` only; one on an orphaned NIC
+    goes in the same collection, after the NIC). Each VM row carries its Resource Health (`availability`,
+    `health_context`, `health_summary`; null when the graph has none yet): a left outer join on the lower-cased
+    VM id adds columns, not rows, so a healthy fleet is still one row per machine: 1,000 machines a page."""
     return (
         "Resources"
         f" | where isnotempty(tags[{kql_string(MACHINE_TAG)}])"
         f" and (type =~ {kql_string(VM_TYPE)}"
         f" or (type =~ {kql_string(NIC_TYPE)} and isempty(properties.virtualMachine.id))"
-        f" or (type =~ {kql_string(DISK_TYPE)} and isempty(managedBy)))"
+        f" or (type =~ {kql_string(DISK_TYPE)} and isempty(managedBy))"
+        f" or type =~ {kql_string(PUBLIC_IP_TYPE)})"
         " | extend vmid = tolower(id)"
         " | join kind=leftouter (HealthResources"
         f" | where type =~ {kql_string(HEALTH_TYPE)}"

@@ -20,13 +20,13 @@ from temporalio.exceptions import ApplicationError
 from activities.arm import log, log_start
 from activities.clients import AzureClients
 from activities.ownership import Ownership, owner_of
-from activities.reading.graph import DISK_TYPE, NIC_TYPE, VM_TYPE
+from activities.reading.graph import DISK_TYPE, NIC_TYPE, PUBLIC_IP_TYPE, VM_TYPE
 from activities.reading.machine_resources import Listed, machine_resources
 from activities.reading.vm import get_vm, vm_inventory
 from activities.tags import adopt_legacy_machine
 from models.errors import ErrorType
 from models.inventory import DataDiskRef, Inventory
-from models.naming import data_disk_name, nic_name, os_disk_name
+from models.naming import data_disk_name, nic_name, os_disk_name, public_ip_name
 from models.spec import MachineSpec
 
 
@@ -107,15 +107,17 @@ async def _leftovers(clients: AzureClients, spec: MachineSpec, listed: list[List
     clients.read_cache.saw_listed(rg, spec.name, listed)
     os_disk = os_disk_name(spec.name).lower()
     luns = {data_disk_name(spec.name, d.lun, d.name).lower(): d.lun for d in spec.data_disks}
-    derived = {nic_name(spec.name).lower(), *(d.lower() for d in spec.all_disk_names())}
+    derived = {nic_name(spec.name).lower(), public_ip_name(spec.name).lower(),
+               *(d.lower() for d in spec.all_disk_names())}
     nics: list[str] = []
+    public_ips: list[str] = []
     disks: list[str] = []
     data: list[DataDiskRef] = []
     not_ours: list[str] = []
     for res in listed:
-        if res.type not in (NIC_TYPE, DISK_TYPE):
+        if res.type not in (NIC_TYPE, DISK_TYPE, PUBLIC_IP_TYPE):
             continue
-        kind = "NIC" if res.type == NIC_TYPE else "disk"
+        kind = {NIC_TYPE: "NIC", DISK_TYPE: "disk", PUBLIC_IP_TYPE: "public IP"}[res.type]
         if not owner.may_use(res.tags):
             if res.name.lower() in derived:  # under our own name: shown as left alone
                 not_ours.append(f"{kind} {res.name}")
@@ -123,6 +125,9 @@ async def _leftovers(clients: AzureClients, spec: MachineSpec, listed: list[List
             continue
         if kind == "NIC":
             nics.append(res.name)
+            continue
+        if kind == "public IP":
+            public_ips.append(res.name)
             continue
         disks.append(res.name)
         if res.name.lower() != os_disk:  # a data disk of this spec or of an older one: data all the same
@@ -134,4 +139,5 @@ async def _leftovers(clients: AzureClients, spec: MachineSpec, listed: list[List
 
     data.sort(key=lambda disk: spec_first(disk.name))
     return Inventory(nic_names=sorted(nics, key=spec_first), disk_names=sorted(disks, key=spec_first),
+                     public_ip_names=sorted(public_ips),
                      data_disks=data, not_ours=not_ours)

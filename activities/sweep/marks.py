@@ -13,11 +13,11 @@ from activities.arm import classified, log
 from activities.clients import AzureClients
 from activities.ownership import Owner, Ownership, Tags, tag_value
 from activities.sweep.orphans import read_resource, resource_names
-from activities.tags import all_patched, patch_disk_tags, patch_nic_tags, patch_vm_tags
+from activities.tags import all_patched, patch_disk_tags, patch_nic_tags, patch_public_ip_tags, patch_vm_tags
 from models.naming import ORPHAN_SEEN_TAG
 from models.sweep import OrphanMarkInput, orphan_mark, read_orphan_mark
 
-_PATCH = {"VM": patch_vm_tags, "NIC": patch_nic_tags, "disk": patch_disk_tags}
+_PATCH = {"VM": patch_vm_tags, "NIC": patch_nic_tags, "disk": patch_disk_tags, "public IP": patch_public_ip_tags}
 
 
 def _without_mark(tags: Tags) -> dict[str, str]:

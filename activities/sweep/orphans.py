@@ -4,7 +4,7 @@ The survey came from Resource Graph and visibility, which both lag. Here the mac
 described (strongly consistent) and every resource is read by ARM GET: a workflow that is open now,
 a resource that is gone, one that another owner holds or that older azmc tagged, or one younger than
 the grace period is left alone, with the reason. What remains is deleted by the driver's delete
-activities (delete_vm, delete_nic, delete_disk), which check the owner tag once more.
+activities (delete_vm, delete_nic, delete_disk, delete_public_ip), which check the owner tag once more.
 
 The grace counts from the newest of: the workflow's close, a resource's creation, its mark (the tag
 azmc-orphan-seen, models/sweep.py). When Temporal knows no workflow of the owner, a resource without a
@@ -54,7 +54,7 @@ def _created(body: Any) -> datetime | None:
 
 def resource_names(orphan: OrphanMachine) -> list[tuple[str, str]]:
     return ([("VM", orphan.vm)] if orphan.vm else []) + [("NIC", n) for n in orphan.nics] + \
-        [("disk", d) for d in orphan.disks]
+        [("disk", d) for d in orphan.disks] + [("public IP", p) for p in orphan.public_ips]
 
 
 async def read_resource(clients: AzureClients, rg: str, kind: str, name: str) -> Any:
@@ -63,6 +63,8 @@ async def read_resource(clients: AzureClients, rg: str, kind: str, name: str) ->
         found = await get_or_none(clients.compute.virtual_machines.get(rg, name))
     elif kind == "NIC":
         found = await get_or_none(clients.network.network_interfaces.get(rg, name))
+    elif kind == "public IP":
+        found = await get_or_none(clients.network.public_ip_addresses.get(rg, name))
     else:
         found = await get_or_none(clients.compute.disks.get(rg, name))
     return found
@@ -129,7 +131,8 @@ async def check_orphan(clients: AzureClients, client: Client, inp: OrphanCheckIn
         kept = []
     return verdict.model_copy(update={
         "vm": next((n for k, n in kept if k == "VM"), ""), "nics": [n for k, n in kept if k == "NIC"],
-        "disks": [n for k, n in kept if k == "disk"], "skipped": skipped,
+        "disks": [n for k, n in kept if k == "disk"], "public_ips": [n for k, n in kept if k == "public IP"],
+        "skipped": skipped,
         "orphaned_for_s": orphaned_for.total_seconds()})
 
 
@@ -150,7 +153,7 @@ def _first_seen(verdict: OrphanVerdict, orphan: OrphanMachine, inp: OrphanCheckI
                                orphan_since=seen_at, eligible_at=eligible_at))
     to_mark = orphan.model_copy(update={
         "vm": next((n for k, n in unmarked if k == "VM"), ""), "nics": [n for k, n in unmarked if k == "NIC"],
-        "disks": [n for k, n in unmarked if k == "disk"]})
+        "disks": [n for k, n in unmarked if k == "disk"], "public_ips": [n for k, n in unmarked if k == "public IP"]})
     return verdict.model_copy(update={"skipped": skipped, "to_mark": to_mark, "first_seen": seen_at})
 
 

@@ -17,7 +17,7 @@ from temporalio.service import RPCError, RPCStatusCode
 from activities.clients import AzureClients
 from activities.ownership import tag_value
 from activities.reading.fleet import row_resource_group, vm_row_attachments
-from activities.reading.graph import DISK_TYPE, NIC_TYPE, VM_TYPE, query_pages, sweep_query
+from activities.reading.graph import DISK_TYPE, NIC_TYPE, PUBLIC_IP_TYPE, VM_TYPE, query_pages, sweep_query
 from activities.request_count import counting
 from models.health_io import AVAILABLE, CUSTOMER_INITIATED, UNAVAILABLE
 from models.naming import MACHINE_TAG, ORPHAN_SEEN_TAG, OWNER_TAG, workflow_id
@@ -42,12 +42,13 @@ class GraphMachine:
     vm: dict[str, Any] | None = None
     nics: set[str] = field(default_factory=set)
     disks: set[str] = field(default_factory=set)
+    public_ips: set[str] = field(default_factory=set)
     marked: bool = False  # a row carries azmc-orphan-seen
 
     def orphan(self) -> OrphanMachine:
         return OrphanMachine(name=self.name, resource_group=self.resource_group, workflow_id=self.workflow_id,
                              vm=str(self.vm.get("name", "")) if self.vm else "",
-                             nics=sorted(self.nics), disks=sorted(self.disks))
+                             nics=sorted(self.nics), disks=sorted(self.disks), public_ips=sorted(self.public_ips))
 
 
 @dataclass
@@ -94,6 +95,8 @@ def split_fleet(rows: list[dict[str, Any]], installation_id: str) -> GraphFleet:
             entry.nics.add(name)
         elif kind == DISK_TYPE:
             entry.disks.add(name)
+        elif kind == PUBLIC_IP_TYPE:
+            entry.public_ips.add(name)
     return fleet
 
 

@@ -52,10 +52,13 @@ _DISK_PROPERTIES = {
 _NIC_PROPERTIES = {
     "ipConfigurations": [{"name": str, "properties": {
         "subnet": _ID, "privateIPAddress": str, "privateIPAllocationMethod": str, "privateIPAddressVersion": str,
-        "primary": bool, "publicIPAddress": _ID}}],
+        "primary": bool, "publicIPAddress": _ID, "applicationSecurityGroups": [_ID],
+        "loadBalancerBackendAddressPools": [_ID]}}],
     "dnsSettings": {"dnsServers": [str]}, "enableAcceleratedNetworking": bool, "enableIPForwarding": bool,
     "disableTcpStateTracking": bool, "nicType": str, "auxiliaryMode": str, "networkSecurityGroup": _ID,
 }
+_PIP_PROPERTIES = {"publicIPAllocationMethod": str, "publicIPAddressVersion": str, "idleTimeoutInMinutes": int,
+                   "deleteOption": str, "ipTags": [dict]}
 _VNET_PROPERTIES = {
     "addressSpace": {"addressPrefixes": [str]}, "dhcpOptions": {"dnsServers": [str]},
     "subnets": [{"name": Required(str), "properties": _SUBNET_PROPERTIES}], "enableDdosProtection": bool,
@@ -69,6 +72,7 @@ SHAPES: dict[tuple[str, str], dict[str, Any]] = {
     ("virtualNetworks", "put"): {**_TOP, "properties": _VNET_PROPERTIES},
     ("subnets", "put"): {"name": str, "properties": _SUBNET_PROPERTIES},
     ("networkInterfaces", "put"): {**_TOP, "properties": _NIC_PROPERTIES},
+    ("publicIPAddresses", "put"): {**_TOP, "properties": _PIP_PROPERTIES},
     ("disks", "put"): {**_TOP, "properties": _DISK_PROPERTIES},
     ("disks", "patch"): {"sku": _SKU, "properties": _DISK_PROPERTIES},
     ("virtualMachines", "put"): {**_TOP, "properties": _VM_PROPERTIES},

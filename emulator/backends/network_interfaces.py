@@ -21,6 +21,7 @@ from emulator.backends.common import (
     prepare_put,
     start_operation,
 )
+from emulator.backends.nic_references import check_nic_references
 from emulator.backends.outcome import Outcome
 from emulator.state import EmulatorState
 from emulator.store import Resource
@@ -48,6 +49,7 @@ class NetworkInterfacesBackend:
     def put(self, scope: Scope, name: str, request: dict[str, Any]) -> Outcome:
         scope, rid, existing = prepare_put(self.state, scope, NIC_TYPE, name)
         props = request.get("properties") or {}
+        check_nic_references(self.state, rid, props)
         body = base_body(rid, name, NIC_TYPE, request)
         body["etag"] = etag()
         old = existing.properties if existing else {}

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from emulator.backends.disks import DisksBackend
+from emulator.backends.network_extras import NetworkExtrasBackend
 from emulator.backends.network_interfaces import NetworkInterfacesBackend
 from emulator.backends.resource_groups import ResourceGroupsBackend
 from emulator.backends.virtual_machines import VirtualMachinesBackend
@@ -24,6 +25,7 @@ class Backends:
     vms: VirtualMachinesBackend
     vm_power: VmPowerBackend
     vm_repair: VmRepairBackend
+    network_extras: NetworkExtrasBackend
 
     @classmethod
     def create(cls, state: EmulatorState) -> Backends:
@@ -31,4 +33,4 @@ class Backends:
         disks = DisksBackend(state)
         vms = VirtualMachinesBackend(state, nics, disks)
         return cls(state, ResourceGroupsBackend(state), VirtualNetworksBackend(state), nics, disks, vms,
-                   VmPowerBackend(state, vms), VmRepairBackend(state))
+                   VmPowerBackend(state, vms), VmRepairBackend(state), NetworkExtrasBackend(state))

@@ -6,6 +6,7 @@ from typing import Any
 
 from emulator import arm_ids, errors
 from emulator.backends.network_interfaces import NetworkInterfacesBackend
+from emulator.backends.vm_accelerated_networking import check_accelerated_networking
 from emulator.state import EmulatorState
 from emulator.store import Resource
 
@@ -40,6 +41,7 @@ def validate_nic_refs(state: EmulatorState, nics: NetworkInterfacesBackend, vm_i
                 f"Network Interface {nic.id} is used by existing resource {owner}. A network interface "
                 "can be attached to one virtual machine only.",
             )
+    check_accelerated_networking(vm_id, props, [n for n in (state.store.get(r["id"]) for r in refs) if n])
     return refs
 
 

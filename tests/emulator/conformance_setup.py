@@ -66,6 +66,15 @@ def nic(handle: EmulatorHandle, nic_id: str) -> None:
             {"name": "ipconfig1", "properties": {"subnet": {"id": handle.subnet_id}}}]}})
 
 
+def network_resource(handle: EmulatorHandle, resource_id: str) -> None:
+    """An NSG, ASG, public IP or load balancer backend pool a NIC example refers to (its load balancer with it)."""
+    group(handle, resource_id.split("/")[4])
+    head, _, pool = resource_id.partition("/backendAddressPools/")
+    if arm(handle, "GET", quote(head)).status == 404:
+        props = {"backendAddressPools": [{"name": pool}]} if pool else {}
+        call(handle, "PUT", head, {"location": LOCATION, "properties": props})
+
+
 def disk(handle: EmulatorHandle, disk_id: str, size_gb: int = 10) -> None:
     if arm(handle, "GET", quote(disk_id)).status == 404:
         call(handle, "PUT", disk_id, {"location": LOCATION, "properties": {
@@ -79,6 +88,13 @@ def references(handle: EmulatorHandle, body: Any) -> None:
         ref = (ipc.get("properties") or {}).get("subnet", {}).get("id")
         if ref:
             subnet(handle, ref)
+        ipc_props = ipc.get("properties") or {}
+        for field in ("publicIPAddress", "applicationSecurityGroups", "loadBalancerBackendAddressPools"):
+            refs = ipc_props.get(field) or []
+            for one in refs if isinstance(refs, list) else [refs]:
+                network_resource(handle, one["id"])
+    if (props.get("networkSecurityGroup") or {}).get("id"):
+        network_resource(handle, props["networkSecurityGroup"]["id"])
     for ref in (props.get("networkProfile") or {}).get("networkInterfaces", []):
         nic(handle, ref["id"])
     for entry in (props.get("storageProfile") or {}).get("dataDisks", []):

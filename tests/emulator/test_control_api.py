@@ -18,6 +18,9 @@ def test_seed_exists(emulator: EmulatorHandle) -> None:
         ("Microsoft.Resources/resourceGroups", "azmc-demo"),
         ("Microsoft.Network/virtualNetworks", "azmc-vnet"),
         ("Microsoft.Network/virtualNetworks/subnets", "default"),
+        ("Microsoft.Network/networkSecurityGroups", "azmc-nsg"),
+        ("Microsoft.Network/applicationSecurityGroups", "azmc-asg"),
+        ("Microsoft.Network/loadBalancers", "azmc-lb"),
     }
     assert emulator.subnet_id.endswith("/virtualNetworks/azmc-vnet/subnets/default")
 
@@ -63,5 +66,5 @@ def test_settings_change_live_and_reset_restores_everything(emulator: EmulatorHa
     assert emulator.faults() == [] and emulator.capacity() == [] and emulator.quotas() == []
     assert emulator.requests() == {"total": 0, "by_operation": {}, "failed_by_operation": {},
                                    "throttled_by_operation": {}, "vm_deletions": []}
-    assert len(emulator.resources()) == 3
+    assert len(emulator.resources()) == 6  # the seed (test_seed_exists)
     assert emulator.healthy()

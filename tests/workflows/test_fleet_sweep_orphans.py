@@ -138,3 +138,19 @@ async def test_the_safety_cap_stops_a_mass_deletion_and_says_why(stack: Stack) -
 
     assert len((await sweep(stack, max_orphan_deletions=7)).deleted) == 7
     assert names(stack, "vm1") == [] and names(stack, "vm2") == []
+
+
+async def test_a_terminated_machines_public_ip_is_collected_after_its_nic(stack: Stack) -> None:
+    """Spec `public_ip` (issue 28): the orphan's public IP is found like its NIC and goes after it."""
+    handle = await running_machine(stack, public_ip={})
+    left = names(stack, "vm1")
+    assert "publicIPAddresses vm1-pip" in left and len(left) == 5, left
+    await handle.terminate("operator terminated the workflow")
+    early = await sweep(stack)
+    assert early.orphans_found == 5 and early.deleted == []
+    await stack.env.sleep(GRACE + timedelta(minutes=1))
+    report = await sweep(stack)
+    assert report.deleted[-1] == "public IP vm1-pip (machine/azmc-demo/vm1)"  # after the VM took its NIC along
+    assert "VM vm1 (machine/azmc-demo/vm1)" in report.deleted
+    assert names(stack, "vm1") == []
+    assert (await sweep(stack)).orphans_found == 0

@@ -50,6 +50,9 @@ class Machine:
 
     def __init__(self, state: LifecycleState) -> None:
         self.state = state
+        # Whether the size of the offering last claimed supports accelerated networking (None: not known), as
+        # the shared memory answered (workflows/offerings/skus.py): not carried, every attempt claims first.
+        self.size_accelerated: bool | None = None
         self.log = MachineLog(state.spec.resource_group, state.spec.name)
         # Two facts of this run: the phase its search attribute shows (set by the starter, or upserted), and
         # the last phase (and quota wait) its pool was told (every run tells its first one, upserted or not).
@@ -218,6 +221,7 @@ class Machine:
         last, gone = self.state.status.inventory, name.lower()
         self.state.status.inventory = last.model_copy(update={
             "nic_names": [nic for nic in last.nic_names if nic.lower() != gone],
+            "public_ip_names": [pip for pip in last.public_ip_names if pip.lower() != gone],
             "disk_names": [disk for disk in last.disk_names if disk.lower() != gone],
             "data_disks": [disk for disk in last.data_disks if disk.name.lower() != gone]})
         self.state.status.inventory_at = workflow.now()

@@ -14,7 +14,7 @@ with workflow.unsafe.imports_passed_through():
     from models.durations import humanize
     from models.errors import ErrorType
     from models.inventory import Inventory
-    from models.naming import nic_name
+    from models.naming import nic_name, public_ip_name
     from models.status import OperationState, Phase, Stage
 
 from workflows import policies
@@ -26,6 +26,9 @@ from workflows.machine.deletion import remove_everything
 from workflows.machine.power_on import start_stopped_vm
 from workflows.machine.retrying import delete_or_gone
 from workflows.machine.saga import Compensations
+
+# Azure's refusal to delete a public IP a NIC still holds (the emulator's is the same code).
+PUBLIC_IP_HELD = "PublicIPAddressCannotBeDeleted"
 
 
 class AttemptFailed(Exception):
@@ -67,6 +70,19 @@ async def _delete_nic_unless_reusable(machine: Machine, azure: AzureCalls, nic: 
                           error=error_text(err))
 
 
+async def _delete_public_ip_unless_held(machine: Machine, azure: AzureCalls, pip: str, nic: str) -> None:
+    """Undo of the public IP ensure_nic made: deleted, unless the NIC holding it was kept for the next attempt
+    (_delete_nic_unless_reusable), which reuses both; final cleanups delete it after the NIC."""
+    try:
+        await azure.delete_public_ip(pip)
+    except ActivityError as err:
+        if fallback.azure_code(err)[0] != PUBLIC_IP_HELD:
+            raise
+        machine.operation(Stage.COMPENSATE, OperationState.SUCCESSFUL,
+                          f"public IP {pip} is on NIC {nic}, kept for the next attempt: kept with it",
+                          error=error_text(err))
+
+
 async def _show_leftovers(machine: Machine, azure: AzureCalls) -> None:
     """After compensating, read everything once, so CrashLoopBackOff shows what really is left (say, a
     reserved NIC kept for the next attempt): attempts themselves read only the VM."""
@@ -91,9 +107,15 @@ async def _attempt(machine: Machine, azure: AzureCalls, undo: Compensations) -> 
     attach = await recovery.disks_to_attach(machine, azure, inventory)
     # With no provider_id there is no VM, whatever NIC or disks are left: create (ensure_* reuse them).
     nic = nic_name(azure.spec.name)
+    if azure.spec.public_ip is not None:  # undone after the NIC (unwound in reverse), which must let go of it
+        pip = public_ip_name(azure.spec.name)
+        undo.register(f"delete public IP {pip}", lambda: delete_or_gone(
+            machine, Stage.COMPENSATE, f"delete public IP {pip}",
+            lambda: _delete_public_ip_unless_held(machine, azure, pip, nic)))
     undo.register(f"delete NIC {nic}", lambda: delete_or_gone(machine, Stage.COMPENSATE, f"delete NIC {nic}",
                                                               lambda: _delete_nic_unless_reusable(machine, azure, nic)))
-    machine.operation(Stage.CREATE, OperationState.PROCESSING, f"attempt {attempt}: ensuring NIC {nic}")
+    with_ip = f"public IP {public_ip_name(azure.spec.name)} and " if azure.spec.public_ip is not None else ""
+    machine.operation(Stage.CREATE, OperationState.PROCESSING, f"attempt {attempt}: ensuring {with_ip}NIC {nic}")
     nic_id = await azure.ensure_nic()
     created = recovery.created_by_attempt(azure.spec, attach)
     undo.register(f"delete VM {azure.spec.name} and the disks this attempt created",
@@ -169,7 +191,8 @@ async def _until_running_or_timed_out(machine: Machine, azure: AzureCalls, drain
         chosen = await fallback.choose_offering(machine, azure, wake.requested, wake.clear_request, deadline)
         if chosen is None:
             break  # every offering refused until the creation timeout
-        (offering, skipped), attempt_azure = chosen, fallback.for_offering(azure, chosen[0])
+        (offering, skipped) = chosen
+        attempt_azure = fallback.for_offering(azure, offering, machine.size_accelerated)
         state.status.attempts += 1
         fallback.begin_attempt(machine, offering, skipped)
         machine.set_phase(Phase.CREATING)

@@ -87,9 +87,19 @@ async def _delete_one(machine: Machine, stage: Stage, description: str, name: st
 
 
 async def _delete_side_by_side(machine: Machine, azure: AzureCalls, inventory: Inventory) -> None:
-    """Each NIC and disk in its own retry loop: a stalled one is shown, and the others go on."""
-    tasks = [asyncio.ensure_future(_delete_one(machine, stage, description, name, action))
-             for stage, description, name, action in _steps(azure, inventory)]
+    """Each NIC and disk in its own retry loop: a stalled one is shown, and the others go on. Public IPs
+    after the NICs (Azure refuses to delete one a NIC holds)."""
+    await _in_parallel([_delete_one(machine, stage, description, name, action)
+                        for stage, description, name, action in _steps(azure, inventory)])
+    await _in_parallel([_delete_one(machine, Stage.INITIATE_NIC_DELETION, f"delete public IP {pip}", pip,
+                                    lambda pip=pip: azure.delete_public_ip(pip))
+                        for pip in inventory.public_ip_names])
+
+
+async def _in_parallel(flows: list[Awaitable[None]]) -> None:
+    if not flows:
+        return
+    tasks = [asyncio.ensure_future(flow) for flow in flows]
     try:
         await asyncio.gather(*tasks)
     except BaseException:

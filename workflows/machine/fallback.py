@@ -50,10 +50,14 @@ def azure_code(err: BaseException) -> tuple[str, str]:
     return code, cause.message
 
 
-def for_offering(azure: AzureCalls, offering: Offering) -> AzureCalls:
-    """The machine's AzureCalls asking for exactly this offering; calls in flight are still tracked as one."""
+def for_offering(azure: AzureCalls, offering: Offering, accelerated: bool | None = None) -> AzureCalls:
+    """The machine's AzureCalls asking for exactly this offering; calls in flight are still tracked as one.
+    `accelerated`: whether the offering's size supports accelerated networking (the memory's answer, None: not
+    known), which a spec's accelerated_networking null takes."""
     calls = copy.copy(azure)  # shallow: shares the list of detached calls with `azure`
     calls.spec = narrowed(azure.spec, offering)
+    if calls.spec.accelerated_networking is None and accelerated is not None:
+        calls.spec = calls.spec.model_copy(update={"accelerated_networking": accelerated})
     return calls
 
 
@@ -66,7 +70,7 @@ async def _claim(machine: Machine, azure: AzureCalls, offerings: list[Offering])
     attempts, it never stops a machine."""
     spec, state = azure.spec, machine.state
     request = ClaimRequest(subscription=spec.subscription, location=spec.location, offerings=offerings,
-                           machine=_machine_id(machine))
+                           machine=_machine_id(machine), accelerated_networking=spec.accelerated_networking)
     held, state.may_hold_probe = state.may_hold_probe, True  # a claim interrupted in flight may have landed
     try:
         claim = await azure.short_call(
@@ -142,6 +146,7 @@ async def choose_offering(machine: Machine, azure: AzureCalls, requested: Callab
     memory says; so does the first attempt after a reconcile of a Failed machine.
     """
     offerings = offerings_of(azure.spec)
+    machine.size_accelerated = None  # known only from this call's claim
     if machine.state.ignore_refusals_once:
         machine.state.ignore_refusals_once = False
         return offerings[0], []
@@ -152,9 +157,10 @@ async def choose_offering(machine: Machine, azure: AzureCalls, requested: Callab
         if over_quota and not (claim.offering is None and quota_wait(answer.skipped)):
             _quota_wait_over(machine, deadline)
             over_quota = ""
+        machine.size_accelerated = claim.accelerated_networking
         if claim.offering is not None:
             return claim.offering, answer.skipped
-        others_first = claim.probed_by_others or claim.usages_reader or claim.read_usages
+        others_first = claim.probed_by_others or claim.usages_reader or claim.read_usages or claim.skus_reader
         over_quota = "" if others_first else quota_wait(answer.skipped)
         if over_quota:
             if await _wait_for_quota(machine, answer, over_quota, requested, clear_request):
@@ -169,9 +175,10 @@ async def choose_offering(machine: Machine, azure: AzureCalls, requested: Callab
             waits += 1
             machine.set_phase(Phase.PENDING if not machine.state.status.attempts else Phase.CRASH_LOOP_BACK_OFF)
             names = ", ".join(o.describe() for o in claim.probed_by_others)
+            read = "resource SKUs" if claim.skus_reader else "quota usages"
             waiting = (f"waiting for another machine's attempt at {names}" if names else
-                       f"waiting for the quota usages of {azure.spec.location}, read by "
-                       f"{claim.usages_reader or 'another machine'}")
+                       f"waiting for the {read} of {azure.spec.location}, read by "
+                       f"{claim.skus_reader or claim.usages_reader or 'another machine'}")
             machine.operation(Stage.CREATE, OperationState.PROCESSING, waiting, retry_in=probe_poll(waits))
             if await _woken_before(probe_poll(waits), requested, clear_request, deadline) or deadline.passed:
                 return None if deadline.passed else (offerings[0], answer.skipped)

@@ -1,4 +1,4 @@
-"""`update_spec`: a running machine takes a new spec's tag, pool and timeout changes in place.
+"""`update_spec`: a running machine takes a new spec's tag, pool, timeout and NIC membership changes in place.
 
 A Temporal Update with a validator, so the caller hears at once (and nothing lands in history) when a
 spec does not decode, names another machine, or changes what needs a new VM (models/spec_changes.py).
@@ -19,10 +19,12 @@ from temporalio.exceptions import ActivityError
 
 with workflow.unsafe.imports_passed_through():
     from models.activity_io import ActivityName, TagsUpdated, UpdateTagsInput
+    from models.naming import nic_name
     from models.spec import MachineSpec
     from models.spec_changes import (
         SpecUpdate,
         changed_fields,
+        nic_changed,
         refusal,
         removed_tag_keys,
         tags_changed,
@@ -77,12 +79,37 @@ async def _update_tags(azure: AzureCalls, remove: list[str]) -> TagsUpdated:
     )
 
 
-async def apply_pending_tags(machine: Machine, azure: AzureCalls) -> tuple[TagsUpdated | None, str]:
-    """Tag the machine's resources with the spec's tags when an update left that to do: (what changed,
-    one line). Never raises: a failure is shown and stays pending for the next health check."""
+async def _apply_pending_nic(machine: Machine, azure: AzureCalls) -> str:
+    """The NIC's memberships as the spec says (ensure_nic: one PUT when the NIC differs); one line, "" when
+    none was pending. Never raises: a failure is shown and stays pending for the next health check."""
     state = machine.state
+    if not state.nic_pending:
+        return ""
+    try:
+        await azure.ensure_nic()
+    except ActivityError as err:
+        machine.operation(Stage.UPDATE_SPEC, OperationState.FAILED,
+                          "updating the NIC failed; retried at the next health check", error=error_text(err))
+        return f"updating the NIC failed ({error_text(err)}); retried at the next health check"
+    state.nic_pending = False
+    line = f"NIC {nic_name(azure.spec.name)} has the spec's security groups and load balancer pools"
+    machine.operation(Stage.UPDATE_SPEC, OperationState.SUCCESSFUL, line)
+    return line
+
+
+async def apply_pending_tags(machine: Machine, azure: AzureCalls) -> tuple[TagsUpdated | None, str]:
+    """Apply what an update left to do: the NIC's memberships, then the spec's tags on the machine's resources:
+    (what was tagged, one line). Never raises: a failure is shown and stays pending for the next health check."""
+    state = machine.state
+    nic_line = await _apply_pending_nic(machine, azure)
     if not state.tags_pending:
-        return None, ""
+        return None, nic_line
+    done, line = await _apply_pending_tag_patches(machine, azure)
+    return done, "; ".join(part for part in (nic_line, line) if part)
+
+
+async def _apply_pending_tag_patches(machine: Machine, azure: AzureCalls) -> tuple[TagsUpdated | None, str]:
+    state = machine.state
     try:
         done = await _update_tags(azure, state.tags_removed)
     except ActivityError as err:
@@ -113,11 +140,12 @@ async def apply_update(
         workflow.upsert_search_attributes([AZMC_POOL.value_set(new.pool) if new.pool else AZMC_POOL.value_unset()])
     machine.operation(Stage.UPDATE_SPEC, OperationState.SUCCESSFUL, f"spec updated in place: {', '.join(changed)}")
     patch_vm = vm_patch_needed(changed)
-    if not tags_changed(changed) and not patch_vm:
+    if not tags_changed(changed) and not nic_changed(changed) and not patch_vm:
         return SpecUpdate(changed=changed, message="updated in place (timeouts apply from the next wait)")
     if tags_changed(changed):
         state.tags_pending = True
         state.tags_removed = sorted({*state.tags_removed, *removed_tag_keys(old, new)})
+    state.nic_pending = state.nic_pending or nic_changed(changed)
     # A health check holds the machine briefly; creation and deletion hold it long: never wait for those.
     await workflow.wait_condition(lambda: not busy.locked() or machine.phase not in _TAGGABLE or deleting())
     if machine.phase not in _TAGGABLE or deleting():
@@ -125,14 +153,18 @@ async def apply_update(
             when = "never: it is being deleted"
         else:
             when = "once it runs" if machine.phase in _CREATING else "when it is created again"
-        what = "tags and VM changes" if patch_vm else "tags"
+        what = " and ".join(w for w, pending in (("tags", state.tags_pending),
+                                                 ("the NIC's memberships", state.nic_pending),
+                                                 ("VM changes", patch_vm)) if pending)
         return SpecUpdate(changed=changed,
                           message=f"updated; the machine is {machine.phase}: {what} reach Azure {when}")
+    nic_was_pending = state.nic_pending
     async with busy:
         lines = [await _update_vm(machine, azure)] if patch_vm else []
         done, line = await apply_pending_tags(machine, azure)
     lines += [line] if line else []
-    return SpecUpdate(changed=changed, tagged=done.changed if done else [],
+    updated = [f"NIC {nic_name(new.name)}"] if nic_was_pending and not state.nic_pending else []
+    return SpecUpdate(changed=changed, tagged=done.changed if done else [], updated=updated,
                       message=f"updated in place; {'; '.join(lines)}")
 
 

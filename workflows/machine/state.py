@@ -43,6 +43,8 @@ class LifecycleState(BaseModel):
     # failed); `tags_removed`: tag names an earlier spec set that the resources still carry.
     tags_pending: bool = False
     tags_removed: list[str] = []
+    # An update_spec changed the NIC's memberships (NSG, ASGs, load balancer pools) that Azure has not got yet.
+    nic_pending: bool = False
     # Where probes of the guest go (its NIC's private IP, read once per VM; "" until read), and the probes'
     # streak: successes in a row (> 0) or failures in a row (< 0), for the thresholds.
     guest_address: str = ""

@@ -333,7 +333,8 @@ class MachineLifecycle:
     async def _tag_if_pending(self, machine: Machine, azure: AzureCalls) -> None:
         """Tags an update_spec could not apply at once (creating, or tagging failed): now that it runs."""
         runs = machine.phase in WATCHED
-        if machine.state.tags_pending and runs and self._delete_request is None:
+        pending = machine.state.tags_pending or machine.state.nic_pending
+        if pending and runs and self._delete_request is None:
             await self._until_deleted(apply_pending_tags(machine, azure))
 
     def _take_reconcile(self) -> None:

@@ -48,7 +48,7 @@ from workflows.api import (
 from workflows.carried import CarriedShape
 from workflows.continuation import history_is_long
 from workflows.errors import invalid_input
-from workflows.offerings import quota
+from workflows.offerings import quota, skus
 from workflows.refusals import REFUSED_AT_START, Refusals, accepted, recent, refuse_input, refused_at_start
 from workflows.versioning import continue_as_new, upgrade_due
 
@@ -113,13 +113,15 @@ class Offerings:
         if request.usages_error:
             workflow.logger.warning(f"[offerings {self._place}] usages not read ({request.usages_error}): "
                                     "quota is not foreseen until the next reading")
-        first = quota.before_claim(memory, request, now)  # read the usages, or wait for their first reading
+        # Read the resource SKUs (once a day), or the usages, or wait for the usages' first reading.
+        first = skus.before_claim(memory, request, now) or quota.before_claim(memory, request, now)
         if first is not None:
             return first
+        over_quota, unsupported = quota.over_quota(memory, request, now), skus.unsupported(memory, request, now)
         answer, memory.probes = claim_offering(request.offerings, request.machine, memory.refusals,
                                                memory.probes, memory.proven, now,
-                                               quota.over_quota(memory, request, now))
-        return quota.counted(memory, request, answer, now)
+                                               lambda offering: unsupported(offering) or over_quota(offering))
+        return skus.answered(memory, quota.counted(memory, request, answer, now))
 
     @workflow.update(name=OFFERINGS_REFUSED_UPDATE)
     def refused(self, *args: Any) -> Refusal | None:

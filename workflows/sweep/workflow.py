@@ -174,7 +174,7 @@ class FleetSweep:
         await asyncio.gather(*(one(orphan, seen_at) for orphan, seen_at in marks))
 
     async def _collect(self, orphan: OrphanMachine, verdict: OrphanVerdict) -> None:
-        """The VM first (its NIC and OS disk may go with it), then NICs and disks side by side."""
+        """The VM first (its NIC and OS disk may go with it), then NICs and disks side by side, then public IPs."""
         ref = MachineRef(resource_group=orphan.resource_group, name=orphan.name)
         owner = orphan.workflow_id
         if verdict.vm:
@@ -187,6 +187,11 @@ class FleetSweep:
             *(self._delete(f"disk {name}", owner, ActivityName.DELETE_DISK,
                            DeleteResourceInput(machine=ref, name=name, owner_workflow_id=owner), policies.DISK_TIMEOUT)
               for name in verdict.disks))
+        # Public IPs once the NICs that held them are gone (Azure refuses before).
+        await asyncio.gather(*(self._delete(
+            f"public IP {name}", owner, ActivityName.DELETE_PUBLIC_IP,
+            DeleteResourceInput(machine=ref, name=name, owner_workflow_id=owner), policies.NIC_TIMEOUT)
+            for name in verdict.public_ips))
 
     async def _delete(self, resource: str, owner: str, name: ActivityName, arg: Any, limit: timedelta) -> None:
         try:
