@@ -90,5 +90,5 @@ class PoolLeftovers(_Io):
 def resources_of(found: OrphanMachine) -> str:
     """"web-x1y2z (VM web-x1y2z, NIC web-x1y2z-nic, disk web-x1y2z-os-disk)"."""
     names = ([f"VM {found.vm}"] if found.vm else []) + [f"NIC {n}" for n in found.nics] + \
-        [f"disk {d}" for d in found.disks]
+        [f"disk {d}" for d in found.disks] + [f"public IP {p}" for p in found.public_ips]
     return f"{found.name} ({', '.join(names)})"

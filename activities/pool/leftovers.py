@@ -33,6 +33,8 @@ async def _read(clients: AzureClients, rg: str, kind: str, name: str) -> Any:
             return await get_or_none(clients.compute.virtual_machines.get(rg, name))
         if kind == "NIC":
             return await get_or_none(clients.network.network_interfaces.get(rg, name))
+        if kind == "public IP":
+            return await get_or_none(clients.network.public_ip_addresses.get(rg, name))
         return await get_or_none(clients.compute.disks.get(rg, name))
 
 
@@ -44,18 +46,20 @@ async def existing(clients: AzureClients, machine: GraphMachine) -> OrphanMachin
     attached = vm_inventory(vm) if vm_ours else None
     nics = sorted(machine.nics | set(attached.nic_names if attached else []))
     disks = sorted(machine.disks | set(attached.disk_names if attached else []))
+    ips = sorted(machine.public_ips)
     bodies = await asyncio.gather(*(_read(clients, rg, "NIC", n) for n in nics),
-                                  *(_read(clients, rg, "disk", d) for d in disks))
+                                  *(_read(clients, rg, "disk", d) for d in disks),
+                                  *(_read(clients, rg, "public IP", p) for p in ips))
     vm_disks = set(attached.disk_names) if attached else set()
 
     def ours(body: Any, name: str) -> bool:
         kind = owner.classify(body.tags) if body is not None else None
         return kind == Ownership.OURS or (kind == Ownership.UNTAGGED and name in vm_disks)
 
-    kept = [name for name, body in zip(nics + disks, bodies, strict=True) if ours(body, name)]
+    kept = [name for name, body in zip(nics + disks + ips, bodies, strict=True) if ours(body, name)]
     return OrphanMachine(name=machine.name, resource_group=rg, workflow_id=machine.workflow_id,
                          vm=machine.name if vm_ours else "", nics=[n for n in kept if n in nics],
-                         disks=[d for d in kept if d in disks])
+                         disks=[d for d in kept if d in disks], public_ips=[p for p in kept if p in ips])
 
 
 async def _sort(clients: AzureClients, client: Client, inp: PoolLeftoversInput, machine: GraphMachine,
@@ -87,6 +91,7 @@ async def find_pool_leftovers(clients: AzureClients, client: Client, inp: PoolLe
             entry = machines.setdefault(wf_id.lower(), GraphMachine(gone.name, gone.resource_group, wf_id))
             entry.nics.update(gone.nics)
             entry.disks.update(gone.disks)
+            entry.public_ips.update(gone.public_ips)
         into: dict[str, list[Any]] = {"open": [], "closed": [], "others": []}
         ended = {gone.name for gone in inp.ended}
         await asyncio.gather(*(_sort(clients, client, inp, machine, ended, into)

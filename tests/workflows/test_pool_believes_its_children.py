@@ -3,6 +3,8 @@ sent by anyone else (`temporal workflow signal`) changes nothing and is listed a
 
 from datetime import timedelta
 
+import pytest
+
 from models.naming import workflow_id
 from models.status import Phase
 from tests.workflows.helpers import RESOURCE_GROUP, in_phase, record_history, spec_dict, start_machine, wait_for
@@ -66,16 +68,20 @@ async def test_a_spoofed_phase_notice_changes_nothing(stack: Stack) -> None:
     await record_history(handle, "pool_ignores_spoofed_notices_then_deleted")
 
 
-async def test_deleting_the_pool_deletes_what_a_terminated_machine_left(stack: Stack) -> None:
+@pytest.mark.parametrize("public_ip", [False, True], ids=["plain", "public-ip"])
+async def test_deleting_the_pool_deletes_what_a_terminated_machine_left(stack: Stack, public_ip: bool) -> None:
     """A machine's workflow terminated by hand deletes nothing; when the pool is deleted it deletes what that
-    machine left (read by name: the graph here shows the subscription of an hour ago, so it shows nothing)."""
+    machine left, its public IP too (read by name: the graph here shows the subscription of an hour ago, so it
+    shows nothing)."""
     env, emulator = stack.env, stack.emulator
     emulator.settings(index_lag_s=3600, time_scale=1)
-    handle = await start_pool(env.client, stack.task_queue, pool_dict(emulator.subnet_id, 2))
+    template = template_dict(emulator.subnet_id, **({"public_ip": {}} if public_ip else {}))
+    handle = await start_pool(env.client, stack.task_queue, pool_dict(emulator.subnet_id, 2, template=template))
     before = await wait_pool(env, handle, settled(2))
     victim = before.machines[0].name
     await env.client.get_workflow_handle(workflow_id(RESOURCE_GROUP, victim)).terminate("by hand")
     assert victim in pool_vms(emulator)  # its VM lives on: nobody deleted it
+    assert (f"{victim}-pip" in {r["name"] for r in emulator.resources("publicIPAddresses")}) == public_ip
 
     await handle.signal("delete")
     final = await handle.result()

@@ -15,7 +15,7 @@ from temporalio.exceptions import ActivityError
 
 with workflow.unsafe.imports_passed_through():
     from models.activity_io import ActivityName, DeleteResourceInput, DeleteVmInput, MachineRef
-    from models.naming import nic_name, workflow_id
+    from models.naming import nic_name, public_ip_name, workflow_id
     from models.pool_io import PoolLeftovers, PoolLeftoversInput
     from models.sweep import OrphanMachine
 
@@ -34,7 +34,8 @@ def _expected(state: PoolState, name: str) -> OrphanMachine:
     spec = state.spec.template.machine_spec(name, state.spec.name)
     return OrphanMachine(name=name, resource_group=state.spec.resource_group,
                          workflow_id=workflow_id(state.spec.resource_group, name), vm=name,
-                         nics=[nic_name(name)], disks=spec.all_disk_names())
+                         nics=[nic_name(name)], disks=spec.all_disk_names(),
+                         public_ips=[public_ip_name(name)] if spec.public_ip else [])
 
 
 async def find_leftovers(state: PoolState) -> PoolLeftovers:
@@ -58,7 +59,8 @@ async def _delete(resource: str, name: ActivityName, arg: object, limit: timedel
 
 
 async def _collect_one(found: OrphanMachine) -> list[str]:
-    """The VM first (its NIC and OS disk may go with it), then NICs and disks side by side, as the sweep does."""
+    """The VM first (its NIC and OS disk may go with it), then NICs and disks side by side, then public IPs, as the
+    sweep does."""
     ref, owner = MachineRef(resource_group=found.resource_group, name=found.name), found.workflow_id
     failed = []
     if found.vm:
@@ -71,6 +73,11 @@ async def _collect_one(found: OrphanMachine) -> list[str]:
         *(_delete(f"disk {name}", ActivityName.DELETE_DISK, DeleteResourceInput(machine=ref, name=name,
                                                                                owner_workflow_id=owner),
                   policies.DISK_TIMEOUT) for name in found.disks))
+    # Public IPs once the NICs that held them are gone (Azure refuses before), as the sweep does.
+    failed += await asyncio.gather(
+        *(_delete(f"public IP {name}", ActivityName.DELETE_PUBLIC_IP,
+                  DeleteResourceInput(machine=ref, name=name, owner_workflow_id=owner), policies.NIC_TIMEOUT)
+          for name in found.public_ips))
     return [why for why in failed if why]
 
 
