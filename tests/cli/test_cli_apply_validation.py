@@ -63,7 +63,14 @@ def test_missing_file(tmp_path: Path) -> None:
     assert "cannot read" in result.stderr
 
 
-@pytest.mark.parametrize("example", ["machine.json", "machine.yaml", "machine-identity-image-plan.yaml"])
+MACHINE_EXAMPLES = sorted(p.name for p in (Path(__file__).parents[2] / "examples").glob("machine*"))
+
+
+def test_every_machine_example_is_checked() -> None:
+    assert len(MACHINE_EXAMPLES) >= 6, MACHINE_EXAMPLES
+
+
+@pytest.mark.parametrize("example", MACHINE_EXAMPLES)
 def test_valid_examples_pass_validation_and_then_need_temporal(example: str) -> None:
     path = Path(__file__).parents[2] / "examples" / example
     result = CliRunner().invoke(app, ["apply", "-f", str(path), *NO_TEMPORAL])
