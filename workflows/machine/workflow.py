@@ -154,7 +154,8 @@ class MachineLifecycle:
 
     @workflow.update(name=UPDATE_SPEC)
     async def update_spec(self, *args: Any) -> SpecUpdate:
-        """A new spec for this machine: tags, pool and timeouts change in place; anything else is refused."""
+        """A new spec for this machine: what models/spec_changes.py IN_PLACE lists changes in place; anything else
+        is refused."""
         accepted(UPDATE_SPEC, args)
         new = decode_update(args)
         assert self._machine is not None  # the validator refused the update before the input was decoded
