@@ -21,7 +21,6 @@ from emulator.handlers import (
     control_catalog,
     control_guest,
     control_health,
-    control_references,
     disks,
     generic_resources,
     marketplace,
@@ -163,7 +162,6 @@ def build_app(config: EmulatorConfig) -> web.Application:
     control_health.add_routes(app, backends)
     control_catalog.add_routes(app, backends)
     boot_diagnostics.add_blob_routes(app, backends.state)
-    control_references.add_routes(app, backends)
     app.router.add_route("*", "/{tail:.*}", dispatch)
 
     async def on_startup(_: web.Application) -> None:

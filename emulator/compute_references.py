@@ -1,14 +1,10 @@
-"""Compute resources a VM references but the emulator does not serve: disk encryption sets, capacity reservation
-groups, proximity placement groups, availability sets (by id), and the subscription features a VM may need.
-
-A VM PUT naming one that is not known here is refused as Azure refuses a reference to nothing. The seed adds
-one of each (emulator/seeding.py); tests add more through `POST /_emulator/references`. Encryption at host's
-subscription feature is registered unless a test unregisters it (`POST /_emulator/features`).
-"""
+"""The names of the Compute resources a VM references but the emulator does not serve (disk encryption sets,
+capacity reservation groups, proximity placement groups, availability sets) and of the subscription feature a VM
+may need. Which exist is kept in the catalog (emulator/vm_catalog.py): a VM PUT naming one that does not is
+refused as Azure refuses a reference to nothing."""
 
 from __future__ import annotations
 
-from emulator import arm_ids
 from emulator.seed import SEED_RESOURCE_GROUP, SEED_SUBSCRIPTION
 
 DISK_ENCRYPTION_SETS = "Microsoft.Compute/diskEncryptionSets"
@@ -17,7 +13,7 @@ PROXIMITY_PLACEMENT_GROUPS = "Microsoft.Compute/proximityPlacementGroups"
 AVAILABILITY_SETS = "Microsoft.Compute/availabilitySets"
 REFERENCE_TYPES = (DISK_ENCRYPTION_SETS, CAPACITY_RESERVATION_GROUPS, PROXIMITY_PLACEMENT_GROUPS, AVAILABILITY_SETS)
 ENCRYPTION_AT_HOST_FEATURE = "Microsoft.Compute/EncryptionAtHost"
-_REGISTERED_AT_START = (ENCRYPTION_AT_HOST_FEATURE,)
+REGISTERED_AT_START = (ENCRYPTION_AT_HOST_FEATURE,)
 
 # The seed's one of each (names every test and demo may rely on).
 SEED_REFERENCE_NAMES = {
@@ -40,34 +36,5 @@ def type_of(resource_id: str) -> str | None:
     return next((t for t in REFERENCE_TYPES if f"/providers/{t.lower()}/" in lowered), None)
 
 
-class ComputeReferences:
-    def __init__(self) -> None:
-        self._ids: dict[str, str] = {}  # lower-case id -> the id as added
-        self._features: set[str] = {f.lower() for f in _REGISTERED_AT_START}
-
-    def add(self, resource_id: str) -> None:
-        if type_of(resource_id) is None:
-            raise ValueError(f"not an id of one of {', '.join(REFERENCE_TYPES)}: {resource_id!r}")
-        self._ids[arm_ids.key(resource_id)] = resource_id
-
-    def remove(self, resource_id: str) -> bool:
-        return self._ids.pop(arm_ids.key(resource_id), None) is not None
-
-    def exists(self, resource_id: str) -> bool:
-        return arm_ids.key(resource_id) in self._ids
-
-    def ids(self) -> list[str]:
-        return sorted(self._ids.values(), key=str.lower)
-
-    def register(self, feature: str, registered: bool) -> None:
-        (self._features.add if registered else self._features.discard)(feature.lower())
-
-    def registered(self, feature: str) -> bool:
-        return feature.lower() in self._features
-
-    def features(self) -> list[str]:
-        return sorted(self._features)
-
-    def clear(self) -> None:
-        self._ids.clear()
-        self._features = {f.lower() for f in _REGISTERED_AT_START}
+# The seed's ids, as tests and examples name them.
+SEED_DES, SEED_CRG, SEED_PPG, SEED_AVSET = (seed_reference_id(t) for t in REFERENCE_TYPES)

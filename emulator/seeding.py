@@ -3,7 +3,6 @@
 from emulator.arm_ids import Scope
 from emulator.backends.network_extras import ASG_TYPE, LB_TYPE, NSG_TYPE
 from emulator.backends.registry import Backends
-from emulator.compute_references import REFERENCE_TYPES, seed_reference_id
 from emulator.seed import (
     SEED_ASG,
     SEED_BACKEND_POOL,
@@ -29,8 +28,6 @@ def seed(backends: Backends) -> None:
         subscription = backends.state.config.subscription
         backends.state.catalog.seed(subscription)
         backends.groups.put(subscription, SEED_RESOURCE_GROUP, {"location": SEED_LOCATION})
-        for resource_type in REFERENCE_TYPES:  # one disk encryption set, reservation group, placement group...
-            backends.state.references.add(seed_reference_id(resource_type, subscription))
         backends.vnets.put(
             Scope(subscription, SEED_RESOURCE_GROUP),
             SEED_VNET,

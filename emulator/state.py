@@ -7,7 +7,6 @@ from collections import Counter
 from emulator import resource_health
 from emulator.capacity import CapacityRegistry
 from emulator.clock import Clock
-from emulator.compute_references import ComputeReferences
 from emulator.faults import FaultRegistry
 from emulator.graph_index import GraphIndex
 from emulator.guest_faults import GuestFaults
@@ -38,7 +37,6 @@ class EmulatorState:
         self.faults = FaultRegistry()
         self.capacity = CapacityRegistry()
         self.quotas = QuotaRegistry()
-        self.references = ComputeReferences()  # what a VM may reference: encryption sets, placement groups
         self.limits = Limits()
         self.limits.configure(self.settings.limits_overrides)
         self.request_counts: Counter[str] = Counter()
@@ -46,7 +44,7 @@ class EmulatorState:
         self.vm_deletions: list[VmDeletion] = []
         # Private IPs handed out per subnet (key: lower subnet id).
         self.next_ip: dict[str, int] = {}
-        # Identities, images and marketplace agreements VMs refer to (emulator/vm_catalog.py).
+        # Identities, images, agreements, Compute references and features VMs refer to (emulator/vm_catalog.py).
         self.catalog = VmCatalog()
 
     def _changed(self, key: str, resource: Resource | None) -> None:
@@ -69,7 +67,6 @@ class EmulatorState:
         self.forced_health.clear()
         self.capacity.clear()
         self.quotas.clear()
-        self.references.clear()
         self.request_counts.clear()
         self.vm_deletions.clear()
         self.failed_counts.clear()

@@ -9,7 +9,7 @@ from typing import Any
 
 from models.naming import pool_machine_name
 from models.pool import PoolTemplate
-from models.pool_status import PoolMachine
+from models.pool_io import MachineInZone
 from models.spec import MachineSpec
 from models.spec_changes import changed_fields, needs_new_vm
 
@@ -30,7 +30,7 @@ def rotated(zones: list[str], first: str) -> list[str]:
     return zones[at:] + zones[:at]
 
 
-def machine_spec_in_place(template: PoolTemplate, pool: str, machine: PoolMachine) -> dict[str, Any]:
+def machine_spec_in_place(template: PoolTemplate, pool: str, machine: MachineInZone) -> dict[str, Any]:
     """The spec `machine` is sent in place (JSON): the template's, under its name and in its zone order."""
     spec: MachineSpec = template.machine_spec(machine.name, pool, zones=rotated(list(template.zones), machine.zone))
     return spec.model_dump(mode="json")

@@ -12,7 +12,6 @@ from models.naming import workflow_id
 from models.pool import PoolTemplate
 from models.pool_in_place import machine_spec_in_place
 from models.pool_io import InPlaceInput, InPlaceOutcome, MachineInZone
-from models.pool_status import PoolMachine
 from models.spec_changes import SpecUpdate
 from workflows.api import UPDATE_SPEC
 
@@ -20,7 +19,7 @@ AT_ONCE = 20  # machines updated at once: each update waits for its machine's ow
 
 
 async def _update(client: Client, inp: InPlaceInput, template: PoolTemplate, machine: MachineInZone) -> InPlaceOutcome:
-    spec = machine_spec_in_place(template, inp.pool, PoolMachine(name=machine.name, revision="", zone=machine.zone))
+    spec = machine_spec_in_place(template, inp.pool, machine)
     handle = client.get_workflow_handle(workflow_id(inp.resource_group, machine.name))
     try:
         answer = await handle.execute_update(UPDATE_SPEC, spec, result_type=SpecUpdate)

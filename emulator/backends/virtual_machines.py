@@ -162,7 +162,7 @@ class VirtualMachinesBackend:
         planned_os, planned_data = plan_disks(self.state, scope, rid, name, storage)
         if existing is None and planned_os is None:
             raise errors.invalid("Required parameter 'osDisk' is missing (null).", target="osDisk")
-        check_disks_and_placement(self.state.references, {**request, "properties": props})
+        check_disks_and_placement(self.state.catalog, {**request, "properties": props})
         allocation = request_for(rid, scope.subscription, {**request, "location": location})
         # Quota and SkuNotAvailable refuse here (409, nothing changed); an allocation failure comes back to
         # end the operation Failed, as Azure reports it.

@@ -15,7 +15,8 @@ from __future__ import annotations
 from typing import Any
 
 from emulator import errors
-from emulator.compute_references import ENCRYPTION_AT_HOST_FEATURE, ComputeReferences
+from emulator.compute_references import ENCRYPTION_AT_HOST_FEATURE
+from emulator.vm_catalog import VmCatalog
 from emulator.vm_sizes import EPHEMERAL_PLACEMENTS, local_disk_gb
 
 _DEFAULT_EPHEMERAL_PLACEMENT = "CacheDisk"  # Azure's default when diffDiskSettings names none
@@ -72,19 +73,19 @@ def _check_ephemeral(props: dict[str, Any], vm_size: str) -> None:
                               "Please refer to https://aka.ms/Ephemeral for more details.")
 
 
-def check_disks_and_placement(references: ComputeReferences, request: dict[str, Any]) -> None:
+def check_disks_and_placement(catalog: VmCatalog, request: dict[str, Any]) -> None:
     """Raise ArmError for what Azure refuses in a VM PUT's encryption, ephemeral OS disk and placement fields."""
     props = request.get("properties") or {}
-    if (props.get("securityProfile") or {}).get("encryptionAtHost") and not references.registered(
+    if (props.get("securityProfile") or {}).get("encryptionAtHost") and not catalog.registered(
             ENCRYPTION_AT_HOST_FEATURE):
         raise errors.invalid("The property 'securityProfile.encryptionAtHost' is not valid because the "
                              f"'{ENCRYPTION_AT_HOST_FEATURE}' feature is not enabled for this subscription.",
                              target="securityProfile.encryptionAtHost")
     for des_id in _disk_encryption_sets(props):
-        if not references.exists(des_id):
+        if not catalog.reference_exists(des_id):
             raise errors.invalid(f"DiskEncryptionSet '{des_id}' was not found.", code="BadRequest")
     for where, ref_id in _reference_ids(props):
-        if not references.exists(ref_id):
+        if not catalog.reference_exists(ref_id):
             raise errors.invalid(f"Resource {ref_id} referenced by resource {where} was not found. Please make "
                                  "sure that the referenced resource exists, and that both resources are in the "
                                  "same region.", target=where, code="InvalidResourceReference")

@@ -1,6 +1,9 @@
 """Control API for what VMs refer to outside the resource groups (emulator/vm_catalog.py): a test adds a
-user-assigned identity, an image, or a plan's accepted terms with `POST /_emulator/catalog`
-`{"identity": id}`, `{"image": id}` or `{"agreement": {"publisher", "product", "name", "accepted"}}`."""
+user-assigned identity, an image, a plan's accepted terms or a Compute resource a VM may name, or (un)registers a
+subscription feature, with `POST /_emulator/catalog` `{"identity": id}`, `{"image": id}`,
+`{"agreement": {"publisher", "product", "name", "accepted"}}`, `{"reference": id}` (a disk encryption set,
+capacity reservation group, proximity placement group or availability set) or
+`{"feature": {"name": "Microsoft.Compute/EncryptionAtHost", "registered": false}}`; `GET` lists them all."""
 
 from __future__ import annotations
 
@@ -24,7 +27,8 @@ def add_routes(app: web.Application, backends: Backends) -> None:
     async def add(request: web.Request) -> web.Response:
         body = await read_json(request)
         if not isinstance(body, dict) or len(body) != 1:
-            raise ArmError(400, "InvalidCatalogEntry", "Give one of 'identity', 'image' or 'agreement'.")
+            raise ArmError(400, "InvalidCatalogEntry",
+                           "Give one of 'identity', 'image', 'agreement', 'reference' or 'feature'.")
         (kind, value), = body.items()
         if kind == "identity" and isinstance(value, str) and value:
             return _json(catalog.add_identity(value), 201)
@@ -34,6 +38,16 @@ def add_routes(app: web.Application, backends: Backends) -> None:
         if kind == "agreement" and isinstance(value, dict):
             catalog.set_accepted(str(value.get("publisher", "")), str(value.get("product", "")),
                                  str(value.get("name", "")), bool(value.get("accepted", True)))
+            return _json(catalog.listing(), 201)
+        if kind == "reference" and isinstance(value, str):
+            try:
+                catalog.add_reference(value)
+            except ValueError as exc:
+                raise ArmError(400, "InvalidCatalogEntry", str(exc)) from None
+            return _json(catalog.listing(), 201)
+        if kind == "feature" and isinstance(value, dict) and isinstance(value.get("name"), str) \
+                and isinstance(value.get("registered", True), bool):
+            catalog.register(value["name"], value.get("registered", True))
             return _json(catalog.listing(), 201)
         raise ArmError(400, "InvalidCatalogEntry", f"Unknown or empty catalog entry {kind!r}.")
 

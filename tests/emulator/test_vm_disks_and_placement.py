@@ -8,22 +8,18 @@ from azure.core.exceptions import HttpResponseError
 from azure.mgmt.compute import models as cm
 
 from emulator.compute_references import (
-    AVAILABILITY_SETS,
-    CAPACITY_RESERVATION_GROUPS,
-    DISK_ENCRYPTION_SETS,
     ENCRYPTION_AT_HOST_FEATURE,
-    PROXIMITY_PLACEMENT_GROUPS,
-    seed_reference_id,
+    SEED_AVSET,
+    SEED_CRG,
+    SEED_DES,
+    SEED_PPG,
 )
 from tests.emulator.builders import RG, vm_body
 from tests.emulator.steps import make_nic
 from tests.support.emulator import EmulatorHandle
 from tests.support.sdk import SyncClients
 
-DES = seed_reference_id(DISK_ENCRYPTION_SETS)
-CRG = seed_reference_id(CAPACITY_RESERVATION_GROUPS)
-PPG = seed_reference_id(PROXIMITY_PLACEMENT_GROUPS)
-AVSET = seed_reference_id(AVAILABILITY_SETS)
+DES, CRG, PPG, AVSET = SEED_DES, SEED_CRG, SEED_PPG, SEED_AVSET
 
 
 def _create(clients: SyncClients, emulator: EmulatorHandle, name: str, vm: cm.VirtualMachine) -> cm.VirtualMachine:

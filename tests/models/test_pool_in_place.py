@@ -4,7 +4,7 @@ from typing import Any
 
 from models.pool import PoolTemplate
 from models.pool_in_place import in_place_changes, machine_spec_in_place, rotated
-from models.pool_status import PoolMachine
+from models.pool_io import MachineInZone
 from tests.workflows.helpers import SUBNET_ID
 from tests.workflows.pools import template_dict
 
@@ -27,6 +27,6 @@ def test_a_machine_is_sent_the_template_in_its_own_zone_order() -> None:
     assert rotated(["1", "2", "3"], "2") == ["2", "3", "1"]
     assert rotated(["1", "2", "3"], "") == ["1", "2", "3"]  # regional, or a zone the template no longer has
     template = _template(zones=["1", "2", "3"], tags={"team": "web"})
-    spec = machine_spec_in_place(template, "web", PoolMachine(name="web-abcde", revision="x", zone="3"))
+    spec = machine_spec_in_place(template, "web", MachineInZone(name="web-abcde", zone="3"))
     assert (spec["name"], spec["pool"], spec["zones"], spec["tags"]) == ("web-abcde", "web", ["3", "1", "2"],
                                                                          {"team": "web"})

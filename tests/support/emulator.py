@@ -100,13 +100,10 @@ class EmulatorHandle:
     def add_reference(self, resource_id: str) -> dict[str, Any]:
         """A disk encryption set, capacity reservation group, proximity placement group or availability set that
         now exists (a VM may reference it)."""
-        return self._call("POST", "/_emulator/references", {"id": resource_id})
-
-    def references(self) -> dict[str, Any]:
-        return self._call("GET", "/_emulator/references")
+        return self.add_to_catalog("reference", resource_id)
 
     def register_feature(self, feature: str, registered: bool = True) -> dict[str, Any]:
-        return self._call("POST", "/_emulator/features", {"feature": feature, "registered": registered})
+        return self.add_to_catalog("feature", {"name": feature, "registered": registered})
 
     def quotas(self) -> list[dict[str, Any]]:
         return self._call("GET", "/_emulator/quota")
@@ -139,8 +136,9 @@ class EmulatorHandle:
         self._call("DELETE", "/_emulator/resource-health")
 
     def add_to_catalog(self, kind: str, value: Any) -> Any:
-        """Make a user-assigned identity (`identity`, an id), an image (`image`, an id) or a plan's accepted terms
-        (`agreement`, {publisher, product, name}) exist (emulator/vm_catalog.py)."""
+        """Make a user-assigned identity (`identity`, an id), an image (`image`, an id), a plan's accepted terms
+        (`agreement`, {publisher, product, name}) or a Compute resource (`reference`, an id) exist, or (un)register a
+        feature (`feature`, {name, registered}) (emulator/vm_catalog.py)."""
         return self._call("POST", "/_emulator/catalog", {kind: value})
 
     def reset(self) -> None:

@@ -8,12 +8,11 @@ import pytest
 from azure.mgmt.compute import models as cm
 
 from emulator.compute_references import (
-    AVAILABILITY_SETS,
-    CAPACITY_RESERVATION_GROUPS,
-    DISK_ENCRYPTION_SETS,
     ENCRYPTION_AT_HOST_FEATURE,
-    PROXIMITY_PLACEMENT_GROUPS,
-    seed_reference_id,
+    SEED_AVSET,
+    SEED_CRG,
+    SEED_DES,
+    SEED_PPG,
 )
 from models.status import MachineStatus, Phase
 from tests.workflows.data_disks import RG, descriptions, operator, vm
@@ -23,10 +22,7 @@ from tests.workflows.test_invalid_input import _fails_at_once_naming
 from tests.workflows.test_update_spec import refused
 from workflows.api import PRESERVE_SIGNAL
 
-DES = seed_reference_id(DISK_ENCRYPTION_SETS)
-CRG = seed_reference_id(CAPACITY_RESERVATION_GROUPS)
-PPG = seed_reference_id(PROXIMITY_PLACEMENT_GROUPS)
-AVSET = seed_reference_id(AVAILABILITY_SETS)
+DES, CRG, PPG, AVSET = SEED_DES, SEED_CRG, SEED_PPG, SEED_AVSET
 
 
 async def _running(stack: Stack, **fields: Any) -> tuple[Any, dict[str, Any]]:

@@ -9,6 +9,7 @@ from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
     from models.pool import PoolMachine
+    from models.pool_in_place import rotated
     from models.spec import MachineSpec
 
 from workflows.pool.plan import counted
@@ -21,7 +22,7 @@ def spread_zones(zones: list[str], current: Iterable[str]) -> list[str]:
         return list(zones)
     used = Counter(current)
     first = min(range(len(zones)), key=lambda i: (used[zones[i]], i))
-    return zones[first:] + zones[:first]
+    return rotated(zones, zones[first])
 
 
 def machine_spec(state: PoolState, machine: PoolMachine) -> MachineSpec:
