@@ -5,7 +5,7 @@ from rich.table import Table
 from rich.text import Text
 
 from cli.pool.lookup import PoolRow
-from cli.render import age, rollout_text
+from cli.render import age, rollout_text, shown
 from models.pool import PoolStatus
 
 
@@ -28,6 +28,6 @@ def pools_table(rows: list[PoolRow]) -> Table:
         if row.status is None:
             cells = [Text("-"), Text("-"), rollout_text(row.note)]
         else:
-            cells = [Text(counts(row.status)), Text(revision(row.status)), rollout_text(row.status.phase)]
-        table.add_row(Text(row.name), Text(row.resource_group), *cells, Text(age(row.started)))
+            cells = [Text(counts(row.status)), shown(revision(row.status)), rollout_text(row.status.phase)]
+        table.add_row(shown(row.name), shown(row.resource_group), *cells, Text(age(row.started)))
     return table
