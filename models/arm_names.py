@@ -113,7 +113,7 @@ _COMPUTE_WORDS = ("letters, digits, '_', '.' and '-', starting with a letter or 
 # Microsoft.Network's, as its own error says: "It must begin with a word character, and it must end with a word
 # character or with '_'. The name may contain word characters or '.', '-', '_'." (its word characters: ASCII).
 _NETWORK_STYLE = r"[A-Za-z0-9_]([A-Za-z0-9_.-]*[A-Za-z0-9_])?"
-_NETWORK_WORDS = "letters, digits, '_', '.' and '-', starting with a letter, digit or '_', ending with one or '_'"
+_NETWORK_WORDS = "letters, digits, '_', '.' and '-', starting and ending with a letter, digit or '_'"
 _ALNUM_UNDERSCORE_HYPHEN = r"[A-Za-z0-9_-]+"
 # Marketplace publishers, offers and plans (skus).
 _MARKETPLACE, _MARKETPLACE_WORDS = _COMPUTE_STYLE, _COMPUTE_WORDS
@@ -190,6 +190,14 @@ RULES: tuple[NameRule, ...] = (
     SHARED_GALLERY_NAME, COMMUNITY_GALLERY_NAME, USER_ASSIGNED_IDENTITY_NAME,
     MARKETPLACE_PUBLISHER, MARKETPLACE_OFFER, MARKETPLACE_PLAN, IMAGE_VERSION,
 )
+
+
+def rules_table() -> str:
+    """RULES as the Markdown table of docs/configuration.md."""
+    def length(rule: NameRule) -> str:
+        return str(rule.min_length) if rule.min_length == rule.max_length else f"{rule.min_length}-{rule.max_length}"
+    rows = [f"| {rule.kind} | {length(rule)} | {rule.characters} |" for rule in RULES]
+    return "\n".join(["| Name | Length | Characters |", "|---|---|---|", *rows])
 
 
 def tag_problem(key: str, value: str) -> str | None:

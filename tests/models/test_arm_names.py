@@ -3,6 +3,7 @@ naming rules page and Partner Center's); its error names the rule and shows the 
 pattern for it says the same."""
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -39,6 +40,7 @@ from models.arm_names import (
     VM_SIZE,
     VNET_NAME,
     NameRule,
+    rules_table,
 )
 
 # What no rule takes: a second path segment, a parent, a URL's query or fragment, an escape, invisible text.
@@ -115,3 +117,8 @@ def test_the_schema_pattern_says_what_the_rule_says(rule: NameRule) -> None:
     for name in refused + NEVER:
         fits = rule.min_length <= len(name) <= rule.max_length
         assert not (fits and re.search(pattern, name)), (rule.kind, name)
+
+
+def test_the_docs_table_is_the_rules_table() -> None:
+    doc = Path(__file__).parents[2] / "docs" / "configuration.md"
+    assert rules_table() in doc.read_text(), "docs/configuration.md: paste models.arm_names.rules_table() again"
