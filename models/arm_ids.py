@@ -35,7 +35,7 @@ from models.arm_names import (
     NameRule,
 )
 
-# A shape is a list of (literal segment, rule of the name after it); `prefix` literal segments come first.
+# (literal segment, rule of the name after it), in the order of the id.
 Segments = tuple[tuple[str, NameRule], ...]
 _IN_A_GROUP: Segments = (("subscriptions", SUBSCRIPTION_ID), ("resourceGroups", RESOURCE_GROUP_NAME))
 

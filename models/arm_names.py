@@ -7,8 +7,8 @@ Azure resources" (tag limits) and Partner Center's offer and plan setup pages (m
 letters and numbers, dashes, or underscores, and a maximum of 50 characters"; older publishers, offers and skus
 use capitals and periods, `Canonical:UbuntuServer:18.04-LTS`, and ARM compares them case-insensitively).
 Where Azure names no rule (proximity placement and capacity reservation groups, load balancer backend pools,
-gallery public names, regions) the rule of the nearest sibling stands, and its comment says so. Every rule
-keeps out '/', '%', '#', '?' and '..': a name is always one segment of a path.
+gallery public names, regions) the rule of the nearest sibling stands, and its comment says so. No rule takes
+'/', '%', '#', '?', a space, a control character, '.' or '..': a name is always one segment of a path.
 
 The CLI checks the names it puts into Temporal visibility queries with the same rules; the emulator has its own
 copy on purpose (`emulator/arm_rules/`).
@@ -164,12 +164,12 @@ GALLERY_IMAGE_NAME = _rule("gallery image name", (1, 80), r"[A-Za-z0-9]([A-Za-z0
 # Major.Minor.Patch, each a 32-bit integer; `latest` where Azure resolves it.
 GALLERY_IMAGE_VERSION = _rule("gallery image version", (1, 32), r"latest|[0-9]{1,10}\.[0-9]{1,10}\.[0-9]{1,10}",
                               "Major.Minor.Patch numbers (1.0.0) or latest")
-# `<subscription id>-<GALLERY NAME>`: a GUID, '-', a gallery name.
-SHARED_GALLERY_NAME = _rule("shared gallery unique name", (1, 117), r"[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?",
-                            "letters, digits, '.' and '-', starting and ending with a letter or digit")
-# `<prefix>-<GUID>`; Microsoft names no rule: a shared gallery's.
-COMMUNITY_GALLERY_NAME = _rule("community gallery public name", (1, 117), r"[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?",
-                               "letters, digits, '.' and '-', starting and ending with a letter or digit")
+# A gallery shared directly is `<subscription id>-<GALLERY NAME>` (a GUID, '-', a gallery name); a community
+# gallery `<prefix>-<GUID>`, for which Microsoft names no rule: the same.
+_SHARED_GALLERY = (r"[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?",
+                   "letters, digits, '.' and '-', starting and ending with a letter or digit")
+SHARED_GALLERY_NAME = _rule("shared gallery unique name", (1, 117), *_SHARED_GALLERY)
+COMMUNITY_GALLERY_NAME = _rule("community gallery public name", (1, 117), *_SHARED_GALLERY)
 
 # Microsoft.ManagedIdentity
 USER_ASSIGNED_IDENTITY_NAME = _rule("user-assigned identity name", (3, 128), r"[A-Za-z0-9][A-Za-z0-9_-]*",
