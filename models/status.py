@@ -75,6 +75,14 @@ class HealthSignal(BaseModel):
         return f"{self.name} {self.value} ({verdict} since {self.since:%Y-%m-%d %H:%M:%S} UTC){reason}"
 
 
+def health_heading(status: "MachineStatus") -> str:
+    """What the signals listed are: "" while current; else "not current (<why>): as read at 12:03:00 UTC"."""
+    if not status.health_stale:
+        return ""
+    read = f": as read at {status.health_read_at:%Y-%m-%d %H:%M:%S} UTC" if status.health_read_at else ""
+    return f"not current ({status.health_stale}){read}"
+
+
 class RepairProgress(BaseModel):
     """Where an Unhealthy machine is on its repair ladder (spec.health.repair)."""
 
@@ -144,8 +152,11 @@ class MachineStatus(BaseModel):
     preserved: bool = False
     preserved_reason: str = ""
     preserved_at: datetime | None = None
-    # Each health signal the spec asks for, as last read (empty until the VM was read with them).
+    # Each health signal the spec asks for, as last read (empty until the VM was read with them), when, and why
+    # they are not current ("" while they are): a check found no VM, or could not read it.
     health: list[HealthSignal] = []
+    health_read_at: datetime | None = None
+    health_stale: str = ""
     # The repair ladder's progress while Unhealthy (None otherwise).
     repair: RepairProgress | None = None
     # The last messages refused because their payload could not be decoded, oldest first.
