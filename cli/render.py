@@ -16,7 +16,7 @@ from rich.text import Text
 from cli.machines import AbandonedMachine, MachineRow
 from models.inventory import Inventory
 from models.pool import PoolStatus, flat_settings
-from models.status import MachineStatus, Phase, health_heading
+from models.status import MachineStatus, Phase
 
 # The commands' output. Logs and CI keep whole lines: without a terminal, rich would wrap at 80 columns. No markup
 # or emoji codes in plain strings: names and messages are printed as they are (rich renderables style the rest).
@@ -138,7 +138,7 @@ def describe_view(status: MachineStatus, wf_id: str) -> Panel:
         when = step.next_retry_at.isoformat(timespec="seconds") if step.next_retry_at else "-"
         facts.add_row("Waiting to retry", Text(f"{step.stage}: {step.description} (failure {step.failures}, next "
                                                f"{when}): {step.error}", style="yellow"))
-    heading = health_heading(status)
+    heading = status.health_heading()
     if heading and status.health:  # signals read before the VM went missing or unreadable: never shown as current
         facts.add_row("Health", Text(heading, style="yellow"))
     for signal in status.health:  # why a machine is Unhealthy, or that it is not

@@ -75,14 +75,6 @@ class HealthSignal(BaseModel):
         return f"{self.name} {self.value} ({verdict} since {self.since:%Y-%m-%d %H:%M:%S} UTC){reason}"
 
 
-def health_heading(status: "MachineStatus") -> str:
-    """What the signals listed are: "" while current; else "not current (<why>): as read at 12:03:00 UTC"."""
-    if not status.health_stale:
-        return ""
-    read = f": as read at {status.health_read_at:%Y-%m-%d %H:%M:%S} UTC" if status.health_read_at else ""
-    return f"not current ({status.health_stale}){read}"
-
-
 class RepairProgress(BaseModel):
     """Where an Unhealthy machine is on its repair ladder (spec.health.repair)."""
 
@@ -161,3 +153,10 @@ class MachineStatus(BaseModel):
     repair: RepairProgress | None = None
     # The last messages refused because their payload could not be decoded, oldest first.
     refused: list[RefusedMessage] = []
+
+    def health_heading(self) -> str:
+        """What the signals listed are: "" while current; else "not current (<why>): as read at <time> UTC"."""
+        if not self.health_stale:
+            return ""
+        read = f": as read at {self.health_read_at:%Y-%m-%d %H:%M:%S} UTC" if self.health_read_at else ""
+        return f"not current ({self.health_stale}){read}"

@@ -5,7 +5,7 @@ cannot be read. A 429 or 5xx that the read's own retries absorb changes nothing.
 from datetime import timedelta
 from typing import Any
 
-from models.status import Phase, Stage, health_heading
+from models.status import Phase, Stage
 from tests.workflows.helpers import in_phase, record_history, spec_dict, start_machine, status_of, wait_for
 from tests.workflows.stack import Stack
 
@@ -63,7 +63,7 @@ async def test_a_vm_azmc_cannot_read_is_unknown_with_azures_reason_until_reads_w
     # Checked again at the Unknown rhythm (10 minutes), not at the next 6-hourly check.
     assert unknown.next_retry_at == unknown.last_operation.updated_at + timedelta(minutes=10)
     # The agent read before is shown as what it was, not as today's.
-    assert health_heading(unknown).startswith("not current (the VM could not be read): as read at ")
+    assert unknown.health_heading().startswith("not current (the VM could not be read): as read at ")
 
     # Hours pass, far beyond the health timeout: read every 10 minutes, still Unknown, nothing written.
     reads = _reads(stack)
@@ -77,7 +77,7 @@ async def test_a_vm_azmc_cannot_read_is_unknown_with_azures_reason_until_reads_w
     stack.emulator.remove_fault(denied)
     back = await wait_for(stack.env, handle, in_phase(Phase.RUNNING), step=timedelta(minutes=1),
                           virtual_limit=timedelta(minutes=11))
-    assert back.last_error == "" and health_heading(back) == ""
+    assert back.last_error == "" and back.health_heading() == ""
     assert any(s.name == "vm_agent" and s.value == "Ready" for s in back.health)
     assert _writes(stack) == writes
 

@@ -2,11 +2,6 @@
 
 from datetime import datetime
 
-from temporalio import workflow
-
-with workflow.unsafe.imports_passed_through():
-    from models.status import health_heading
-
 from workflows.machine.state import LifecycleState
 
 
@@ -47,7 +42,7 @@ def render_details(state: LifecycleState, now: datetime) -> str:
         lines += [f"  - {s.stage}: {s.description} (failure {s.failures}): {s.error or 'no error text'}; "
                   f"next retry {_when(s.next_retry_at, now)}" for s in status.stalled]
     if status.health:
-        heading = health_heading(status)
+        heading = status.health_heading()
         lines.append(f"- **Health** ({heading}):" if heading else "- **Health:**")
         lines += [f"  - {signal.describe()}" for signal in status.health]
     if status.repair is not None:

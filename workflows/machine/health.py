@@ -70,8 +70,7 @@ async def check_health(machine: Machine, azure: AzureCalls, *, asked: bool = Fal
         if error_type(err) == ErrorType.NOT_OWNED:
             # Our name now holds someone else's VM (re-tagged, or ours deleted and theirs created): never
             # touched, never re-created over it; Unknown until an operator settles it.
-            machine.set_phase(Phase.UNKNOWN)
-            machine.health_unread("the VM under this machine's name belongs to another owner")
+            _nothing_to_act_on(machine, "the VM under this machine's name belongs to another owner")
             machine.operation(Stage.HEALTH_CHECK, OperationState.FAILED, "the VM under this machine's name belongs to "
                               "another owner: left alone; checking again at the next check", error=error_text(err),
                               retry_in=next_check_in(machine))

@@ -9,10 +9,9 @@ Azure's own quota refusal (the quota lowered since the reading, or used outside 
 once, and the machines wait for it as for the first. The reading decides in the refusal's place for the offerings
 whose quotas it lists (`standing`) when it was taken after the refusal, or shows them full as well: full, they are
 skipped for quota (the machine waits Pending, no failure's backoff); with room, the quota was raised or freed
-since, and they are tried. Only one reading at a time
-is taken at once so: when Azure refuses again although that reading showed room (Azure counts what the usages
-do not), the refusal stands until the next regular reading, so Azure and the usages disagreeing costs a refused
-PUT per offering per `read_every`, never a loop.
+since, and they are tried. A reading taken at once is never followed by another at once: when Azure refuses again
+although it showed room (Azure counts what the usages do not), the refusal stands until the next regular reading,
+so Azure and the usages disagreeing costs a refused PUT per offering per `read_every`, never a loop.
 """
 
 from collections.abc import Callable
