@@ -146,8 +146,12 @@ def describe_view(status: MachineStatus, wf_id: str) -> Panel:
         when = step.next_retry_at.isoformat(timespec="seconds") if step.next_retry_at else "-"
         facts.add_row("Waiting to retry", shown(f"{step.stage}: {step.description} (failure {step.failures}, next "
                                                f"{when}): {step.error}", style="yellow"))
+    heading = status.health_heading()
+    if heading and status.health:  # signals read before the VM went missing or unreadable: never shown as current
+        facts.add_row("Health", shown(heading, style="yellow"))
     for signal in status.health:  # why a machine is Unhealthy, or that it is not
-        facts.add_row("Health", shown(signal.describe(), style="" if signal.healthy else "yellow"))
+        style = "dim" if heading else "" if signal.healthy else "yellow"
+        facts.add_row("Health", shown(signal.describe(), style=style))
     if status.repair is not None:
         facts.add_row("Repair", shown(status.repair.describe(), style="yellow"))
     for refused in status.refused:  # messages not acted on: their payload did not decode

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
+from rich.console import Console
 from temporalio.api.enums.v1 import IndexedValueType
 from temporalio.api.operatorservice.v1 import AddSearchAttributesRequest
 from temporalio.api.workflowservice.v1 import ListOpenWorkflowExecutionsRequest
@@ -20,6 +21,7 @@ from temporalio.testing import ActivityEnvironment, WorkflowEnvironment
 from temporalio.worker import Worker
 
 from activities.audit import AuditInterceptor
+from cli.render import describe_view
 from codec.converter import azmc_data_converter
 from codec.keys import parse_keys
 from emulator.seed import SEED_LOCATION, SEED_RESOURCE_GROUP, seed_subnet_id
@@ -191,6 +193,13 @@ async def wait_for(
 ) -> MachineStatus:
     """Let virtual time pass in small steps until the machine's status query satisfies `accept`."""
     return await wait_status(env, lambda: status_of(handle), accept, step=step, virtual_limit=virtual_limit)
+
+
+def described(status: MachineStatus) -> str:
+    """What `azmc describe` prints for the machine with this status."""
+    console = Console(width=200, record=True)
+    console.print(describe_view(status, workflow_id(status.resource_group, status.name)))
+    return console.export_text()
 
 
 def in_phase(*phases: Phase) -> Callable[[MachineStatus], bool]:
