@@ -42,8 +42,8 @@ def phase_text(phase: str) -> Text:
     return Text(phase, style=PHASE_STYLE.get(phase, "dim" if " (was " in phase else ""))
 
 
-ROLLOUT_STYLE = {"Stable": "bold green", "Scaling": "cyan", "Rolling": "cyan", "Paused": "yellow",
-                 "Stuck": "bold red", "Deleting": "magenta", "Deleted": "dim green"}
+ROLLOUT_STYLE = {"Stable": "bold green", "Scaling": "cyan", "Repairing": "yellow", "Rolling": "cyan",
+                 "Paused": "yellow", "Stuck": "bold red", "Deleting": "magenta", "Deleted": "dim green"}
 
 
 def rollout_text(phase: str) -> Text:

@@ -12,6 +12,8 @@ from models.status import Phase
 class RolloutPhase(StrEnum):
     STABLE = "Stable"  # every counted machine runs the target revision, replicas as asked
     SCALING = "Scaling"  # machines are being added or removed (same revision)
+    # As many machines as replicas, some not available: unhealthy, unknown or Failed, re-created or replaced
+    REPAIRING = "Repairing"
     ROLLING = "Rolling"  # replacing machines of an older revision
     PAUSED = "Paused"  # a rollout waits for `resume` (healing goes on)
     STUCK = "Stuck"  # the new revision did not become Running within its creation timeout
@@ -39,6 +41,8 @@ class PoolMachine(BaseModel):
     replacement: bool = False
     # Running for the pool's min_ready: set when that timer fired (workflows/pool/clock.py); `available` means it.
     ready: bool = False
+    # It was Running once: back in Pending or Creating it is being re-created (repaired), not a new machine.
+    ran: bool = False
 
 
 class PoolOperation(BaseModel):
@@ -57,6 +61,8 @@ class PoolStatus(BaseModel):
     ready: int = 0  # Running
     updated: int = 0  # on the target revision
     available: int = 0  # Running for at least min_ready
+    # While Repairing: the machines that do not serve as they did (unhealthy, unknown, Failed, being re-created).
+    repairing: int = 0
     # The revision the pool last completed a rollout to, and the one it rolls to (the template's).
     current_revision: str = ""
     target_revision: str = ""

@@ -20,6 +20,14 @@ def revision(status: PoolStatus) -> str:
     return status.target_revision or "-"
 
 
+def phase_text(status: PoolStatus) -> Text:
+    """The rollout phase; while Repairing, how many machines are repaired ("Repairing 2")."""
+    shown = rollout_text(status.phase)
+    if status.repairing:
+        shown.append(f" {status.repairing}")
+    return shown
+
+
 def pools_table(rows: list[PoolRow]) -> Table:
     table = Table(box=None, header_style="bold")
     for column in ("NAME", "RESOURCE GROUP", "DESIRED/READY/UPDATED/AVAILABLE", "REVISION", "PHASE", "AGE"):
@@ -28,6 +36,6 @@ def pools_table(rows: list[PoolRow]) -> Table:
         if row.status is None:
             cells = [Text("-"), Text("-"), rollout_text(row.note)]
         else:
-            cells = [Text(counts(row.status)), Text(revision(row.status)), rollout_text(row.status.phase)]
+            cells = [Text(counts(row.status)), Text(revision(row.status)), phase_text(row.status)]
         table.add_row(Text(row.name), Text(row.resource_group), *cells, Text(age(row.started)))
     return table
