@@ -38,6 +38,7 @@ class MachineRow:
     status: str
     workflow_id: str
     open: bool = True
+    run_id: str = ""
 
 
 @dataclass(frozen=True)
@@ -139,7 +140,7 @@ def shown_phase(phase: str, status: WorkflowExecutionStatus | None) -> str:
 
 
 def _row(execution_id: str, attributes: TypedSearchAttributes, started: datetime | None,
-         status: WorkflowExecutionStatus | None) -> MachineRow:  # fmt: skip
+         status: WorkflowExecutionStatus | None, run_id: str = "") -> MachineRow:  # fmt: skip
     rg, name = machine_of(execution_id) or ("", "")
     return MachineRow(
         name=attributes.get(AZMC_MACHINE, "") or name,
@@ -150,6 +151,7 @@ def _row(execution_id: str, attributes: TypedSearchAttributes, started: datetime
         status=execution_state(status),
         workflow_id=execution_id,
         open=status == WorkflowExecutionStatus.RUNNING,
+        run_id=run_id,
     )
 
 
@@ -179,7 +181,7 @@ async def list_machines(client: Client, include_closed: bool = False, pool: str 
     machine is the next run's row). A machine's open run comes before its closed ones."""
     query = visibility_query(open_only=not include_closed, pool=pool)
     rows = [
-        _row(wf.id, wf.typed_search_attributes, wf.start_time, wf.status)
+        _row(wf.id, wf.typed_search_attributes, wf.start_time, wf.status, wf.run_id)
         async for wf in client.list_workflows(query)
         if wf.status != WorkflowExecutionStatus.CONTINUED_AS_NEW
     ]
