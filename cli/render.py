@@ -164,8 +164,11 @@ def describe_view(status: MachineStatus, wf_id: str) -> Panel:
                  title=Text(f"{status.resource_group}/{status.name}"))  # fmt: skip
 
 
-def pool_view(status: PoolStatus, wf_id: str) -> Panel:
+def pool_view(status: PoolStatus, wf_id: str, note: str = "") -> Panel:
+    """`note`: how the view was answered when not by the pool itself (cli/pool/headline.py)."""
     facts = facts_table(wf_id)
+    if note:
+        facts.add_row("Answered by", Text(f"the server: {note}", style="yellow"))
     facts.add_row("Phase", rollout_text(status.phase))
     facts.add_row("Summary", Text(status.summary or "-"))
     facts.add_row("Replicas", Text(f"desired {status.replicas}, current {status.current}, ready {status.ready}, "

@@ -11,6 +11,7 @@ from cli import machines
 from cli.errors import run_friendly, settings_or_exit
 from cli.options import Namespace, ResourceGroup, TemporalAddress
 from cli.render import console, describe_view
+from models.status import MachineStatus
 from workers.connect import connect
 
 MachineName = Annotated[str, typer.Argument(help="NAME, RESOURCE_GROUP/NAME or the workflow id")]
@@ -55,8 +56,12 @@ def describe(
             attempts = await read_attempts(client, wf_id)
             print(attempts_json(attempts)) if as_json else console.print(requests_table(attempts))
             return
-        status = await machines.status(client, wf_id)
-        if as_json:
+        from cli.machine.answered import status_or_view
+
+        status = await status_or_view(client, wf_id)
+        if not isinstance(status, MachineStatus):  # the server's view: the machine did not answer in time
+            console.print(status)
+        elif as_json:
             print(status.model_dump_json(indent=2))
         else:
             console.print(describe_view(status, wf_id))

@@ -9,20 +9,24 @@ from typing import Any
 
 from temporalio.client import Client, WorkflowExecutionStatus, WorkflowHandle
 from temporalio.common import SearchAttributePair, TypedSearchAttributes
-from temporalio.worker import Worker
 
-from activities.audit import AuditInterceptor
 from models.naming import OWNER_TAG, workflow_id
 from models.pool import PoolStatus
 from tests.support.driver import emulator_driver
 from tests.support.emulator import EmulatorHandle
 from tests.workflows.conftest import TOKEN
 from tests.workflows.helpers import RESOURCE_GROUP, spec_dict
-from tests.workflows.pools import pool_dict, pool_resources, pool_vms, settled, start_pool, template_dict, wait_pool
+from tests.workflows.pools import (
+    pool_dict,
+    pool_resources,
+    pool_vms,
+    settled,
+    start_pool,
+    template_dict,
+    wait_pool,
+    worker_of,
+)
 from tests.workflows.stack import Stack
-from workers.sandbox import workflow_runner
-from workers.worker import offerings_worker, paced
-from workflows import ALL_WORKFLOWS
 from workflows.api import SCALE_UPDATE, WORKFLOW_TYPE
 from workflows.continuation import HISTORY_LIMIT_MEMO
 from workflows.policies import MIN_HISTORY_LIMIT
@@ -129,12 +133,8 @@ async def test_a_closed_machine_is_not_adopted(stack: Stack) -> None:
 async def _other_installation(client: Client, emulator: EmulatorHandle) -> AsyncIterator[str]:
     """A worker of another azmc installation (its own installation id) on its own task queue, as in production."""
     task_queue = f"azmc-other-{uuid.uuid4()}"
-    async with emulator_driver(emulator, "other-installation", TOKEN) as driver:
-        activities = driver.activities()
-        async with Worker(client, task_queue=task_queue, workflows=ALL_WORKFLOWS, activities=activities,
-                          interceptors=[AuditInterceptor(client.data_converter)], workflow_runner=workflow_runner()), \
-                offerings_worker(client, task_queue), paced(client, task_queue, activities):
-            yield task_queue
+    async with emulator_driver(emulator, "other-installation", TOKEN) as driver, worker_of(client, driver, task_queue):
+        yield task_queue
 
 
 async def _start_machine_by_hand(client: Client, task_queue: str, subnet_id: str, name: str) -> Any:

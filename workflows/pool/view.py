@@ -13,6 +13,7 @@ from temporalio import workflow
 with workflow.unsafe.imports_passed_through():
     from models.durations import humanize
     from models.pool import PoolMachine, PoolStatus, RolloutPhase
+    from models.pool_status import POOL_MEMO, PoolHeadline
     from models.status import Phase
 
 from workflows.pool.plan import available, counted
@@ -200,10 +201,12 @@ def render_details(state: PoolState, status: PoolStatus) -> str:
 
 
 class PoolView:
-    """Keeps search attributes (upserted only on change: each upsert is a history event) and details current."""
+    """Keeps search attributes and the memo's headline (upserted only on change: each upsert is a history event) and
+    details current."""
 
     def __init__(self) -> None:
         self._upserted: dict[str, Any] = {}
+        self._headline: dict[str, Any] = {}
 
     def show(self, state: PoolState, status: PoolStatus) -> None:
         wanted = {AZMC_POOL.name: AZMC_POOL.value_set(status.name),
@@ -216,4 +219,8 @@ class PoolView:
         if changed:
             workflow.upsert_search_attributes(changed)
             self._upserted.update({update.key.name: update.value for update in changed})
+        headline = PoolHeadline.of(status).model_dump(mode="json")
+        if headline != self._headline:
+            workflow.upsert_memo({POOL_MEMO: headline})
+            self._headline = headline
         workflow.set_current_details(render_details(state, status))
