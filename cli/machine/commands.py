@@ -56,15 +56,13 @@ def describe(
             attempts = await read_attempts(client, wf_id)
             print(attempts_json(attempts)) if as_json else console.print(requests_table(attempts))
             return
+        if as_json:  # the machine's own answer, waited for: a script reads every field of it
+            print((await machines.status(client, wf_id)).model_dump_json(indent=2))
+            return
         from cli.machine.answered import status_or_view
 
         status = await status_or_view(client, wf_id)
-        if not isinstance(status, MachineStatus):  # the server's view: the machine did not answer in time
-            console.print(status)
-        elif as_json:
-            print(status.model_dump_json(indent=2))
-        else:
-            console.print(describe_view(status, wf_id))
+        console.print(describe_view(status, wf_id) if isinstance(status, MachineStatus) else status)
 
     _on_machine(name, resource_group, temporal_address, namespace, show)
 

@@ -81,9 +81,12 @@ def describe(
 ) -> None:
     """Show a pool: counts, revisions, each machine (phase, revision, preserved) and the last operations."""
     async def show(client: Client, wf_id: str) -> None:
+        if as_json:  # the pool's own answer, waited for: a script reads every field of it
+            print((await pool_workflow.status(client, wf_id)).model_dump_json(indent=2))
+            return
         rg, pool = pool_of(wf_id) or ("", "")
         status, note = await described(client, wf_id, rg, pool)
-        print(status.model_dump_json(indent=2)) if as_json else console.print(pool_view(status, wf_id, note))
+        console.print(pool_view(status, wf_id, note))
 
     _on_pool(name, resource_group, temporal_address, namespace, show)
 

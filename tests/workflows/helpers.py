@@ -173,7 +173,7 @@ async def wait_status(
         try:
             status = await read()
         except RPCError as err:  # a worker too busy to answer this query in time: the next read asks again
-            if err.status != RPCStatusCode.DEADLINE_EXCEEDED:
+            if err.status not in (RPCStatusCode.DEADLINE_EXCEEDED, RPCStatusCode.CANCELLED):  # "Timeout expired"
                 raise
         else:
             if seen is not None:
