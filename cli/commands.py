@@ -208,6 +208,7 @@ def get(
 ) -> None:
     """List machines (from Temporal visibility): name, phase, pool, age; and abandoned ones found in Azure."""
     from cli.machine import abandoned  # reads Azure with the SDK: imported only for `get`
+    from cli.machine.ages import since_first_started
 
     settings = _client_settings(temporal_address, namespace)
 
@@ -215,7 +216,8 @@ def get(
         machines.visibility_query(open_only=True, pool=pool)  # a pool that is not valid is refused before connecting
         azure = abandoned.azure_config_or_none(settings)
         client = await connect(settings)
-        rows = await machines.list_machines(client, include_closed=all_, pool=pool)
+        rows = await since_first_started(client, await machines.list_machines(client, include_closed=all_, pool=pool),
+                                         pool)
         left = await abandoned.abandoned_or_note(client, azure, rows, pool)
         if not rows and not left:
             console.print("no machines; create one with `azmc apply -f spec.json`")

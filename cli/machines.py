@@ -1,8 +1,10 @@
 """Client-side machine operations behind `azmc apply/get/describe/delete`, on the public Temporal surface only."""
 
-from collections.abc import Callable
+import asyncio
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
+from typing import TypeVar
 
 from temporalio.client import Client, WorkflowExecutionStatus, WorkflowHandle, WorkflowUpdateFailedError
 from temporalio.common import (
@@ -12,6 +14,7 @@ from temporalio.common import (
     WorkflowIDReusePolicy,
 )
 from temporalio.exceptions import WorkflowAlreadyStartedError
+from temporalio.service import RPCError, RPCStatusCode
 
 from models.arm_names import MACHINE_NAME, POOL_NAME, RESOURCE_GROUP_NAME, NameRule
 from models.inventory import Inventory
@@ -38,6 +41,7 @@ class MachineRow:
     status: str
     workflow_id: str
     open: bool = True
+    run_id: str = ""
 
 
 @dataclass(frozen=True)
@@ -139,7 +143,7 @@ def shown_phase(phase: str, status: WorkflowExecutionStatus | None) -> str:
 
 
 def _row(execution_id: str, attributes: TypedSearchAttributes, started: datetime | None,
-         status: WorkflowExecutionStatus | None) -> MachineRow:  # fmt: skip
+         status: WorkflowExecutionStatus | None, run_id: str = "") -> MachineRow:  # fmt: skip
     rg, name = machine_of(execution_id) or ("", "")
     return MachineRow(
         name=attributes.get(AZMC_MACHINE, "") or name,
@@ -150,6 +154,7 @@ def _row(execution_id: str, attributes: TypedSearchAttributes, started: datetime
         status=execution_state(status),
         workflow_id=execution_id,
         open=status == WorkflowExecutionStatus.RUNNING,
+        run_id=run_id,
     )
 
 
@@ -179,7 +184,7 @@ async def list_machines(client: Client, include_closed: bool = False, pool: str 
     machine is the next run's row). A machine's open run comes before its closed ones."""
     query = visibility_query(open_only=not include_closed, pool=pool)
     rows = [
-        _row(wf.id, wf.typed_search_attributes, wf.start_time, wf.status)
+        _row(wf.id, wf.typed_search_attributes, wf.start_time, wf.status, wf.run_id)
         async for wf in client.list_workflows(query)
         if wf.status != WorkflowExecutionStatus.CONTINUED_AS_NEW
     ]
@@ -235,6 +240,27 @@ async def resolve(client: Client, name: str, resource_group: str = "") -> str:
         groups = ", ".join(sorted({(machine_of(wf_id) or ("?", ""))[0] for wf_id in found}))
         raise MachineError(f"several machines are named {name!r} (resource groups {groups}); pass -g RESOURCE_GROUP")
     return found[0]
+
+
+# How long `azmc describe` and `azmc pool describe` wait for the workflow's own answer: a query waits for the
+# workflow task the workflow has pending, which waits its turn on a busy worker, and the server holds one such query
+# per workflow, refusing the others (RESOURCE_EXHAUSTED, which the client retries, backing off); after this the
+# server answers (cli/machine/answered.py, cli/pool/headline.py).
+QUERY_WAIT = timedelta(seconds=1)
+_NOT_ANSWERED = (RPCStatusCode.DEADLINE_EXCEEDED, RPCStatusCode.CANCELLED, RPCStatusCode.RESOURCE_EXHAUSTED)
+T = TypeVar("T")
+
+
+async def answered_soon(query: Awaitable[T]) -> T | None:
+    """The query's answer, or None when it does not come within QUERY_WAIT (its retries included)."""
+    try:
+        return await asyncio.wait_for(query, QUERY_WAIT.total_seconds())
+    except TimeoutError:
+        return None
+    except RPCError as error:
+        if error.status not in _NOT_ANSWERED:
+            raise
+        return None
 
 
 async def status(client: Client, wf_id: str) -> MachineStatus:

@@ -50,8 +50,8 @@ def phase_text(phase: str) -> Text:
     return shown(phase, style=PHASE_STYLE.get(phase, "dim" if " (was " in phase else ""))
 
 
-ROLLOUT_STYLE = {"Stable": "bold green", "Scaling": "cyan", "Rolling": "cyan", "Paused": "yellow",
-                 "Stuck": "bold red", "Deleting": "magenta", "Deleted": "dim green"}
+ROLLOUT_STYLE = {"Stable": "bold green", "Scaling": "cyan", "Repairing": "yellow", "Rolling": "cyan",
+                 "Paused": "yellow", "Stuck": "bold red", "Deleting": "magenta", "Deleted": "dim green"}
 
 
 def rollout_text(phase: str) -> Text:
@@ -176,8 +176,11 @@ def describe_view(status: MachineStatus, wf_id: str) -> Panel:
                  title=shown(f"{status.resource_group}/{status.name}"))  # fmt: skip
 
 
-def pool_view(status: PoolStatus, wf_id: str) -> Panel:
+def pool_view(status: PoolStatus, wf_id: str, note: str = "") -> Panel:
+    """`note`: how the view was answered when not by the pool itself (cli/pool/headline.py)."""
     facts = facts_table(wf_id)
+    if note:
+        facts.add_row("Answered by", Text(f"the server: {note}", style="yellow"))
     facts.add_row("Phase", rollout_text(status.phase))
     facts.add_row("Summary", shown(status.summary or "-"))
     facts.add_row("Replicas", shown(f"desired {status.replicas}, current {status.current}, ready {status.ready}, "

@@ -10,6 +10,7 @@ from cli import machines
 from cli.errors import run_friendly, settings_or_exit
 from cli.options import Namespace, ResourceGroup, TemporalAddress
 from cli.render import console, describe_view, shown
+from models.status import MachineStatus
 from models.visible_text import visible_json
 from workers.connect import connect
 
@@ -55,11 +56,13 @@ def describe(
             attempts = await read_attempts(client, wf_id)
             print(visible_json(attempts_json(attempts))) if as_json else console.print(requests_table(attempts))
             return
-        status = await machines.status(client, wf_id)
-        if as_json:
-            print(visible_json(status.model_dump_json(indent=2)))
-        else:
-            console.print(describe_view(status, wf_id))
+        if as_json:  # the machine's own answer, waited for: a script reads every field of it
+            print(visible_json((await machines.status(client, wf_id)).model_dump_json(indent=2)))
+            return
+        from cli.machine.answered import status_or_view
+
+        status = await status_or_view(client, wf_id)
+        console.print(describe_view(status, wf_id) if isinstance(status, MachineStatus) else status)
 
     _on_machine(name, resource_group, temporal_address, namespace, show)
 

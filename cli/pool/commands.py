@@ -15,7 +15,8 @@ from temporalio.client import Client, WorkflowExecutionStatus
 from cli import pool_workflow
 from cli.errors import run_friendly, settings_or_exit
 from cli.options import HELP_MARKUP, Namespace, ResourceGroup, TemporalAddress
-from cli.pool.lookup import list_pools, pool_ref, resolve
+from cli.pool.headline import described, headline_of
+from cli.pool.lookup import list_pools, pool_of, pool_ref, resolve
 from cli.pool.table import pools_table
 from cli.pool_workflow import PoolError
 from cli.render import console, pool_view, shown
@@ -80,8 +81,12 @@ def describe(
 ) -> None:
     """Show a pool: counts, revisions, each machine (phase, revision, preserved) and the last operations."""
     async def show(client: Client, wf_id: str) -> None:
-        status = await pool_workflow.status(client, wf_id)
-        print(visible_json(status.model_dump_json(indent=2))) if as_json else console.print(pool_view(status, wf_id))
+        if as_json:  # the pool's own answer, waited for: a script reads every field of it
+            print(visible_json((await pool_workflow.status(client, wf_id)).model_dump_json(indent=2)))
+            return
+        rg, pool = pool_of(wf_id) or ("", "")
+        status, note = await described(client, wf_id, rg, pool)
+        console.print(pool_view(status, wf_id, note))
 
     _on_pool(name, resource_group, temporal_address, namespace, show)
 
@@ -140,16 +145,15 @@ def delete(
 async def wait_pool_deleted(client: Client, wf_id: str, out: Console, poll_s: float = 0.5) -> None:
     """Until the pool's workflow completed, showing how many machines are left."""
     with out.status("deleting...") as spinner:
-        while True:
-            state = (await client.get_workflow_handle(wf_id).describe()).status
-            if state != WorkflowExecutionStatus.RUNNING:
+        while True:  # describes only: a query would take the one place the server holds for a busy pool's queries
+            found = await client.get_workflow_handle(wf_id).describe()
+            if found.status != WorkflowExecutionStatus.RUNNING:
                 break
-            try:
-                status = await pool_workflow.status(client, wf_id)
-                spinner.update(shown(f"{wf_id}: {len(status.machines)} machines left - {status.summary}"))
-            except Exception:  # a worker restarting: keep waiting, the describe above says when it ends
-                pass
+            kept = await headline_of(found)
+            if kept is not None:
+                spinner.update(shown(f"{wf_id}: {kept.machines} machines left ({kept.phase})"))
             await asyncio.sleep(poll_s)
+    state = found.status
     if state != WorkflowExecutionStatus.COMPLETED:
         raise PoolError(f"{wf_id} ended {state.name.lower() if state else 'unknown'}; see `azmc pool describe`")
     final = await client.get_workflow_handle(wf_id, result_type=PoolStatus).result()

@@ -41,7 +41,9 @@ TEST_SERVER = ".venv/bin/temporal-test-server"
 DEV_SERVER = ".venv/bin/temporal"  # `temporal server start-dev`
 # Workflow tests run encrypted, as production does. A fixed test key (never a real one), so histories
 # recorded with it (record_history) replay in test_replay_recorded_histories.py.
-TEST_CODEC_KEYS = parse_keys('{"workflow-tests": "AiHvlaTRQ7Q9zuqhkAAL0JIJvMLMiw7x1NIOQpGXx5U="}', "workflow tests")
+# As AZMC_CODEC_KEYS, for `azmc` run against a test's server.
+TEST_CODEC_KEYS_JSON = '{"workflow-tests": "AiHvlaTRQ7Q9zuqhkAAL0JIJvMLMiw7x1NIOQpGXx5U="}'
+TEST_CODEC_KEYS = parse_keys(TEST_CODEC_KEYS_JSON, "workflow tests")
 TEST_CONVERTER = azmc_data_converter(TEST_CODEC_KEYS)
 RESOURCE_GROUP = SEED_RESOURCE_GROUP
 SUBNET_ID = seed_subnet_id()
@@ -173,7 +175,7 @@ async def wait_status(
         try:
             status = await read()
         except RPCError as err:  # a worker too busy to answer this query in time: the next read asks again
-            if err.status != RPCStatusCode.DEADLINE_EXCEEDED:
+            if err.status not in (RPCStatusCode.DEADLINE_EXCEEDED, RPCStatusCode.CANCELLED):  # "Timeout expired"
                 raise
         else:
             if seen is not None:

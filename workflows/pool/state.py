@@ -48,8 +48,16 @@ class PoolState(BaseModel):
     # The target revision: the template's, named once from the template as it was sent (template_revision).
     revision: str
     machines: list[PoolMachine] = []
-    # Names come from (revision, counter): the counter only grows, so a name is never reused by the pool.
+    # Names come from (life, revision, counter): the counter only grows, so a name is never reused by the pool.
     counter: int = 0
+    # This life of the pool: the id of the first run of its workflow since it was (re)started (continue-as-new keeps
+    # it), so a pool applied again after it was deleted or terminated never names a machine as an earlier life did.
+    # "" in a state carried from before lives: names as they were.
+    life: str = ""
+    # A new life looks for the machines an earlier life started before it creates any (adoption.py).
+    adoption_due: bool = False
+    # Machines the pool does not know that notices named, to check whether they are its own (adoption.py).
+    strangers: list[str] = []
     # The revision the pool last completed a rollout to ("" before the first one completed).
     current_revision: str = ""
     # Its template: a set_template equal to it is a rollback to that revision (same machine names, no rollout).

@@ -41,6 +41,7 @@ from workflows.api import (
     UPGRADE_SIGNAL,
 )
 from workflows.continuation import bounded_history_limit, history_is_long, history_limit_from_memo
+from workflows.pool.adoption import adopt
 from workflows.pool.book import PoolBook, names_of
 from workflows.pool.children import delete_machines, preserve_machines, start_machine
 from workflows.pool.clock import PoolClock
@@ -257,6 +258,9 @@ class MachinePool:
         while state.delete_request is None:
             if history_is_long(state.history_limit) or upgrade_due():  # between steps: the safe point
                 await self._continue_as_new(state, book)
+            if state.adoption_due or state.strangers:  # before any decision: they count against replicas
+                await adopt(state, book)
+                continue
             if self._news is not None and self._news.waiting:
                 await self._news.confirm()
                 continue  # more may have come meanwhile, or `delete`
