@@ -24,6 +24,10 @@ SHORTEST_TIMER = timedelta(seconds=1)
 # identity or plan's terms that are not there), is fixed only when a person acts: retrying sooner would change
 # nothing; `reconcile` cuts the wait short once they have.
 OPERATOR_BACKOFF = timedelta(minutes=10)
+# A pool whose replacements keep failing without ever running (a resource group or template an operator must fix)
+# replaces the next one only after this, doubling to the cap; one machine Running ends it.
+UNRAN_REPLACEMENT_BACKOFF_START = timedelta(seconds=30)
+UNRAN_REPLACEMENT_BACKOFF_CAP = timedelta(minutes=10)
 
 # Deletion stages and compensations retry forever with this capped backoff.
 CLEANUP_BACKOFF_START = timedelta(seconds=5)

@@ -96,6 +96,7 @@ class PoolBook:
             machine.replacement = False  # a replacement that runs (or failed itself) no longer counts against the guard
         if phase == Phase.RUNNING:
             machine.ran = True
+            self.state.unran_failures, self.state.unran_failed_at = 0, None  # the pool can create again
             if machine.revision == self.state.revision:
                 self.state.progress_at = now  # the rollout moved
         return True

@@ -87,6 +87,11 @@ class PoolState(BaseModel):
     repairs_forced: bool = False
     left_in_azure: list[str] = []
     in_place: InPlace | None = None
+    # Failed machines that never ran, replaced one after the other since a machine last became Running, and when the
+    # last of them was: the next replacement waits a backoff from then (clock.py), so a pool that cannot create
+    # (its resource group is gone, Azure refuses its template) does not churn machines.
+    unran_failures: int = 0
+    unran_failed_at: datetime | None = None
 
     def machine(self, name: str) -> PoolMachine | None:
         return next((m for m in self.machines if m.name == name), None)

@@ -165,7 +165,8 @@ def summary(state: PoolState, status: PoolStatus, now: datetime) -> str:
     if preserved:
         text += f", {preserved} preserved"
     if status.replacements_held:
-        text += "; replacements held back by max_replacements"
+        text += ("; replacements backing off: they failed without running" if "without ever running"
+                 in status.replacements_held else "; replacements held back by max_replacements")
     if status.repairs_held:
         text += f"; {status.repairs_held}"
     if status.quota_held:
@@ -188,7 +189,7 @@ def render_details(state: PoolState, status: PoolStatus) -> str:
     if status.rollout_message:
         lines.append(f"- **Rollout:** {status.rollout_message}")
     if status.replacements_held:
-        lines.append(f"- **Meltdown guard:** {status.replacements_held}")
+        lines.append(f"- **Replacements held:** {status.replacements_held}")
     if status.repairs_held:
         lines.append(f"- **Repairs:** {status.repairs_held}")
     if status.quota_held:
