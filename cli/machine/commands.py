@@ -55,6 +55,7 @@ def describe(
             attempts = await read_attempts(client, wf_id)
             print(attempts_json(attempts)) if as_json else console.print(requests_table(attempts))
             return
+        await machines.check_answering(client, wf_id)
         status = await machines.status(client, wf_id)
         if as_json:
             print(status.model_dump_json(indent=2))
