@@ -17,14 +17,21 @@ from temporalio.common import WorkerDeploymentVersion
 from workers.task_queues import describe_task_queue
 
 LIVE_WINDOW = timedelta(seconds=70)  # the server's long poll (60 s) and some slack
+KEYS_NAMED = 300  # characters of key ids an identity names at most
 _KEYS = re.compile(r" codec-keys=([A-Za-z0-9._,-]*)$")
 # Both kinds of poll a worker of the machines' queue makes: one of them is always waiting while it runs.
 POLL_TYPES = (TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW, TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY)
 
 
 def with_codec_keys(identity: str, key_ids: list[str]) -> str:
-    """A worker's identity naming the codec keys it holds (key ids are no secret: every payload names its own)."""
-    return f"{identity} codec-keys={','.join(key_ids)}" if key_ids else identity
+    """A worker's identity naming the codec keys it holds (key ids are no secret: every payload names its own),
+    the newest first-kept within KEYS_NAMED characters: the server bounds an identity's length."""
+    named: list[str] = []
+    for key_id in reversed(key_ids):
+        if len(",".join([key_id, *named])) > KEYS_NAMED:
+            break
+        named.insert(0, key_id)
+    return f"{identity} codec-keys={','.join(named)}" if named else identity
 
 
 @dataclass(frozen=True)

@@ -9,11 +9,12 @@ import asyncio
 import logging
 
 from temporalio.client import Client
+from temporalio.common import WorkerDeploymentVersion
 from temporalio.service import RPCError
 
 from activities.arm_pace import ArmPace
 from codec.holders import KeyHolders
-from workers.live_workers import LiveWorker, live_workers
+from workers.live_workers import LiveWorker, live_workers, polling
 
 REFRESH_S = 10.0
 log = logging.getLogger("azmc.worker")
@@ -28,9 +29,11 @@ async def count_replicas(client: Client, task_queue: str) -> int:
 
 
 async def keep_replicas_counted(client: Client, task_queue: str, pace: ArmPace | None,
-                                holders: KeyHolders | None = None, own_identity: str = "") -> None:
+                                holders: KeyHolders | None = None, own_identity: str = "",
+                                own_version: WorkerDeploymentVersion | None = None) -> None:
     """Runs until cancelled; a failed count keeps the last one (at worst this worker sends its old share).
-    `own_identity`: this worker's, whose keys are not another's."""
+    `holders` learns the keys of the other workers of this worker's version (`own_version`, None: unversioned):
+    only they take the tasks it leaves (a pinned run's tasks go to its version alone)."""
     while True:
         try:
             workers = await live_workers(client, task_queue)
@@ -39,7 +42,8 @@ async def keep_replicas_counted(client: Client, task_queue: str, pace: ArmPace |
                 log.info("ARM budgets shared by %d worker(s)", counted)
                 pace.replicas = counted
             if holders is not None:
-                holders.update(frozenset().union(*(w.codec_keys for w in workers if w.identity != own_identity)))
+                holders.update(frozenset().union(*(w.codec_keys for w in polling(workers, own_version)
+                                                   if w.identity != own_identity)))
         except RPCError as error:
             log.warning("could not count the workers sharing ARM's budgets: %s", error)
         await asyncio.sleep(REFRESH_S)

@@ -222,8 +222,9 @@ async def run_worker(settings: Settings) -> None:
         version = deployment_config(settings)
         # The server learns of the version from the polls just started; a stop never waits for this.
         activation = asyncio.create_task(activate(client, settings, version.version.build_id)) if version else None
+        own_version = version.version if version else None
         counting = asyncio.create_task(keep_replicas_counted(client, settings.task_queue, driver.pace, holders,
-                                                             worker_identity(client)))
+                                                             worker_identity(client), own_version))
         brake = PaceBrake(client, settings.task_queue, settings.paces())
         driver.pace.on_queue_throttled = brake.queue_throttled
         releasing = asyncio.create_task(brake.keep_releasing())
