@@ -257,8 +257,11 @@ async def status(client: Client, wf_id: str) -> MachineStatus:
     handle: WorkflowHandle = client.get_workflow_handle(wf_id)
     try:
         return await handle.query(STATUS_QUERY, result_type=MachineStatus, rpc_timeout=QUERY_TIMEOUT)
-    except RPCError:
-        await check_answering(client, wf_id, failing_task=True)
+    except RPCError as error:
+        try:
+            await check_answering(client, wf_id, failing_task=True)
+        except RPCError:
+            raise error from None  # the query's own answer says more than a failed look at why
         raise
 
 

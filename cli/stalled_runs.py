@@ -55,7 +55,7 @@ async def why_stalled(client: Client, wf_id: str, failing_task: bool = True) -> 
 
 
 async def _last_failure(client: Client, wf_id: str, run_id: str) -> str:
-    """The message of the run's last recorded workflow task failure (only the first of a series is recorded)."""
+    """The message of the run's latest recorded workflow task failure (Temporal records a retried one only at times)."""
     history = await client.workflow_service.get_workflow_execution_history_reverse(
         GetWorkflowExecutionHistoryReverseRequest(namespace=client.namespace, maximum_page_size=50,
                                                   execution=WorkflowExecution(workflow_id=wf_id, run_id=run_id)))
