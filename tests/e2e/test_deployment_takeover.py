@@ -2,8 +2,9 @@
 Worker Deployment on the same task queue.
 
 - It refuses to start while azmc's current version serves the task queue, naming both; the machines stay on azmc.
-- Told to take over (AZMC_TAKE_OVER=true), it does; once it stops, `azmc describe` says at once that no worker
-  polls the version a machine is pinned to, or the version a new machine waits for, instead of timing out.
+- Told to take over (AZMC_TAKE_OVER=true), it does; once it stops, `azmc describe` and `azmc apply` (an update)
+  say at once that no worker polls the version a machine is pinned to, or the version a new machine waits for,
+  instead of timing out or hanging.
 - `azmc deployment status` shows who serves the task queue; `azmc deployment promote` takes it back (the new
   machine runs) and names the runs left on the other deployment's version, which a worker of it serving only its
   pinned runs (AZMC_MAKE_CURRENT=never) lets move back.
@@ -107,6 +108,9 @@ def test_another_deployment_takes_no_task_queue_unasked_and_promote_takes_it_bac
     assert described.returncode == 1, described.stdout
     assert f"{first_id} is pinned to {other}, which no worker polls; start that build" in described.stderr, \
         described.stderr
+    updated = _azmc(stack, "apply", "-f", str(_spec_file(tmp_path, first)))  # an update of the running machine
+    assert updated.returncode == 1 and f"{first_id} is pinned to {other}, which no worker polls" in updated.stderr, \
+        updated.stderr
     applied = _azmc(stack, "apply", "-f", str(_spec_file(tmp_path, second)))
     assert applied.returncode == 0, applied.stderr
     waiting = _azmc(stack, "describe", second.name)
@@ -139,7 +143,7 @@ def test_another_deployment_takes_no_task_queue_unasked_and_promote_takes_it_bac
 
 
 def _spec_file(tmp_path: Path, item: MachineSpec) -> Path:
-    path = tmp_path / "machine.json"
+    path = tmp_path / f"{item.name}.json"
     path.write_text(item.model_dump_json())
     return path
 
