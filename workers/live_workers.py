@@ -25,7 +25,7 @@ POLL_TYPES = (TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW, TaskQueueType.TASK_QUEUE_T
 
 def with_codec_keys(identity: str, key_ids: list[str]) -> str:
     """A worker's identity naming the codec keys it holds (key ids are no secret: every payload names its own),
-    the newest first-kept within KEYS_NAMED characters: the server bounds an identity's length."""
+    the newest ones within KEYS_NAMED characters: the server bounds an identity's length."""
     named: list[str] = []
     for key_id in reversed(key_ids):
         if len(",".join([key_id, *named])) > KEYS_NAMED:
@@ -50,7 +50,7 @@ class LiveWorker:
         return f"{self.version.deployment_name}:{self.version.build_id}" if self.version else "unversioned"
 
 
-async def live_workers(client: Client, task_queue: str, now: datetime | None = None) -> list[LiveWorker]:
+async def live_workers(client: Client, task_queue: str) -> list[LiveWorker]:
     """One entry per worker identity whose last poll of `task_queue` (of any kind) began within LIVE_WINDOW."""
     latest: dict[str, LiveWorker] = {}
     for queue_type in POLL_TYPES:
@@ -62,7 +62,7 @@ async def live_workers(client: Client, task_queue: str, now: datetime | None = N
             known = latest.get(poller.identity)
             if known is None or polled > known.last_poll:
                 latest[poller.identity] = LiveWorker(poller.identity, version, polled)
-    cutoff = (now or datetime.now(UTC)) - LIVE_WINDOW
+    cutoff = datetime.now(UTC) - LIVE_WINDOW
     return [worker for worker in latest.values() if worker.last_poll >= cutoff]
 
 
