@@ -16,6 +16,7 @@ from temporalio.common import (
 from temporalio.exceptions import WorkflowAlreadyStartedError
 from temporalio.service import RPCError, RPCStatusCode
 
+from cli.stalled_runs import why_stalled
 from models.arm_names import MACHINE_NAME, POOL_NAME, RESOURCE_GROUP_NAME, NameRule
 from models.inventory import Inventory
 from models.naming import machine_of, workflow_id
@@ -25,6 +26,9 @@ from models.spec_changes import SpecUpdate
 from models.status import MachineStatus
 from workflows.api import DELETE_SIGNAL, STATUS_QUERY, UPDATE_SPEC, WORKFLOW_TYPE
 from workflows.search_attributes import AZMC_MACHINE, AZMC_PHASE, AZMC_POOL, AZMC_RESOURCE_GROUP
+
+# A worker answers a query in milliseconds; one that does not answer in this long is asked why (cli/stalled_runs.py).
+QUERY_TIMEOUT = timedelta(seconds=20)
 
 
 class MachineError(LookupError):
@@ -107,6 +111,7 @@ async def apply(client: Client, spec: MachineSpec, task_queue: str) -> Applied:
 
 
 async def _update(client: Client, wf_id: str, spec: MachineSpec) -> SpecUpdate:
+    await check_answering(client, wf_id)  # an update waits for a worker to accept it, without a deadline
     try:
         return await client.get_workflow_handle(wf_id).execute_update(UPDATE_SPEC, spec, result_type=SpecUpdate)
     except WorkflowUpdateFailedError as error:
@@ -263,9 +268,26 @@ async def answered_soon(query: Awaitable[T]) -> T | None:
         return None
 
 
+async def check_answering(client: Client, wf_id: str, failing_task: bool = False) -> None:
+    """MachineError, at once, when no worker polls the version the machine's next task goes to; `failing_task`:
+    also when that task keeps failing (cli/stalled_runs.py)."""
+    reason = await why_stalled(client, wf_id, failing_task)
+    if reason:
+        raise MachineError(reason)
+
+
 async def status(client: Client, wf_id: str) -> MachineStatus:
+    """The machine's `status` answer; a query that fails or does not answer in QUERY_TIMEOUT is asked why (a
+    command that queries once asks `check_answering` first)."""
     handle: WorkflowHandle = client.get_workflow_handle(wf_id)
-    return await handle.query(STATUS_QUERY, result_type=MachineStatus)
+    try:
+        return await handle.query(STATUS_QUERY, result_type=MachineStatus, rpc_timeout=QUERY_TIMEOUT)
+    except RPCError as error:
+        try:
+            await check_answering(client, wf_id, failing_task=True)
+        except RPCError:
+            raise error from None  # the query's own answer says more than a failed look at why
+        raise
 
 
 async def request_delete(client: Client, wf_id: str, force: bool = False, reason: str = "") -> None:

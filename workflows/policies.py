@@ -33,6 +33,11 @@ UNRAN_REPLACEMENT_BACKOFF_CAP = timedelta(minutes=10)
 CLEANUP_BACKOFF_START = timedelta(seconds=5)
 CLEANUP_BACKOFF_CAP = timedelta(minutes=3)
 
+# An activity whose every attempt met workers lacking the codec key its input is sealed with is scheduled again,
+# for a worker that has it (workflows/azure_calls.py): after this capped backoff, never counted as a failure.
+KEY_WAIT_START = timedelta(seconds=5)
+KEY_WAIT_CAP = timedelta(minutes=2)
+
 # Fallback history length that triggers continue-as-new when the server has not suggested it yet.
 DEFAULT_HISTORY_LIMIT = 10_000
 # The lowest limit a starter may set (memo azmc_history_limit): a run's first workflow tasks alone

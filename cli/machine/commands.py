@@ -56,6 +56,7 @@ def describe(
             attempts = await read_attempts(client, wf_id)
             print(visible_json(attempts_json(attempts))) if as_json else console.print(requests_table(attempts))
             return
+        await machines.check_answering(client, wf_id)
         if as_json:  # the machine's own answer, waited for: a script reads every field of it
             print(visible_json((await machines.status(client, wf_id)).model_dump_json(indent=2)))
             return

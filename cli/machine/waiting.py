@@ -21,6 +21,7 @@ def _progress(status: MachineStatus) -> Text:
 
 async def wait_running(client: Client, wf_id: str, console: Console, poll_s: float = 0.5) -> MachineStatus:
     """Return once the machine is Running; raise MachineError if it goes Failed or its workflow ends."""
+    await machines.check_answering(client, wf_id)
     with console.status("creating...") as spinner:
         while True:
             status = await machines.status(client, wf_id)
@@ -38,6 +39,7 @@ async def wait_running(client: Client, wf_id: str, console: Console, poll_s: flo
 
 async def wait_deleted(client: Client, wf_id: str, console: Console, poll_s: float = 0.5) -> None:
     """Return when the workflow completed (everything deleted); raise MachineError if it ended otherwise."""
+    await machines.check_answering(client, wf_id)
     with console.status("deleting...") as spinner:
         while True:
             state = await machines.execution_status(client, wf_id)
