@@ -271,7 +271,12 @@ async def answered_soon(query: Awaitable[T]) -> T | None:
 async def check_answering(client: Client, wf_id: str, failing_task: bool = False) -> None:
     """MachineError, at once, when no worker polls the version the machine's next task goes to; `failing_task`:
     also when that task keeps failing (cli/stalled_runs.py)."""
-    reason = await why_stalled(client, wf_id, failing_task)
+    try:
+        reason = await why_stalled(client, wf_id, failing_task)
+    except RPCError as error:
+        if error.status != RPCStatusCode.UNIMPLEMENTED:
+            raise
+        return  # a server that cannot describe task queues (the SDK's test server) cannot say: wait as before
     if reason:
         raise MachineError(reason)
 

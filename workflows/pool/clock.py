@@ -53,8 +53,10 @@ class PoolClock:
             stalled = wanted[key].passed
         held = ""
         if state.unran_failures and state.unran_failed_at is not None:
-            wait = policies.capped_backoff(state.unran_failures, policies.UNRAN_REPLACEMENT_BACKOFF_START,
-                                           policies.UNRAN_REPLACEMENT_BACKOFF_CAP)
+            # Never longer than a machine's own creation timeout: one that fails only when that ends paces itself.
+            cap = min(policies.UNRAN_REPLACEMENT_BACKOFF_CAP, spec.template.timeouts.creation)
+            wait = policies.capped_backoff(state.unran_failures, min(policies.UNRAN_REPLACEMENT_BACKOFF_START, cap),
+                                           cap)
             key = ("unran", str(state.unran_failures), state.unran_failed_at)
             wanted[key] = self._deadline(key, state.unran_failed_at + wait, "pool: next replacement after failures")
             if not wanted[key].passed:
