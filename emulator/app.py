@@ -26,6 +26,7 @@ from emulator.handlers import (
     marketplace,
     network_extras,
     network_interfaces,
+    not_emulated,
     operations,
     resource_graph,
     resource_groups,
@@ -62,6 +63,7 @@ def build_router() -> Router:
         *resource_health.routes(),
         *resource_graph.routes(),
         *generic_resources.routes(),
+        *not_emulated.routes(),
     ])
 
 

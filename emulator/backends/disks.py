@@ -87,7 +87,9 @@ class DisksBackend:
     def patch(self, scope: Scope, name: str, request: dict[str, Any]) -> Outcome:
         """Azure's disks update: the given fields are merged into the disk, `tags` replaced as a whole.
 
-        The change lands when the operation succeeds, so a faulted update leaves the disk as it was."""
+        The change lands when the operation succeeds, so a faulted update leaves the disk as it was. The 202
+        answers with the disk as it is meanwhile (Microsoft's `Disk_Update_*` examples): `Updating`, and a
+        performance tier on its way shown in `propertyUpdatesInProgress.targetTier` beside the current one."""
         disk = get_existing(self.state, scope, DISK_TYPE, name)
         ensure_idle(self.state, disk.id)
         props = dict(request.get("properties") or {})
@@ -97,6 +99,8 @@ class DisksBackend:
             props.pop(read_only, None)
         before = disk.properties.get("provisioningState", "Succeeded")
         disk.properties["provisioningState"] = "Updating"
+        if props.get("tier") and props["tier"] != disk.properties.get("tier"):
+            disk.properties["propertyUpdatesInProgress"] = {"targetTier": props["tier"]}
         self.state.store.changed(disk)
 
         async def work() -> None:
@@ -104,6 +108,7 @@ class DisksBackend:
                 disk.body["tags"] = dict(request["tags"])
             if (request.get("sku") or {}).get("name"):
                 disk.body["sku"] = _sku(request["sku"]["name"])
+            disk.properties.pop("propertyUpdatesInProgress", None)
             disk.properties.update(props)
             if size:
                 self._size(disk, int(size))
@@ -111,10 +116,12 @@ class DisksBackend:
             self.state.store.changed(disk)
 
         def failed(_: errors.ArmError) -> None:
+            disk.properties.pop("propertyUpdatesInProgress", None)
             disk.properties["provisioningState"] = before
             self.state.store.changed(disk)
 
-        return Outcome(202, None, start_operation(self.state, disk, "disks.patch", work, failed))
+        answer = copy.deepcopy(disk.body)
+        return Outcome(202, answer, start_operation(self.state, disk, "disks.patch", work, failed))
 
     def get(self, scope: Scope, name: str) -> dict[str, Any]:
         return get_existing(self.state, scope, DISK_TYPE, name).body

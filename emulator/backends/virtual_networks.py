@@ -18,6 +18,7 @@ from emulator.backends.common import (
     prepare_put,
     start_operation,
 )
+from emulator.backends.load_balancer_model import LB_TYPE
 from emulator.backends.outcome import Outcome
 from emulator.state import EmulatorState
 from emulator.store import Resource
@@ -155,13 +156,16 @@ class VirtualNetworksBackend:
         return self.state.store.put(Resource(SUBNET_TYPE, vnet.subscription, vnet.resource_group, body))
 
     def _nic_ip_configs(self, subnet: Resource) -> list[str]:
+        """What holds an address in the subnet: NIC ip configurations and load balancer frontends (Azure lists
+        both in the subnet's `ipConfigurations`, and refuses to delete a subnet either still uses)."""
         wanted = arm_ids.key(subnet.id)
         found: list[str] = []
-        for nic in self.state.store.of_type(NIC_TYPE, subnet.subscription):
-            for ipc in nic.properties.get("ipConfigurations", []):
-                ref = (ipc.get("properties") or {}).get("subnet") or {}
-                if arm_ids.key(ref.get("id", "")) == wanted:
-                    found.append(ipc["id"])
+        for kind, collection in ((NIC_TYPE, "ipConfigurations"), (LB_TYPE, "frontendIPConfigurations")):
+            for holder in self.state.store.of_type(kind, subnet.subscription):
+                for ipc in holder.properties.get(collection, []):
+                    ref = (ipc.get("properties") or {}).get("subnet") or {}
+                    if arm_ids.key(ref.get("id", "")) == wanted:
+                        found.append(ipc["id"])
         return found
 
     def _check_subnet_unused(self, subnet: Resource) -> None:

@@ -19,4 +19,4 @@ async def get(call: Call) -> web.StreamResponse:
 
 
 def routes() -> list[Route]:
-    return [route("GET", CURRENT, "availabilityStatuses", "get", get)]
+    return [route("GET", CURRENT, "availabilityStatuses", "get", get, azure="AvailabilityStatuses_GetByResource")]

@@ -37,4 +37,4 @@ async def list_skus(call: Call) -> web.StreamResponse:
 
 
 def routes() -> list[Route]:
-    return [route("GET", SKUS, "resourceSkus", "list", list_skus)]
+    return [route("GET", SKUS, "resourceSkus", "list", list_skus, azure="ResourceSkus_List")]

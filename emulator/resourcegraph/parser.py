@@ -23,6 +23,7 @@ from .syntax import (
     Query,
     SortKey,
     Summarize,
+    Top,
     Where,
     expression_name,
 )
@@ -153,10 +154,11 @@ class _Parser:
             self.expect(Kind.IDENT, "by")
             return OrderBy(self.sort_keys())
         if name in ("limit", "take"):
-            count = self.expect(Kind.NUMBER).text
-            if not count.isdigit():
-                raise QueryError(f"'{name}' needs a whole number, got {count}")
-            return Limit(int(count))
+            return Limit(self.whole_number(name))
+        if name == "top":  # `top N by key [asc|desc]`: sorted, then the first N
+            count = self.whole_number(name)
+            self.expect(Kind.IDENT, "by")
+            return Top(count, self.sort_keys())
         if name == "summarize":
             return self.summarize()
         if name == "count":
@@ -164,6 +166,12 @@ class _Parser:
         if name == "join":
             return self.join()
         raise QueryError(f"unsupported operator '{name}'", "UnsupportedOperator")
+
+    def whole_number(self, operator: str) -> int:
+        count = self.expect(Kind.NUMBER).text
+        if not count.isdigit():
+            raise QueryError(f"'{operator}' needs a whole number, got {count}")
+        return int(count)
 
     def operator_name(self) -> str:
         """Operator names may contain dashes (`mv-expand`, `project-away`): join touching parts."""
@@ -214,9 +222,10 @@ class _Parser:
             for item in aggregates:
                 if not (isinstance(item.expr, Call) and item.expr.name in AGGREGATES):
                     raise QueryError("unsupported aggregation in summarize (only count())", "UnsupportedFunction")
-            # An unnamed count() is called `count` in Resource Graph's answers.
+            # An unnamed count() is called `count_` in Resource Graph's answers (KQL's name; Microsoft's
+            # `ResourcesComplexQuery` example sorts by it: `top 3 by count_`).
             aggregates = tuple(
-                NamedExpr("count", item.expr) if item.name.startswith("Column") else item for item in aggregates
+                NamedExpr("count_", item.expr) if item.name.startswith("Column") else item for item in aggregates
             )
         by: tuple[NamedExpr, ...] = ()
         if self.at(Kind.IDENT, "by"):

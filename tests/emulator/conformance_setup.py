@@ -93,6 +93,12 @@ def references(handle: EmulatorHandle, body: Any) -> None:
             refs = ipc_props.get(field) or []
             for one in refs if isinstance(refs, list) else [refs]:
                 network_resource(handle, one["id"])
+    for frontend in props.get("frontendIPConfigurations", []):  # a load balancer's
+        frontend_props = frontend.get("properties") or {}
+        if (frontend_props.get("subnet") or {}).get("id"):
+            subnet(handle, frontend_props["subnet"]["id"])
+        if (frontend_props.get("publicIPAddress") or {}).get("id"):
+            network_resource(handle, frontend_props["publicIPAddress"]["id"])
     if (props.get("networkSecurityGroup") or {}).get("id"):
         network_resource(handle, props["networkSecurityGroup"]["id"])
     for ref in (props.get("networkProfile") or {}).get("networkInterfaces", []):
@@ -125,6 +131,8 @@ def minimal_vm(handle: EmulatorHandle, vm_id: str, extra_data_disk: str | None =
                            "osDisk": {"createOption": "FromImage"}, "dataDisks": data_disks},
         "osProfile": {"computerName": "vm", "adminUsername": "azmc"},
         "networkProfile": {"networkInterfaces": [{"id": nic_id, "properties": {"deleteOption": "Delete"}}]},
+        "diagnosticsProfile": {"bootDiagnostics": {"enabled": True,
+                                                   "storageUri": "https://azmcdiag.blob.core.windows.net/"}},
     }})
 
 
@@ -137,6 +145,24 @@ def like_example(handle: EmulatorHandle, path: str, body: dict[str, Any]) -> Non
         minimal_vm_with_nic(handle, attached_vm, path)
     if body.get("managedBy") and "/disks/" in path:  # a disk shown attached to a VM
         minimal_vm(handle, body["managedBy"], extra_data_disk=path)
+    holder = ((body.get("properties") or {}).get("ipConfiguration") or {}).get("id", "")
+    if "/publicIPAddresses/" in path and "/networkInterfaces/" in holder:  # a public IP shown on a NIC
+        nic_id, _, ipc_name = holder.partition("/ipConfigurations/")
+        group(handle, nic_id.split("/")[4])
+        call(handle, "PUT", nic_id, {"location": LOCATION, "properties": {"ipConfigurations": [{
+            "name": ipc_name, "properties": {"subnet": {"id": handle.subnet_id}, "publicIPAddress": {"id": path}}}]}})
+    if "/publicIPAddresses/" in path and "/loadBalancers/" in holder:  # ... or on a load balancer frontend
+        lb_id, _, frontend = holder.partition("/frontendIPConfigurations/")
+        group(handle, lb_id.split("/")[4])
+        call(handle, "PUT", lb_id, {"location": LOCATION, "properties": {"frontendIPConfigurations": [{
+            "name": frontend, "properties": {"publicIPAddress": {"id": path}}}]}})
+    for subnet_body in (body.get("properties") or {}).get("subnets") or []:  # load balancers in a vnet's subnets
+        for ipc in (subnet_body.get("properties") or {}).get("ipConfigurations") or []:
+            lb_id, _, frontend = ipc["id"].partition("/frontendIPConfigurations/")
+            if frontend:
+                group(handle, lb_id.split("/")[4])
+                call(handle, "PUT", lb_id, {"location": LOCATION, "properties": {"frontendIPConfigurations": [{
+                    "name": frontend, "properties": {"subnet": {"id": f"{path}/subnets/{subnet_body['name']}"}}}]}})
 
 
 def minimal_vm_with_nic(handle: EmulatorHandle, vm_id: str, nic_id: str) -> None:
@@ -145,3 +171,61 @@ def minimal_vm_with_nic(handle: EmulatorHandle, vm_id: str, nic_id: str) -> None
         "storageProfile": {"osDisk": {"createOption": "FromImage"}},
         "networkProfile": {"networkInterfaces": [{"id": nic_id}]},
     }})
+
+
+_TYPE = re.compile(r"/providers/(Microsoft\.\w+)/(\w+)/([^/]+)", re.IGNORECASE)
+
+
+def prepare(handle: EmulatorHandle, before: str, example: dict[str, Any], path: str) -> None:
+    """Make the state an example's request assumes (see conformance_catalog.Operation.before)."""
+    params = example["parameters"]
+    if "resourceGroupName" in params:
+        group(handle, params["resourceGroupName"])
+    for body in [value for value in params.values() if isinstance(value, dict)]:
+        references(handle, body)
+    if before == "references":
+        if "/subnets/" in path:
+            subnet(handle, path.rsplit("/subnets/", 1)[0] + "/subnets/default")
+    elif before == "resource":
+        if "/subnets/" in path:
+            subnet(handle, path)
+        like_example(handle, path, example["responses"]["200"]["body"])
+    elif before == "list":
+        for item in example["responses"]["200"]["body"]["value"]:
+            group(handle, item["id"].split("/")[4])
+            if "/subnets/" in item["id"]:
+                subnet(handle, item["id"])
+            if item.get("properties"):
+                like_example(handle, item["id"], item)
+            else:  # an item that shows nothing but its id
+                minimal(handle, item["id"])
+    elif before == "minimal":
+        minimal(handle, path)
+    elif before == "premium_disk":  # 128 GB: performance tier P10
+        call(handle, "PUT", path, {"location": LOCATION, "sku": {"name": "Premium_LRS"}, "properties": {
+            "creationData": {"createOption": "Empty"}, "diskSizeGB": 128}})
+    elif before == "graph":
+        for i in range(5):
+            minimal_vm(handle, f"/subscriptions/{handle.subscription_id}/resourceGroups/graph/providers/"
+                                f"Microsoft.Compute/virtualMachines/test-vm{i}")
+
+
+def minimal(handle: EmulatorHandle, path: str) -> None:
+    """A resource of the type `path` addresses (an action's resource for a POST), with what it needs."""
+    found = _TYPE.search(path)
+    if found is None:
+        return group(handle, path.split("/")[4])
+    resource_id = path[:found.end()]
+    kind = found.group(2).lower()
+    if kind == "virtualmachines":
+        minimal_vm(handle, resource_id)
+    elif kind == "disks":
+        disk(handle, resource_id)
+    elif kind == "networkinterfaces":
+        nic(handle, resource_id)
+    elif kind == "virtualnetworks" and "/subnets/" in path:
+        subnet(handle, path)
+    elif kind == "virtualnetworks":
+        subnet(handle, resource_id + "/subnets/default")
+    else:
+        network_resource(handle, resource_id)
