@@ -26,7 +26,7 @@ __all__ = ["QueryError", "execute"]
 
 
 def execute(query: str, rows: list[dict[str, Any]] | Source, options: dict[str, Any] | None = None,
-            requested_facets: Any = None) -> dict[str, Any]:
+            requested_facets: Any = None, api_version: str = "") -> dict[str, Any]:
     """`rows`: the `Resources` rows (no other table has any), or a function from a lower-case table name
     ("resources", "healthresources") to its rows."""
     if not isinstance(query, str) or not query.strip():
@@ -36,5 +36,6 @@ def execute(query: str, rows: list[dict[str, Any]] | Source, options: dict[str, 
     table = run(parsed, source)
     # Paging needs a stable key: Resource Graph pages only id-carrying results without limit/take.
     pageable = not parsed.has_limit and "id" in table.columns
-    request = page_request(query, options, has_limit=parsed.has_limit)
-    return {**response_body(query, table, request, pageable), "facets": facets(requested_facets, table)}
+    request = page_request(query, options, has_limit=parsed.has_limit, api_version=api_version)
+    return {**response_body(query, table, request, pageable),
+            "facets": facets(requested_facets, table, request.result_format)}

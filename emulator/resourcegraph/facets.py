@@ -13,21 +13,23 @@ from __future__ import annotations
 from typing import Any
 
 from .errors import QueryError
+from .paging import formatted
 from .parser import parse
 from .pipeline import Table, run_on
 
 DEFAULT_TOP = 10
 
 
-def facets(requested: Any, table: Table) -> list[dict[str, Any]]:
+def facets(requested: Any, table: Table, result_format: str) -> list[dict[str, Any]]:
+    """Each facet's counts, in the answer's result format (`table` or `objectArray`)."""
     if requested is None:
         return []
     if not isinstance(requested, list) or not all(isinstance(f, dict) for f in requested):
         raise QueryError("facets must be a list of {expression, options} objects", "InvalidFacet")
-    return [_facet(facet, table) for facet in requested]
+    return [_facet(facet, table, result_format) for facet in requested]
 
 
-def _facet(facet: dict[str, Any], table: Table) -> dict[str, Any]:
+def _facet(facet: dict[str, Any], table: Table, result_format: str) -> dict[str, Any]:
     expression = facet.get("expression")
     if not isinstance(expression, str) or not expression.strip():
         raise QueryError("a facet needs an expression", "InvalidFacet")
@@ -48,6 +50,6 @@ def _facet(facet: dict[str, Any], table: Table) -> dict[str, Any]:
     text = (f"Resources{where} | summarize count = count() by {column}"
             f" | order by {options.get('sortBy') or 'count'} {order}")
     grouped = run_on(table, parse(text), lambda _table: [])
-    data = [{column: row.get(column), "count": row["count"]} for row in grouped.rows[:top]]
+    counted = Table([column, "count"], grouped.rows[:top])
     return {"expression": expression, "resultType": "FacetResult", "totalRecords": len(grouped.rows),
-            "count": len(data), "data": data}
+            "count": len(counted.rows), "data": formatted(counted, counted.rows, result_format)}

@@ -43,6 +43,9 @@ _WORD_COMPARISONS = frozenset(
 AGGREGATES = frozenset({"count"})
 # Parentheses and calls nest at most this deep (the service refuses pathological queries too).
 MAX_NESTING = 64
+# The tabular operators the subset parses (`operator`), by the names a query may start with.
+_OPERATORS = frozenset({"where", "filter", "extend", "project", "order", "sort", "limit", "take", "top", "summarize",
+                        "count", "join"})
 # Words that may follow a complete expression without being a binary operator.
 _FOLLOWING_KEYWORDS = frozenset({"and", "or", "asc", "desc", "nulls", "by"})
 
@@ -94,11 +97,16 @@ class _Parser:
         return query
 
     def tabular(self) -> Query:
-        """A table and its operators: the whole query, or a join's right side."""
-        table = self.expect(Kind.IDENT).text
-        if table.lower() not in TABLES:
-            raise QueryError(f"unsupported table '{table}' (only Resources, HealthResources)", "UnsupportedTable")
+        """A table and its operators: the whole query, or a join's right side. A query may start with an
+        operator: Resource Graph then reads `Resources` (`project id, location | limit 10`)."""
         operators: list[Operator] = []
+        if self.at(Kind.IDENT) and self.current.text.lower() in _OPERATORS and self.current.text.lower() not in TABLES:
+            table = "Resources"
+            operators.append(self.operator())
+        else:
+            table = self.expect(Kind.IDENT).text
+            if table.lower() not in TABLES:
+                raise QueryError(f"unsupported table '{table}' (only Resources, HealthResources)", "UnsupportedTable")
         while self.at(Kind.PIPE):
             self.advance()
             operators.append(self.operator())

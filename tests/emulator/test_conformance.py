@@ -26,6 +26,8 @@ from tests.support.arm_http import ArmAnswer, arm
 from tests.support.emulator import EmulatorHandle
 
 EXAMPLES = Path(__file__).parent / "rest_examples"
+# Real Azure answers recorded by the Azure SDK for Python's tests (each file names its recording).
+TRANSCRIPTS = Path(__file__).parent / "rest_transcripts"
 GRAPH = catalog.OPERATIONS["Resources"].path
 # Query parameters by name; every other scalar parameter is part of the path.
 _QUERY = {"forceDeletion", "statusOnly", "includeExtendedLocations", "expand", "hibernate", "skipShutdown",
@@ -83,6 +85,26 @@ def test_example(emulator: EmulatorHandle, example: str) -> None:
         known = catalog.MISSES.get(example, catalog.Miss("")).keys | catalog.CIRCUMSTANTIAL.get(
             example, (frozenset(), ""))[0]
         assert differences(expected, answer.body, set(known)) == []
+
+
+@pytest.mark.parametrize("transcript", sorted(p.name for p in TRANSCRIPTS.glob("*.json")))
+def test_recorded_azure_answer(emulator: EmulatorHandle, transcript: str) -> None:
+    """A recorded exchange with Azure: the same request gets the recorded status and the recorded body's shape,
+    the codes of a recorded error included."""
+    recorded = setup.localize(emulator, json.loads((TRANSCRIPTS / transcript).read_text()))
+    request, expected = recorded["request"], recorded["response"]
+    path = request["path"].replace("/subscriptions//", f"/subscriptions/{emulator.subscription_id}/")
+    body = request["body"]
+    if "subscriptions" in body:
+        body["subscriptions"] = [emulator.subscription_id]
+    if "/resourceGroups/" in path:
+        setup.group(emulator, path.split("/")[4])
+    answer = arm(emulator, request["method"], quote(path), body, api_version=request["api-version"])
+    assert answer.status == expected["status"], answer.body
+    assert differences(expected["body"], answer.body, set()) == []
+    if "error" in expected["body"]:
+        assert [d["code"] for d in answer.body["error"]["details"]] == [
+            d["code"] for d in expected["body"]["error"]["details"]]
 
 
 @pytest.mark.parametrize("example", [e for e, miss in catalog.MISSES.items() if miss.refused], ids=_id)
