@@ -67,6 +67,10 @@ OPERATIONS: dict[str, Operation] = {
         "compute/VirtualMachine_Create_WithDiskControllerType.json",
         "compute/VirtualMachine_Create_WithEmptyDataDisks.json",
         "compute/VirtualMachine_Create_WithNetworkInterfaceConfiguration.json",
+        *[f"compute/VirtualMachine_Create_{name}.json" for name in (
+            "WithBootDiagnostics", "WithSshAuthentication", "WithPasswordAuthentication", "WithManagedBootDiagnostics",
+            "WithPremiumStorage", "WithEncryptionAtHost", "InAnAvailabilitySet", "WithUserData",
+            "PlatformImageVmWithUnmanagedOsAndDataDisks", "WindowsVmWithPatchSettingModeOfManual")],
     )),
     "VirtualMachines_Update": Operation("PATCH", VM, (
         "compute/VirtualMachine_Update_DetachDataDiskUsingToBeDetachedProperty.json",)),
