@@ -59,7 +59,8 @@ def _vm_actions() -> dict[str, Operation]:
 OPERATIONS: dict[str, Operation] = {
     "ResourceGroups_CreateOrUpdate": Operation("PUT", RG),
     "ResourceGroups_Get": Operation("GET", RG),
-    "ResourceGroups_Delete": Operation("DELETE", RG),
+    "ResourceGroups_Delete": Operation("DELETE", RG, tuple(f"resources/{name}.json" for name in (
+        "ForceDeleteVMsInResourceGroup", "ForceDeleteVMsAndVMSSInResourceGroup"))),
     "ResourceGroups_List": Operation("GET", SUB + "/resourceGroups"),
     "Resources_ListByResourceGroup": Operation("GET", RG + "/resources"),
     "VirtualMachines_CreateOrUpdate": Operation("PUT", VM, (
@@ -131,7 +132,8 @@ OPERATIONS: dict[str, Operation] = {
                                            "none"),
     "MarketplaceAgreements_Create": Operation("PUT", MARKETPLACE, ("marketplaceordering/SetMarketplaceTerms.json",)),
     "AvailabilityStatuses_GetByResource": Operation(
-        "GET", "/{resourceUri}/providers/Microsoft.ResourceHealth/availabilityStatuses/current"),
+        "GET", "/{resourceUri}/providers/Microsoft.ResourceHealth/availabilityStatuses/current",
+        ("resourcehealth/AvailabilityStatus_GetByResource.json",), "none"),
     "Resources": Operation("POST", "/providers/Microsoft.ResourceGraph/resources", tuple(
         f"resourcegraph/{name}.json" for name in (
             "ResourcesBasicQuery", "ResourcesFilterQuery", "ResourcesFirstPageQuery", "ResourcesNextPageQuery",
@@ -172,6 +174,9 @@ CIRCUMSTANTIAL: dict[str, tuple[frozenset[str], str]] = {
     "compute/Usage_List_MaximumSet_Gen.json": (
         frozenset({"nextLink"}), "the usages of a location fit one page: ARM sends `nextLink` only when another "
                                  "page follows"),
+    "resourcehealth/AvailabilityStatus_GetByResource.json": (
+        frozenset({"properties.resolutionETA"}), "Azure gives a resolution ETA only when its engineers have "
+                                                 "estimated one"),
     "compute/Disk_ListBySubscription.json": (
         frozenset({"nextLink"}), "the subscription's disks fit one page: ARM sends `nextLink` only when another page "
                                  "follows"),

@@ -232,3 +232,12 @@ def minimal(handle: EmulatorHandle, path: str) -> None:
         subnet(handle, resource_id + "/subnets/default")
     else:
         network_resource(handle, resource_id)
+
+
+def unavailable_vm(handle: EmulatorHandle) -> str:
+    """A VM whose Resource Health says Unavailable, platform initiated; its id."""
+    vm_id = f"/subscriptions/{handle.subscription_id}/resourceGroups/health/providers/Microsoft.Compute/" \
+            "virtualMachines/sick"
+    minimal_vm(handle, vm_id)
+    handle.force_resource_health(["sick"], "Unavailable")
+    return vm_id

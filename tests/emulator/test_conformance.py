@@ -31,7 +31,7 @@ TRANSCRIPTS = Path(__file__).parent / "rest_transcripts"
 GRAPH = catalog.OPERATIONS["Resources"].path
 # Query parameters by name; every other scalar parameter is part of the path.
 _QUERY = {"forceDeletion", "statusOnly", "includeExtendedLocations", "expand", "hibernate", "skipShutdown",
-          "sasUriExpirationTimeInMinutes"}
+          "sasUriExpirationTimeInMinutes", "forceDeletionTypes"}
 ALL = [example for operation in catalog.OPERATIONS.values() for example in operation.examples]
 
 
@@ -66,6 +66,8 @@ def answer_to(handle: EmulatorHandle, example: str) -> tuple[dict[str, Any], Arm
     operation = catalog.OPERATIONS[catalog.operation_of(example)]
     loaded = load(handle, example)
     params = loaded["parameters"]
+    if params.get("resourceUri") == "resourceUri":  # the example names no resource: a VM Azure finds unavailable
+        params["resourceUri"] = setup.unavailable_vm(handle).lstrip("/")
     path = operation.path.format(**{k: v for k, v in params.items() if isinstance(v, str)})
     setup.prepare(handle, catalog.before(operation, example), loaded, path)
     return loaded, send(handle, example, operation, params, path)
