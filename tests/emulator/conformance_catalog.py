@@ -120,14 +120,14 @@ OPERATIONS: dict[str, Operation] = {
                               ("network/SubnetList.json",)),
     **_network("networkSecurityGroups", "networkSecurityGroupName", "NetworkSecurityGroup",
                CreateOrUpdate=("Create", "CreateWithRule"), Get=("Get",), Delete=("Delete",),
-               UpdateTags=("UpdateTags",), List=("List",)),
+               UpdateTags=("UpdateTags",), List=("List",), ListAll=("ListAll",)),
     **_network("applicationSecurityGroups", "applicationSecurityGroupName", "ApplicationSecurityGroup",
                CreateOrUpdate=("Create",), Get=("Get",), Delete=("Delete",), UpdateTags=("UpdateTags",),
                List=("List",), ListAll=("ListAll",)),
     **_network("loadBalancers", "loadBalancerName", "LoadBalancer", CreateOrUpdate=("Create",),
-               Delete=("Delete",), UpdateTags=("UpdateTags",), List=("List",)),
+               Get=("Get",), Delete=("Delete",), UpdateTags=("UpdateTags",), List=("List",), ListAll=("ListAll",)),
     **_network("publicIPAddresses", "publicIpAddressName", "PublicIpAddress", CreateOrUpdate=("CreateDefaults",),
-               Get=("Get",), Delete=("Delete",), UpdateTags=("UpdateTags",), List=("List",)),
+               Get=("Get",), Delete=("Delete",), UpdateTags=("UpdateTags",), List=("List",), ListAll=("ListAll",)),
     "MarketplaceAgreements_Get": Operation("GET", MARKETPLACE, ("marketplaceordering/GetMarketplaceTerms.json",),
                                            "none"),
     "MarketplaceAgreements_Create": Operation("PUT", MARKETPLACE, ("marketplaceordering/SetMarketplaceTerms.json",)),
@@ -193,6 +193,12 @@ def operation_of(example: str) -> str:
         if example in operation.examples:
             return name
     raise KeyError(example)
+
+
+# Served operations Microsoft publishes no example of (the stored examples folder of the SDK's API version has
+# none): the listing says so.
+UNPUBLISHED = {"ResourceGroups_CreateOrUpdate", "ResourceGroups_Get", "ResourceGroups_List",
+               "Resources_ListByResourceGroup"}
 
 
 # Examples whose state is not their own 200 body: an empty disk needs a size, and a tier is a premium disk's.

@@ -42,7 +42,8 @@ def render() -> str:
             continue
         examples = catalog.OPERATIONS[route.azure].examples
         examples_total += len(examples)
-        shown = "<br>".join(f"`{e.split('/')[-1]}`: {_state(e)}" for e in examples) or "none vendored yet"
+        none = "none published (resources 2025-04-01)" if route.azure in catalog.UNPUBLISHED else "none vendored yet"
+        shown = "<br>".join(f"`{e.split('/')[-1]}`: {_state(e)}" for e in examples) or none
         lines.append(f"| {route.method} | {route.azure} | {shown} |")
     misses = sum(1 for operation in catalog.OPERATIONS.values() for e in operation.examples if e in catalog.MISSES)
     lines += [

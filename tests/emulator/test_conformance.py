@@ -136,6 +136,10 @@ def test_a_not_emulated_operation_is_refused_as_arm_refuses_an_unknown_type(
     assert azure in answer.body["error"]["message"] and "'2026-04-01'" in answer.body["error"]["message"]
 
 
+def test_every_served_operation_has_examples_unless_microsoft_publishes_none() -> None:
+    assert {name for name, operation in catalog.OPERATIONS.items() if not operation.examples} == catalog.UNPUBLISHED
+
+
 def test_at_least_95_percent_of_the_examples_conform() -> None:
     misses = sum(1 for example in ALL if example in catalog.MISSES)
     assert (len(ALL) - misses) / len(ALL) >= 0.95, f"{misses} of {len(ALL)} examples miss"
