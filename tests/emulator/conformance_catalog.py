@@ -29,14 +29,20 @@ class Operation:
     before: str = ""
 
 
-def _network(plural: str, param: str, prefix: str, **examples: tuple[str, ...]) -> dict[str, Operation]:
-    """The six operations of a network resource type; `examples` by operation (`Get=("Get",)`), each file named
-    `network/<prefix><name>.json` as Microsoft names them (`NetworkSecurityGroupGet.json`)."""
+def _network(plural: str, param: str, prefix: str, *, parent: str = "", everywhere: bool = True,
+             tags: bool = True, **examples: tuple[str, ...]) -> dict[str, Operation]:
+    """The operations of a network resource type (`parent`: the path of the resource it is a child of); `examples`
+    by operation (`Get=("Get",)`), each file named `network/<prefix><name>.json` as Microsoft names them
+    (`NetworkSecurityGroupGet.json`)."""
     azure = plural[0].upper() + plural[1:]
-    one = f"{NETWORK}/{plural}/{{{param}}}"
+    collection = f"{parent or NETWORK}/{plural}"
+    one = f"{collection}/{{{param}}}"
     paths = {"CreateOrUpdate": ("PUT", one), "Get": ("GET", one), "Delete": ("DELETE", one),
-             "UpdateTags": ("PATCH", one), "List": ("GET", f"{NETWORK}/{plural}"),
-             "ListAll": ("GET", f"{SUB}/providers/Microsoft.Network/{plural}")}
+             "List": ("GET", collection)}
+    if tags:
+        paths["UpdateTags"] = ("PATCH", one)
+    if everywhere:
+        paths["ListAll"] = ("GET", f"{SUB}/providers/Microsoft.Network/{plural}")
     return {f"{azure}_{verb}": Operation(method, path, tuple(f"network/{prefix}{name}.json"
                                                              for name in examples.get(verb, ())))
             for verb, (method, path) in paths.items()}
@@ -101,23 +107,11 @@ OPERATIONS: dict[str, Operation] = {
                             ("compute/Usage_List_MaximumSet_Gen.json",), "none"),
     **_network("networkInterfaces", "networkInterfaceName", "NetworkInterface", CreateOrUpdate=("Create",),
                Get=("Get",), Delete=("Delete",), List=("List",), ListAll=("ListAll",), UpdateTags=("UpdateTags",)),
-    "VirtualNetworks_CreateOrUpdate": Operation("PUT", NETWORK + "/virtualNetworks/{virtualNetworkName}",
-                                                ("network/VirtualNetworkCreate.json",)),
-    "VirtualNetworks_Get": Operation("GET", NETWORK + "/virtualNetworks/{virtualNetworkName}",
-                                     ("network/VirtualNetworkGet.json",)),
-    "VirtualNetworks_Delete": Operation("DELETE", NETWORK + "/virtualNetworks/{virtualNetworkName}",
-                                        ("network/VirtualNetworkDelete.json",)),
-    "VirtualNetworks_List": Operation("GET", NETWORK + "/virtualNetworks", ("network/VirtualNetworkList.json",)),
-    "VirtualNetworks_ListAll": Operation("GET", SUB + "/providers/Microsoft.Network/virtualNetworks",
-                                         ("network/VirtualNetworkListAll.json",)),
-    "Subnets_CreateOrUpdate": Operation("PUT", NETWORK + "/virtualNetworks/{virtualNetworkName}/subnets/{subnetName}",
-                                        ("network/SubnetCreate.json",)),
-    "Subnets_Get": Operation("GET", NETWORK + "/virtualNetworks/{virtualNetworkName}/subnets/{subnetName}",
-                             ("network/SubnetGet.json",)),
-    "Subnets_Delete": Operation("DELETE", NETWORK + "/virtualNetworks/{virtualNetworkName}/subnets/{subnetName}",
-                                ("network/SubnetDelete.json",)),
-    "Subnets_List": Operation("GET", NETWORK + "/virtualNetworks/{virtualNetworkName}/subnets",
-                              ("network/SubnetList.json",)),
+    **_network("virtualNetworks", "virtualNetworkName", "VirtualNetwork", tags=False, CreateOrUpdate=("Create",),
+               Get=("Get",), Delete=("Delete",), List=("List",), ListAll=("ListAll",)),
+    **_network("subnets", "subnetName", "Subnet", parent=NETWORK + "/virtualNetworks/{virtualNetworkName}",
+               everywhere=False, tags=False, CreateOrUpdate=("Create",), Get=("Get",), Delete=("Delete",),
+               List=("List",)),
     **_network("networkSecurityGroups", "networkSecurityGroupName", "NetworkSecurityGroup",
                CreateOrUpdate=("Create", "CreateWithRule"), Get=("Get",), Delete=("Delete",),
                UpdateTags=("UpdateTags",), List=("List",), ListAll=("ListAll",)),
