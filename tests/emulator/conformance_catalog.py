@@ -77,7 +77,9 @@ OPERATIONS: dict[str, Operation] = {
         *[f"compute/VirtualMachine_Create_{name}.json" for name in (
             "WithBootDiagnostics", "WithSshAuthentication", "WithPasswordAuthentication", "WithManagedBootDiagnostics",
             "WithPremiumStorage", "WithEncryptionAtHost", "InAnAvailabilitySet", "WithUserData",
-            "PlatformImageVmWithUnmanagedOsAndDataDisks", "WindowsVmWithPatchSettingModeOfManual")],
+            "PlatformImageVmWithUnmanagedOsAndDataDisks", "WindowsVmWithPatchSettingModeOfManual",
+            "WithCapacityReservation", "WithADiffOsDisk", "WithHibernationEnabled", "WithUefiSettings",
+            "WithAMarketplaceImagePlan", "FromACustomImage")],
     )),
     "VirtualMachines_Update": Operation("PATCH", VM, (
         "compute/VirtualMachine_Update_DetachDataDiskUsingToBeDetachedProperty.json",)),

@@ -114,6 +114,9 @@ def references(handle: EmulatorHandle, body: Any) -> None:
     group_ref = ((props.get("capacityReservation") or {}).get("capacityReservationGroup") or {}).get("id")
     if group_ref:
         handle.add_reference(group_ref)
+    image_id = ((props.get("storageProfile") or {}).get("imageReference") or {}).get("id")
+    if image_id:  # a custom or gallery image the VM is made from
+        handle.add_to_catalog("image", image_id)
     plan = body.get("plan") if isinstance(body, dict) else None
     if plan and {"publisher", "product", "name"} <= set(plan):  # a marketplace image's terms, accepted
         handle.add_to_catalog("agreement", {**{k: plan[k] for k in ("publisher", "product", "name")}, "accepted": True})
