@@ -39,7 +39,7 @@ def check_size(size_gb: int | None, target: str = "diskSizeGB") -> None:
 
 
 def _sku(name: str) -> dict[str, str]:
-    tier = "Premium" if name.startswith("Premium") else "Standard"
+    tier = "Premium" if name.startswith("Premium") else "Ultra" if name.startswith("UltraSSD") else "Standard"
     return {"name": name, "tier": tier}
 
 
@@ -63,6 +63,9 @@ class DisksBackend:
             for top in ("tags", "sku"):
                 if top in request:
                     disk.body[top] = request[top]
+            # A PUT of an existing disk updates what it names; how it was created stays.
+            disk.properties.update({k: copy.deepcopy(v) for k, v in props.items()
+                                    if k not in _READ_ONLY and k not in ("creationData", "diskSizeGB")})
             if size:
                 self._size(disk, int(size))
             disk.properties["provisioningState"] = "Updating"
@@ -72,6 +75,11 @@ class DisksBackend:
                                sku=(request.get("sku") or {}).get("name", "Standard_LRS"),
                                size_gb=int(size or 30), create_option=creation["createOption"],
                                request=request, state="Updating")
+            if creation["createOption"] == "FromImage":
+                # What Azure reads from the image's metadata; the emulator has no image catalogue, so Azure's
+                # defaults for a platform image: generation V1 unless the request says, accelerated networking.
+                disk.properties.setdefault("hyperVGeneration", "V1")
+                disk.properties.setdefault("supportedCapabilities", {"acceleratedNetwork": True})
 
         async def work() -> None:
             disk.properties["provisioningState"] = "Succeeded"

@@ -29,6 +29,11 @@ class Operation:
     before: str = ""
 
 
+def _files(prefix: str, *names: str) -> tuple[str, ...]:
+    """Example files named `<prefix><name>.json`, as Microsoft names one operation's examples."""
+    return tuple(f"{prefix}{name}.json" for name in names)
+
+
 def _network(plural: str, param: str, prefix: str, *, parent: str = "", everywhere: bool = True,
              tags: bool = True, **examples: tuple[str, ...]) -> dict[str, Operation]:
     """The operations of a network resource type (`parent`: the path of the resource it is a child of); `examples`
@@ -69,18 +74,13 @@ OPERATIONS: dict[str, Operation] = {
         "ForceDeleteVMsInResourceGroup", "ForceDeleteVMsAndVMSSInResourceGroup"))),
     "ResourceGroups_List": Operation("GET", SUB + "/resourceGroups"),
     "Resources_ListByResourceGroup": Operation("GET", RG + "/resources"),
-    "VirtualMachines_CreateOrUpdate": Operation("PUT", VM, (
-        "compute/VirtualMachine_Create_LinuxVmWithPatchSettingModeOfImageDefault.json",
-        "compute/VirtualMachine_Create_WithDiskControllerType.json",
-        "compute/VirtualMachine_Create_WithEmptyDataDisks.json",
-        "compute/VirtualMachine_Create_WithNetworkInterfaceConfiguration.json",
-        *[f"compute/VirtualMachine_Create_{name}.json" for name in (
-            "WithBootDiagnostics", "WithSshAuthentication", "WithPasswordAuthentication", "WithManagedBootDiagnostics",
-            "WithPremiumStorage", "WithEncryptionAtHost", "InAnAvailabilitySet", "WithUserData",
-            "PlatformImageVmWithUnmanagedOsAndDataDisks", "WindowsVmWithPatchSettingModeOfManual",
-            "WithCapacityReservation", "WithADiffOsDisk", "WithHibernationEnabled", "WithUefiSettings",
-            "WithAMarketplaceImagePlan", "FromACustomImage")],
-    )),
+    "VirtualMachines_CreateOrUpdate": Operation("PUT", VM, _files(
+        "compute/VirtualMachine_Create_", "LinuxVmWithPatchSettingModeOfImageDefault", "WithDiskControllerType",
+        "WithEmptyDataDisks", "WithNetworkInterfaceConfiguration", "WithBootDiagnostics", "WithSshAuthentication",
+        "WithPasswordAuthentication", "WithManagedBootDiagnostics", "WithPremiumStorage", "WithEncryptionAtHost",
+        "InAnAvailabilitySet", "WithUserData", "PlatformImageVmWithUnmanagedOsAndDataDisks",
+        "WindowsVmWithPatchSettingModeOfManual", "WithCapacityReservation", "WithADiffOsDisk", "WithHibernationEnabled",
+        "WithUefiSettings", "WithAMarketplaceImagePlan", "FromACustomImage")),
     "VirtualMachines_Update": Operation("PATCH", VM, (
         "compute/VirtualMachine_Update_DetachDataDiskUsingToBeDetachedProperty.json",)),
     "VirtualMachines_Get": Operation("GET", VM, ("compute/VirtualMachine_Get.json",)),
@@ -95,10 +95,13 @@ OPERATIONS: dict[str, Operation] = {
         "GET", SUB + "/providers/Microsoft.Compute/locations/{location}/virtualMachines",
         ("compute/VirtualMachine_ListBySubscription_ByLocation.json",)),
     **_vm_actions(),
-    "Disks_CreateOrUpdate": Operation("PUT", COMPUTE + "/disks/{diskName}", ("compute/Disk_Create_Empty.json",)),
+    "Disks_CreateOrUpdate": Operation("PUT", COMPUTE + "/disks/{diskName}", _files(
+        "compute/Disk_", "Create_Empty", "Create_FromAPlatformImage", "Create_ByCopyingASnapshot",
+        "Create_FromAnExistingManagedDisk", "Create_WithSSDZRSAccountType", "Create_WithPremiumV2_LRSAccountType",
+        "Create_UploadDisk", "Create_WithLogicalSectorSize", "CreateOrUpdate_BurstingEnabled")),
     "Disks_Get": Operation("GET", COMPUTE + "/disks/{diskName}", ("compute/Disk_Get.json",)),
-    "Disks_Update": Operation("PATCH", COMPUTE + "/disks/{diskName}", tuple(
-        f"compute/Disk_Update_{name}.json" for name in ("ChangeTier", "DisableBursting", "AddSupportsHibernation"))),
+    "Disks_Update": Operation("PATCH", COMPUTE + "/disks/{diskName}", _files(
+        "compute/Disk_Update_", "ChangeTier", "DisableBursting", "AddSupportsHibernation")),
     "Disks_Delete": Operation("DELETE", COMPUTE + "/disks/{diskName}", ("compute/Disk_Delete.json",)),
     "Disks_ListByResourceGroup": Operation("GET", COMPUTE + "/disks", ("compute/Disk_ListByResourceGroup.json",)),
     "Disks_List": Operation("GET", SUB + "/providers/Microsoft.Compute/disks",
@@ -130,11 +133,9 @@ OPERATIONS: dict[str, Operation] = {
     "AvailabilityStatuses_GetByResource": Operation(
         "GET", "/{resourceUri}/providers/Microsoft.ResourceHealth/availabilityStatuses/current",
         ("resourcehealth/AvailabilityStatus_GetByResource.json",), "none"),
-    "Resources": Operation("POST", "/providers/Microsoft.ResourceGraph/resources", tuple(
-        f"resourcegraph/{name}.json" for name in (
-            "ResourcesBasicQuery", "ResourcesFilterQuery", "ResourcesFirstPageQuery", "ResourcesNextPageQuery",
-            "ResourcesPropertiesQuery", "ResourcesSummarizeQuery", "ResourcesComplexQuery", "ResourcesFacetQuery",
-            "ResourcesTenantBasicQuery", "ResourcesMgBasicQuery")), "graph"),
+    "Resources": Operation("POST", "/providers/Microsoft.ResourceGraph/resources", _files(
+        "resourcegraph/Resources", "BasicQuery", "FilterQuery", "FirstPageQuery", "NextPageQuery", "PropertiesQuery",
+        "SummarizeQuery", "ComplexQuery", "FacetQuery", "TenantBasicQuery", "MgBasicQuery"), "graph"),
 }
 
 
@@ -154,6 +155,9 @@ MISSES: dict[str, Miss] = {
     "compute/VirtualMachine_Get.json": Miss(
         "VM extensions (`resources`) and VMSS-managed VMs (`managedBy`) are not emulated.",
         frozenset({"resources", "managedBy"})),
+    "compute/Disk_Create_FromAPlatformImage.json": Miss(
+        "A disk from a marketplace image carries the image's purchase plan, which only Azure's image catalogue "
+        "knows; the emulator has none.", frozenset({"properties.purchasePlan"})),
     "resourcegraph/ResourcesPropertiesQuery.json": Miss(
         "Microsoft's examples disagree on the name of an unnamed `count()`: this one says `count`, "
         "`ResourcesComplexQuery` says `count_` and sorts by it (`top 3 by count_`), as KQL names it; the emulator "
@@ -201,6 +205,7 @@ UNPUBLISHED = {"ResourceGroups_CreateOrUpdate", "ResourceGroups_Get", "ResourceG
 BEFORE: dict[str, str] = {
     "compute/Disk_Update_ChangeTier.json": "premium_disk",
     "compute/Disk_Update_DisableBursting.json": "minimal",
+    "compute/Disk_CreateOrUpdate_BurstingEnabled.json": "minimal",  # a PUT that updates a disk
 }
 
 
