@@ -101,7 +101,8 @@ OPERATIONS: dict[str, Operation] = {
         "Create_UploadDisk", "Create_WithLogicalSectorSize", "CreateOrUpdate_BurstingEnabled")),
     "Disks_Get": Operation("GET", COMPUTE + "/disks/{diskName}", ("compute/Disk_Get.json",)),
     "Disks_Update": Operation("PATCH", COMPUTE + "/disks/{diskName}", _files(
-        "compute/Disk_Update_", "ChangeTier", "DisableBursting", "AddSupportsHibernation")),
+        "compute/Disk_Update_", "ChangeTier", "DisableBursting", "AddSupportsHibernation", "AddDiskControllerTypes",
+        "ToAddArchitecture", "AddAcceleratedNetworking", "DisableOptimizedForFrequentAttach")),
     "Disks_Delete": Operation("DELETE", COMPUTE + "/disks/{diskName}", ("compute/Disk_Delete.json",)),
     "Disks_ListByResourceGroup": Operation("GET", COMPUTE + "/disks", ("compute/Disk_ListByResourceGroup.json",)),
     "Disks_List": Operation("GET", SUB + "/providers/Microsoft.Compute/disks",
