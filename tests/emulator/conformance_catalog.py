@@ -80,7 +80,9 @@ OPERATIONS: dict[str, Operation] = {
         "WithPasswordAuthentication", "WithManagedBootDiagnostics", "WithPremiumStorage", "WithEncryptionAtHost",
         "InAnAvailabilitySet", "WithUserData", "PlatformImageVmWithUnmanagedOsAndDataDisks",
         "WindowsVmWithPatchSettingModeOfManual", "WithCapacityReservation", "WithADiffOsDisk", "WithHibernationEnabled",
-        "WithUefiSettings", "WithAMarketplaceImagePlan", "FromACustomImage")),
+        "WithUefiSettings", "WithAMarketplaceImagePlan", "FromACustomImage",
+        "WindowsVmWithPatchSettingModeOfAutomaticByOS", "LinuxVmWithPatchSettingModesOfAutomaticByPlatform",
+        "WithScheduledEventsProfile", "WithDiskEncryptionSetResource")),
     "VirtualMachines_Update": Operation("PATCH", VM, (
         "compute/VirtualMachine_Update_DetachDataDiskUsingToBeDetachedProperty.json",)),
     "VirtualMachines_Get": Operation("GET", VM, ("compute/VirtualMachine_Get.json",)),

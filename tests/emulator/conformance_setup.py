@@ -103,9 +103,14 @@ def references(handle: EmulatorHandle, body: Any) -> None:
         network_resource(handle, props["networkSecurityGroup"]["id"])
     for ref in (props.get("networkProfile") or {}).get("networkInterfaces", []):
         nic(handle, ref["id"])
-    for entry in (props.get("storageProfile") or {}).get("dataDisks", []):
+    storage = props.get("storageProfile") or {}
+    for entry in storage.get("dataDisks", []):
         if entry.get("createOption", "").lower() == "attach":
             disk(handle, entry["managedDisk"]["id"], entry.get("diskSizeGB", 10))
+    for entry in [storage.get("osDisk") or {}, *storage.get("dataDisks", [])]:
+        encryption_set = ((entry.get("managedDisk") or {}).get("diskEncryptionSet") or {}).get("id")
+        if encryption_set:
+            handle.add_reference(encryption_set)
     # The Compute resources a VM may name and the emulator checks exist (emulator/compute_references.py).
     for key in ("proximityPlacementGroup", "availabilitySet"):
         ref = (props.get(key) or {}).get("id")
