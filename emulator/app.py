@@ -35,6 +35,7 @@ from emulator.handlers import (
     usages,
     virtual_machines,
     virtual_networks,
+    vm_extensions,
 )
 from emulator.handlers.responses import error_response, retry_headers
 from emulator.handlers.routing import Call, Router, read_body
@@ -57,6 +58,7 @@ def build_router() -> Router:
         *resource_skus.routes(),
         *disks.routes(),
         *virtual_machines.routes(),
+        *vm_extensions.routes(),
         *boot_diagnostics.routes(),
         *marketplace.routes(),
         *usages.routes(),

@@ -30,6 +30,7 @@ from emulator.backends.vm_allocation import check as check_allocation
 from emulator.backends.vm_allocation import request_for, write_allocates
 from emulator.backends.vm_bootstrap import USER_DATA, store_bootstrap, take_bootstrap, wants, with_user_data
 from emulator.backends.vm_disks import plan_disks, realize
+from emulator.backends.vm_extensions import extensions_of
 from emulator.backends.vm_force_delete import (
     FORCED_TIMING,
     PLAIN_TIMING,
@@ -80,11 +81,13 @@ class VirtualMachinesBackend:
 
     def get(self, scope: Scope, name: str, expand: str | None) -> dict[str, Any]:
         vm = get_existing(self.state, scope, VM_TYPE, name)
+        extensions = {"resources": extensions_of(vm)} if vm.extra.get("extensions") else {}
         if wants(expand, USER_DATA):
-            return with_user_data(vm)
+            return {**with_user_data(vm), **extensions}
         if wants(expand, "instanceView"):
-            return {**vm.body, "properties": {**vm.properties, "instanceView": instance_view(vm, self.state)}}
-        return vm.body
+            return {**vm.body, "properties": {**vm.properties, "instanceView": instance_view(vm, self.state)},
+                    **extensions}
+        return {**vm.body, **extensions}
 
     def get_instance_view(self, scope: Scope, name: str) -> dict[str, Any]:
         return instance_view(get_existing(self.state, scope, VM_TYPE, name), self.state)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from emulator.backends.vm_extensions import handlers, instance_views
 from emulator.backends.vm_images import guest_os
 from emulator.backends.vm_model import os_type
 from emulator.guest import vm_agent
@@ -55,8 +56,10 @@ def instance_view(vm: Resource, state: EmulatorState) -> dict[str, Any]:
     }
     agent = vm_agent(vm, state)
     if agent is not None:  # Azure omits it for a VM that is not running or starting
-        view["vmAgent"] = {**agent, "extensionHandlers": []}  # no VM extensions are emulated
+        view["vmAgent"] = {**agent, "extensionHandlers": handlers(vm)}
         view["patchStatus"] = patch_status(vm, windows, now)
+    if vm.extra.get("extensions"):
+        view["extensions"] = instance_views(vm)
     return view
 
 

@@ -67,6 +67,22 @@ def _vm_actions() -> dict[str, Operation]:
         for verb, names in examples.items()}
 
 
+def _vm_extensions() -> dict[str, Operation]:
+    one = VM + "/extensions/{vmExtensionName}"
+    prefix = "compute/VirtualMachineExtension_"
+    return {
+        "VirtualMachineExtensions_CreateOrUpdate": Operation("PUT", one, _files(
+            prefix, "CreateOrUpdate_MinimumSet_Gen", "CreateOrUpdate_MaximumSet_Gen")),
+        "VirtualMachineExtensions_Update": Operation("PATCH", one, _files(prefix, "Update")),
+        "VirtualMachineExtensions_Get": Operation("GET", one, _files(
+            prefix, "Get_MinimumSet_Gen", "Get_MaximumSet_Gen")),
+        "VirtualMachineExtensions_Delete": Operation("DELETE", one, _files(
+            prefix, "Delete_MinimumSet_Gen", "Delete_MaximumSet_Gen")),
+        "VirtualMachineExtensions_List": Operation("GET", VM + "/extensions", _files(
+            prefix, "List_MinimumSet_Gen", "List_MaximumSet_Gen")),
+    }
+
+
 OPERATIONS: dict[str, Operation] = {
     "ResourceGroups_CreateOrUpdate": Operation("PUT", RG),
     "ResourceGroups_Get": Operation("GET", RG),
@@ -87,7 +103,7 @@ OPERATIONS: dict[str, Operation] = {
         "compute/VirtualMachine_Update_DetachDataDiskUsingToBeDetachedProperty.json",)),
     "VirtualMachines_Get": Operation("GET", VM, ("compute/VirtualMachine_Get.json",)),
     "VirtualMachines_InstanceView": Operation("GET", VM + "/instanceView",
-                                              ("compute/VirtualMachine_Get_InstanceView.json",), "minimal"),
+                                              ("compute/VirtualMachine_Get_InstanceView.json",), "extended_vm"),
     "VirtualMachines_Delete": Operation("DELETE", VM, ("compute/VirtualMachine_Delete_Force.json",)),
     "VirtualMachines_List": Operation("GET", COMPUTE + "/virtualMachines",
                                       ("compute/VirtualMachine_List_MinimumSet_Gen.json",)),
@@ -97,6 +113,7 @@ OPERATIONS: dict[str, Operation] = {
         "GET", SUB + "/providers/Microsoft.Compute/locations/{location}/virtualMachines",
         ("compute/VirtualMachine_ListBySubscription_ByLocation.json",)),
     **_vm_actions(),
+    **_vm_extensions(),
     "Disks_CreateOrUpdate": Operation("PUT", COMPUTE + "/disks/{diskName}", _files(
         "compute/Disk_", "Create_Empty", "Create_FromAPlatformImage", "Create_ByCopyingASnapshot",
         "Create_FromAnExistingManagedDisk", "Create_WithSSDZRSAccountType", "Create_WithPremiumV2_LRSAccountType",
@@ -156,8 +173,7 @@ MISSES: dict[str, Miss] = {
         "VMs that create their own NICs (networkInterfaceConfigurations) are not emulated: azmc creates NICs "
         "itself, and the emulator refuses such a PUT with a 400 that says so.", refused=True),
     "compute/VirtualMachine_Get.json": Miss(
-        "VM extensions (`resources`) and VMSS-managed VMs (`managedBy`) are not emulated.",
-        frozenset({"resources", "managedBy"})),
+        "VMSS-managed VMs (`managedBy`: the scale set that owns the VM) are not emulated.", frozenset({"managedBy"})),
     "compute/Disk_Create_FromAPlatformImage.json": Miss(
         "A disk from a marketplace image carries the image's purchase plan, which only Azure's image catalogue "
         "knows; the emulator has none.", frozenset({"properties.purchasePlan"})),
@@ -165,9 +181,6 @@ MISSES: dict[str, Miss] = {
         "Microsoft's examples disagree on the name of an unnamed `count()`: this one says `count`, "
         "`ResourcesComplexQuery` says `count_` and sorts by it (`top 3 by count_`), as KQL names it; the emulator "
         "answers `count_`.", frozenset({"data[].count"})),
-    "compute/VirtualMachine_Get_InstanceView.json": Miss(
-        "VM extensions are not emulated: the instance view lists none (`extensions`, `vmAgent.extensionHandlers`).",
-        frozenset({"extensions", "vmAgent.extensionHandlers[]"})),
 }
 
 
@@ -180,6 +193,12 @@ CIRCUMSTANTIAL: dict[str, tuple[frozenset[str], str]] = {
     "resourcehealth/AvailabilityStatus_GetByResource.json": (
         frozenset({"properties.resolutionETA"}), "Azure gives a resolution ETA only when its engineers have "
                                                  "estimated one"),
+    **{f"compute/VirtualMachineExtension_{name}.json": (
+        frozenset({"properties.protectedSettings", "properties.instanceView", "value[].properties.protectedSettings",
+                   "value[].properties.instanceView"}),
+        "a generated example: Azure never answers protected settings (write-only secrets), and shows an extension's "
+        "instance view only for `$expand=instanceView`, which this example does not ask for")
+       for name in ("CreateOrUpdate_MaximumSet_Gen", "Get_MaximumSet_Gen", "List_MaximumSet_Gen")},
     "compute/Disk_ListBySubscription.json": (
         frozenset({"nextLink"}), "the subscription's disks fit one page: ARM sends `nextLink` only when another page "
                                  "follows"),

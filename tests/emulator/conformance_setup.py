@@ -154,6 +154,8 @@ def like_example(handle: EmulatorHandle, path: str, body: dict[str, Any]) -> Non
     attached_vm = (body.get("properties") or {}).get("virtualMachine", {}).get("id")
     if attached_vm:  # a NIC shown attached to a VM
         minimal_vm_with_nic(handle, attached_vm, path)
+    for extension in body.get("resources") or []:  # a VM shown with its extensions
+        call(handle, "PUT", f"{path}/extensions/{extension['name']}", extension)
     if body.get("managedBy") and "/disks/" in path:  # a disk shown attached to a VM
         minimal_vm(handle, body["managedBy"], extra_data_disk=path)
     holder = ((body.get("properties") or {}).get("ipConfiguration") or {}).get("id", "")
@@ -195,12 +197,20 @@ def prepare(handle: EmulatorHandle, before: str, example: dict[str, Any], path: 
     for body in [value for value in params.values() if isinstance(value, dict)]:
         references(handle, body)
     if before == "references":
+        if "/extensions/" in path:
+            minimal_vm(handle, path.split("/extensions/")[0])
         if "/subnets/" in path:
             subnet(handle, path.rsplit("/subnets/", 1)[0] + "/subnets/default")
     elif before == "resource":
         if "/subnets/" in path:
             subnet(handle, path)
+        if "/extensions/" in path:
+            minimal_vm(handle, path.split("/extensions/")[0])
         like_example(handle, path, example["responses"]["200"]["body"])
+    elif before == "list" and path.endswith("/extensions"):  # a VM's extensions, on the VM the request names
+        minimal_vm(handle, path.rsplit("/extensions", 1)[0])
+        for item in example["responses"]["200"]["body"].get("value", []):
+            call(handle, "PUT", f"{path}/{item['name']}", item)
     elif before == "list":
         for item in example["responses"]["200"]["body"]["value"]:
             group(handle, item["id"].split("/")[4])
@@ -212,6 +222,11 @@ def prepare(handle: EmulatorHandle, before: str, example: dict[str, Any], path: 
                 minimal(handle, item["id"])
     elif before == "minimal":
         minimal(handle, path)
+    elif before == "extended_vm":  # a VM with the extensions its instance view shows
+        vm_id = path.rsplit("/", 1)[0]
+        minimal_vm(handle, vm_id)
+        for shown in example["responses"]["200"]["body"].get("extensions", []):
+            vm_extension(handle, f"{vm_id}/extensions/{shown['name']}", shown["type"], shown["typeHandlerVersion"])
     elif before == "premium_disk":  # 128 GB: performance tier P10
         call(handle, "PUT", path, {"location": LOCATION, "sku": {"name": "Premium_LRS"}, "properties": {
             "creationData": {"createOption": "Empty"}, "diskSizeGB": 128}})
@@ -223,6 +238,10 @@ def prepare(handle: EmulatorHandle, before: str, example: dict[str, Any], path: 
 
 def minimal(handle: EmulatorHandle, path: str) -> None:
     """A resource of the type `path` addresses (an action's resource for a POST), with what it needs."""
+    vm_id, _, extension = path.partition("/extensions/")
+    if extension:  # a VM extension: on its VM
+        minimal_vm(handle, vm_id)
+        return vm_extension(handle, path, "Microsoft.Azure.Extensions.CustomScript", "2.1")
     found = _TYPE.search(path)
     if found is None:
         return group(handle, path.split("/")[4])
@@ -249,3 +268,10 @@ def unavailable_vm(handle: EmulatorHandle) -> str:
     minimal_vm(handle, vm_id)
     handle.force_resource_health(["sick"], "Unavailable")
     return vm_id
+
+
+def vm_extension(handle: EmulatorHandle, extension_id: str, kind: str, version: str) -> None:
+    """An extension of `kind` ("<publisher>.<type>") installed on its VM."""
+    publisher, _, extension_type = kind.rpartition(".")
+    call(handle, "PUT", extension_id, {"location": LOCATION, "properties": {
+        "publisher": publisher, "type": extension_type, "typeHandlerVersion": version}})

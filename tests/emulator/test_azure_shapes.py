@@ -112,3 +112,23 @@ def test_graph_answers_top_and_facets(emulator: EmulatorHandle, clients: SyncCli
         subscriptions=[emulator.subscription_id],
         query="Resources | summarize count() by type | top 1 by count_ desc"))
     assert top.count == 1 and set(top.data[0]) == {"type", "count_"}
+
+
+def test_a_vm_extension_shows_in_the_vm_and_its_instance_view_and_keeps_its_secrets(
+        emulator: EmulatorHandle, clients: SyncClients) -> None:
+    vm = clients.compute.virtual_machines.begin_create_or_update(
+        RG, "shapes-ext", vm_body("shapes-ext", make_nic(clients, emulator, "shapes-ext-nic"), data_disks=0)).result()
+    extension = clients.compute.virtual_machine_extensions.begin_create_or_update(
+        RG, "shapes-ext", "run", cm.VirtualMachineExtension(
+            location=vm.location, properties=cm.VirtualMachineExtensionProperties(
+                publisher="Microsoft.Azure.Extensions", type="CustomScript", type_handler_version="2.1",
+                protected_settings={"commandToExecute": "secret"}))).result()
+    assert (extension.id, extension.properties.provisioning_state) == (f"{vm.id}/extensions/run", "Succeeded")
+    assert extension.properties.protected_settings is None  # write-only, as in Azure
+    assert [r.id for r in clients.compute.virtual_machines.get(RG, "shapes-ext").resources] == [extension.id]
+    view = clients.compute.virtual_machines.instance_view(RG, "shapes-ext")
+    assert [(e.name, e.type, e.statuses[0].code) for e in view.extensions] == [
+        ("run", "Microsoft.Azure.Extensions.CustomScript", "ProvisioningState/succeeded")]
+    assert [h.type for h in view.vm_agent.extension_handlers] == ["Microsoft.Azure.Extensions.CustomScript"]
+    clients.compute.virtual_machine_extensions.begin_delete(RG, "shapes-ext", "run").result()
+    assert clients.compute.virtual_machine_extensions.list(RG, "shapes-ext").value == []
