@@ -101,7 +101,8 @@ OPERATIONS: dict[str, Operation] = {
         "WithScheduledEventsProfile", "WithDiskEncryptionSetResource")),
     "VirtualMachines_Update": Operation("PATCH", VM, (
         "compute/VirtualMachine_Update_DetachDataDiskUsingToBeDetachedProperty.json",)),
-    "VirtualMachines_Get": Operation("GET", VM, ("compute/VirtualMachine_Get.json",)),
+    "VirtualMachines_Get": Operation("GET", VM, _files(
+        "compute/VirtualMachine_", "Get", "Get_WithDiskControllerType", "Get_WithVMSizeProperties")),
     "VirtualMachines_InstanceView": Operation("GET", VM + "/instanceView",
                                               ("compute/VirtualMachine_Get_InstanceView.json",), "extended_vm"),
     "VirtualMachines_Delete": Operation("DELETE", VM, ("compute/VirtualMachine_Delete_Force.json",)),

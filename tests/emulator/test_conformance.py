@@ -58,6 +58,8 @@ def send(handle: EmulatorHandle, example: str, operation: catalog.Operation, par
         first = arm(handle, "POST", GRAPH, {**body, "options": {"$top": 3}}).body
         body = {**body, "options": {"$skipToken": first["$skipToken"]}}
     query = {k: v for k, v in params.items() if (k.startswith("$") or k in _QUERY) and not isinstance(v, dict)}
+    if "expand" in query:  # some examples name `$expand` by its client parameter name
+        query["$expand"] = query.pop("expand")
     suffix = f"?{urlencode(query)}" if query else ""
     return arm(handle, operation.method, quote(path) + suffix, body, api_version=params.get("api-version", ""))
 
