@@ -118,7 +118,10 @@ OPERATIONS: dict[str, Operation] = {
     "Disks_CreateOrUpdate": Operation("PUT", COMPUTE + "/disks/{diskName}", _files(
         "compute/Disk_", "Create_Empty", "Create_FromAPlatformImage", "Create_ByCopyingASnapshot",
         "Create_FromAnExistingManagedDisk", "Create_WithSSDZRSAccountType", "Create_WithPremiumV2_LRSAccountType",
-        "Create_UploadDisk", "Create_WithLogicalSectorSize", "CreateOrUpdate_BurstingEnabled")),
+        "Create_UploadDisk", "Create_WithLogicalSectorSize", "CreateOrUpdate_BurstingEnabled",
+        "Create_WithDiskEncryptionSet", "Create_ByImportingBlobFromTheSameSubscription", "Create_WithSecurityProfile",
+        "Create_PerformancePlus", "Create_WithDiskAccess", "Create_WithUltraSSD_ReadOnly",
+        "Create_WithOptimizedForFrequentAttach", "Create_InExtendedLocation")),
     "Disks_Get": Operation("GET", COMPUTE + "/disks/{diskName}", ("compute/Disk_Get.json",)),
     "Disks_Update": Operation("PATCH", COMPUTE + "/disks/{diskName}", _files(
         "compute/Disk_Update_", "ChangeTier", "DisableBursting", "AddSupportsHibernation", "AddDiskControllerTypes",
