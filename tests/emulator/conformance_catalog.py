@@ -121,11 +121,13 @@ OPERATIONS: dict[str, Operation] = {
         "Create_UploadDisk", "Create_WithLogicalSectorSize", "CreateOrUpdate_BurstingEnabled",
         "Create_WithDiskEncryptionSet", "Create_ByImportingBlobFromTheSameSubscription", "Create_WithSecurityProfile",
         "Create_PerformancePlus", "Create_WithDiskAccess", "Create_WithUltraSSD_ReadOnly",
-        "Create_WithOptimizedForFrequentAttach", "Create_InExtendedLocation")),
+        "Create_WithOptimizedForFrequentAttach", "Create_InExtendedLocation", "Create_WithDataAccessAuthMode",
+        "Create_FromAnAzureComputeGalleryImage")),
     "Disks_Get": Operation("GET", COMPUTE + "/disks/{diskName}", ("compute/Disk_Get.json",)),
     "Disks_Update": Operation("PATCH", COMPUTE + "/disks/{diskName}", _files(
         "compute/Disk_Update_", "ChangeTier", "DisableBursting", "AddSupportsHibernation", "AddDiskControllerTypes",
-        "ToAddArchitecture", "AddAcceleratedNetworking", "DisableOptimizedForFrequentAttach")),
+        "ToAddArchitecture", "AddAcceleratedNetworking", "DisableOptimizedForFrequentAttach", "AddPurchasePlan",
+        "RemoveDiskAccess")),
     "Disks_Delete": Operation("DELETE", COMPUTE + "/disks/{diskName}", ("compute/Disk_Delete.json",)),
     "Disks_ListByResourceGroup": Operation("GET", COMPUTE + "/disks", ("compute/Disk_ListByResourceGroup.json",)),
     "Disks_List": Operation("GET", SUB + "/providers/Microsoft.Compute/disks",
@@ -181,6 +183,10 @@ MISSES: dict[str, Miss] = {
     "compute/Disk_Create_FromAPlatformImage.json": Miss(
         "A disk from a marketplace image carries the image's purchase plan, which only Azure's image catalogue "
         "knows; the emulator has none.", frozenset({"properties.purchasePlan"})),
+    "compute/Disk_Create_FromAnAzureComputeGalleryImage.json": Miss(
+        "A disk from a gallery image carries the security features the gallery records for the image "
+        "(`supportedSecurityOption`); the emulator keeps no gallery.",
+        frozenset({"properties.supportedCapabilities.supportedSecurityOption"})),
     "resourcegraph/ResourcesPropertiesQuery.json": Miss(
         "Microsoft's examples disagree on the name of an unnamed `count()`: this one says `count`, "
         "`ResourcesComplexQuery` says `count_` and sorts by it (`top 3 by count_`), as KQL names it; the emulator "
