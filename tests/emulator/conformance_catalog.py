@@ -122,7 +122,9 @@ OPERATIONS: dict[str, Operation] = {
         "Create_WithDiskEncryptionSet", "Create_ByImportingBlobFromTheSameSubscription", "Create_WithSecurityProfile",
         "Create_PerformancePlus", "Create_WithDiskAccess", "Create_WithUltraSSD_ReadOnly",
         "Create_WithOptimizedForFrequentAttach", "Create_InExtendedLocation", "Create_WithDataAccessAuthMode",
-        "Create_FromAnAzureComputeGalleryImage")),
+        "Create_FromAnAzureComputeGalleryImage", "CreateOrUpdate_AvailabilityPolicy",
+        "Create_ByImportingBlobFromADifferentSubscription", "Create_FromAnElasticSanVolumeSnapshot",
+        "Create_FromUploadPreparedSecure")),
     "Disks_Get": Operation("GET", COMPUTE + "/disks/{diskName}", ("compute/Disk_Get.json",)),
     "Disks_Update": Operation("PATCH", COMPUTE + "/disks/{diskName}", _files(
         "compute/Disk_Update_", "ChangeTier", "DisableBursting", "AddSupportsHibernation", "AddDiskControllerTypes",
