@@ -124,7 +124,8 @@ OPERATIONS: dict[str, Operation] = {
         "Create_WithOptimizedForFrequentAttach", "Create_InExtendedLocation", "Create_WithDataAccessAuthMode",
         "Create_FromAnAzureComputeGalleryImage", "CreateOrUpdate_AvailabilityPolicy",
         "Create_ByImportingBlobFromADifferentSubscription", "Create_FromAnElasticSanVolumeSnapshot",
-        "Create_FromUploadPreparedSecure")),
+        "Create_FromUploadPreparedSecure", "Create_FromImportSecure",
+        "Create_ConfidentialVMSupportedDiskEncryptedWithCMK", "Create_FromAnAzureComputeGalleryCommunityImage")),
     "Disks_Get": Operation("GET", COMPUTE + "/disks/{diskName}", ("compute/Disk_Get.json",)),
     "Disks_Update": Operation("PATCH", COMPUTE + "/disks/{diskName}", _files(
         "compute/Disk_Update_", "ChangeTier", "DisableBursting", "AddSupportsHibernation", "AddDiskControllerTypes",

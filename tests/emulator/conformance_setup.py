@@ -119,9 +119,10 @@ def references(handle: EmulatorHandle, body: Any) -> None:
     group_ref = ((props.get("capacityReservation") or {}).get("capacityReservationGroup") or {}).get("id")
     if group_ref:
         handle.add_reference(group_ref)
-    disk_encryption_set = (props.get("encryption") or {}).get("diskEncryptionSetId")
-    if disk_encryption_set:  # a disk's
-        handle.add_reference(disk_encryption_set)
+    for encryption_set in ((props.get("encryption") or {}).get("diskEncryptionSetId"),
+                           (props.get("securityProfile") or {}).get("secureVMDiskEncryptionSetId")):
+        if encryption_set:  # a disk's
+            handle.add_reference(encryption_set)
     image_id = ((props.get("storageProfile") or {}).get("imageReference") or {}).get("id")
     if image_id:  # a custom or gallery image the VM is made from
         handle.add_to_catalog("image", image_id)
