@@ -98,7 +98,7 @@ OPERATIONS: dict[str, Operation] = {
         "WindowsVmWithPatchSettingModeOfManual", "WithCapacityReservation", "WithADiffOsDisk", "WithHibernationEnabled",
         "WithUefiSettings", "WithAMarketplaceImagePlan", "FromACustomImage",
         "WindowsVmWithPatchSettingModeOfAutomaticByOS", "LinuxVmWithPatchSettingModesOfAutomaticByPlatform",
-        "WithScheduledEventsProfile", "WithDiskEncryptionSetResource")),
+        "WithScheduledEventsProfile", "WithDiskEncryptionSetResource", "WithSpotPlusPriority", "WithVMSizeProperties")),
     "VirtualMachines_Update": Operation("PATCH", VM, (
         "compute/VirtualMachine_Update_DetachDataDiskUsingToBeDetachedProperty.json",)),
     "VirtualMachines_Get": Operation("GET", VM, _files(
