@@ -98,7 +98,11 @@ OPERATIONS: dict[str, Operation] = {
         "WindowsVmWithPatchSettingModeOfManual", "WithCapacityReservation", "WithADiffOsDisk", "WithHibernationEnabled",
         "WithUefiSettings", "WithAMarketplaceImagePlan", "FromACustomImage",
         "WindowsVmWithPatchSettingModeOfAutomaticByOS", "LinuxVmWithPatchSettingModesOfAutomaticByPlatform",
-        "WithScheduledEventsProfile", "WithDiskEncryptionSetResource", "WithSpotPlusPriority", "WithVMSizeProperties")),
+        "WithScheduledEventsProfile", "WithDiskEncryptionSetResource", "WithSpotPlusPriority", "WithVMSizeProperties",
+        "WithADiffOsDiskUsingDiffDiskPlacementAsCacheDisk", "WithADiffOsDiskUsingDiffDiskPlacementAsNvmeDisk",
+        "WithADiffOsDiskUsingDiffDiskPlacementAsResourceDisk", "WindowsVmWithAutomaticByPlatformSettings",
+        "WindowsVmWithPatchSettingAssessmentModeOfImageDefault", "WithExtensionsTimeBudget",
+        "WithCapacityReservationAssignmentDisabled", "WithFips1403Enabled")),
     "VirtualMachines_Update": Operation("PATCH", VM, (
         "compute/VirtualMachine_Update_DetachDataDiskUsingToBeDetachedProperty.json",)),
     "VirtualMachines_Get": Operation("GET", VM, _files(
