@@ -102,7 +102,9 @@ OPERATIONS: dict[str, Operation] = {
         "WithADiffOsDiskUsingDiffDiskPlacementAsCacheDisk", "WithADiffOsDiskUsingDiffDiskPlacementAsNvmeDisk",
         "WithADiffOsDiskUsingDiffDiskPlacementAsResourceDisk", "WindowsVmWithAutomaticByPlatformSettings",
         "WindowsVmWithPatchSettingAssessmentModeOfImageDefault", "WithExtensionsTimeBudget",
-        "WithCapacityReservationAssignmentDisabled", "WithFips1403Enabled")),
+        "WithCapacityReservationAssignmentDisabled", "WithFips1403Enabled", "WithSecurityTypeConfidentialVM",
+        "WithAdditionalDiskProperties", "WithSecurityTypeConfidentialVMWithNonPersistedTPM",
+        "FromACommunityGalleryImage")),
     "VirtualMachines_Update": Operation("PATCH", VM, (
         "compute/VirtualMachine_Update_DetachDataDiskUsingToBeDetachedProperty.json",)),
     "VirtualMachines_Get": Operation("GET", VM, _files(
@@ -194,6 +196,10 @@ MISSES: dict[str, Miss] = {
         "A disk from a gallery image carries the security features the gallery records for the image "
         "(`supportedSecurityOption`); the emulator keeps no gallery.",
         frozenset({"properties.supportedCapabilities.supportedSecurityOption"})),
+    "compute/VirtualMachine_Create_WithSecurityTypeConfidentialVMWithNonPersistedTPM.json": Miss(
+        "The example answers a Linux image (publisher `UbuntuServer`, sku `linux-cvm`) with `windowsConfiguration`, "
+        "the body of the Windows confidential VM example; the emulator derives the OS from the image and answers "
+        "`linuxConfiguration`.", frozenset({"properties.osProfile.windowsConfiguration"})),
     "resourcegraph/ResourcesPropertiesQuery.json": Miss(
         "Microsoft's examples disagree on the name of an unnamed `count()`: this one says `count`, "
         "`ResourcesComplexQuery` says `count_` and sorts by it (`top 3 by count_`), as KQL names it; the emulator "

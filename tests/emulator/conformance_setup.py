@@ -123,9 +123,10 @@ def references(handle: EmulatorHandle, body: Any) -> None:
                            (props.get("securityProfile") or {}).get("secureVMDiskEncryptionSetId")):
         if encryption_set:  # a disk's
             handle.add_reference(encryption_set)
-    image_id = ((props.get("storageProfile") or {}).get("imageReference") or {}).get("id")
-    if image_id:  # a custom or gallery image the VM is made from
-        handle.add_to_catalog("image", image_id)
+    image = (props.get("storageProfile") or {}).get("imageReference") or {}
+    for key in ("id", "sharedGalleryImageId", "communityGalleryImageId"):
+        if image.get(key):  # a custom or gallery image the VM is made from
+            handle.add_to_catalog("image", image[key])
     plan = body.get("plan") if isinstance(body, dict) else None
     if plan and {"publisher", "product", "name"} <= set(plan):  # a marketplace image's terms, accepted
         handle.add_to_catalog("agreement", {**{k: plan[k] for k in ("publisher", "product", "name")}, "accepted": True})
