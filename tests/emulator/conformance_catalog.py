@@ -104,7 +104,10 @@ OPERATIONS: dict[str, Operation] = {
         "WindowsVmWithPatchSettingAssessmentModeOfImageDefault", "WithExtensionsTimeBudget",
         "WithCapacityReservationAssignmentDisabled", "WithFips1403Enabled", "WithSecurityTypeConfidentialVM",
         "WithAdditionalDiskProperties", "WithSecurityTypeConfidentialVMWithNonPersistedTPM",
-        "FromACommunityGalleryImage")),
+        "FromACommunityGalleryImage", "LinuxVmWithAutomaticByPlatformSettings",
+        "LinuxVmWithPatchSettingAssessmentModeOfImageDefault",
+        "WindowsVmWithPatchSettingModeOfAutomaticByPlatformAndEnableHotPatchingTrue",
+        "WindowsVmWithPatchSettingModesOfAutomaticByPlatform", "WithApplicationProfile", "WithProxyAgentSettings")),
     "VirtualMachines_Update": Operation("PATCH", VM, (
         "compute/VirtualMachine_Update_DetachDataDiskUsingToBeDetachedProperty.json",)),
     "VirtualMachines_Get": Operation("GET", VM, _files(
@@ -200,6 +203,10 @@ MISSES: dict[str, Miss] = {
         "The example answers a Linux image (publisher `UbuntuServer`, sku `linux-cvm`) with `windowsConfiguration`, "
         "the body of the Windows confidential VM example; the emulator derives the OS from the image and answers "
         "`linuxConfiguration`.", frozenset({"properties.osProfile.windowsConfiguration"})),
+    "compute/VirtualMachine_Create_WithApplicationProfile.json": Miss(
+        "The example's answer shows an SSH public key and a Canonical image the request does not send (the request "
+        "has a password and placeholder image names); the emulator answers what was sent: no `ssh` block.",
+        frozenset({"properties.osProfile.linuxConfiguration.ssh"})),
     "resourcegraph/ResourcesPropertiesQuery.json": Miss(
         "Microsoft's examples disagree on the name of an unnamed `count()`: this one says `count`, "
         "`ResourcesComplexQuery` says `count_` and sorts by it (`top 3 by count_`), as KQL names it; the emulator "
