@@ -14,6 +14,10 @@ from emulator import vm_sizes
 GIB = 1024**3
 
 
+# Every location the emulator serves has three availability zones (VM PUTs accept any of them).
+REGION_ZONES = ("1", "2", "3")
+
+
 @dataclass(frozen=True)
 class SizeCapabilities:
     memory_gb: float

@@ -49,7 +49,7 @@ from emulator.backends.vm_model import (
     os_type,
 )
 from emulator.backends.vm_nics import attach_nics, attached_nics, nic_delete_option, validate_nic_refs
-from emulator.backends.vm_placement import check_disks_and_placement
+from emulator.backends.vm_placement import check_disks_and_placement, placed_zones
 from emulator.guest import start_boot
 from emulator.latency import duration
 from emulator.state import EmulatorState
@@ -158,6 +158,11 @@ class VirtualMachinesBackend:
         props = copy.deepcopy(request.get("properties") or {})
         if existing is not None:
             check_immutable(existing.properties, props)
+        picked = placed_zones(request) if existing is None else None
+        if picked:  # the zone automatic placement picks
+            request = {**request, "zones": picked}
+        elif existing is not None and existing.body.get("placement") and not request.get("zones"):
+            request = {**request, "zones": existing.body.get("zones")}  # the zone placement picked stays
         vm_features.check(self.state, rid, {**request, "location": location}, existing)
         bootstrap = take_bootstrap(props, existing)
         nic_refs = validate_nic_refs(self.state, self.nics, rid, props)
@@ -184,6 +189,8 @@ class VirtualMachinesBackend:
         attach_nics(self.state, self.nics, rid, nic_refs)
 
         body = base_body(rid, name, VM_TYPE, request, location)
+        if request.get("placement") is not None:
+            body["placement"] = request["placement"]
         vm_features.fill(self.state, body, existing)
         props["storageProfile"] = storage
         props.setdefault("networkProfile", {})["networkInterfaces"] = nic_refs

@@ -107,7 +107,9 @@ OPERATIONS: dict[str, Operation] = {
         "FromACommunityGalleryImage", "LinuxVmWithAutomaticByPlatformSettings",
         "LinuxVmWithPatchSettingAssessmentModeOfImageDefault",
         "WindowsVmWithPatchSettingModeOfAutomaticByPlatformAndEnableHotPatchingTrue",
-        "WindowsVmWithPatchSettingModesOfAutomaticByPlatform", "WithApplicationProfile", "WithProxyAgentSettings")),
+        "WindowsVmWithPatchSettingModesOfAutomaticByPlatform", "WithApplicationProfile", "WithProxyAgentSettings",
+        "FromASharedGalleryImage", "FromAGeneralizedSharedImage", "FromASpecializedSharedImage",
+        "WithDeterministicProcessorMode", "WithOpportunisticProcessorMode", "WithPlacement")),
     "VirtualMachines_Update": Operation("PATCH", VM, (
         "compute/VirtualMachine_Update_DetachDataDiskUsingToBeDetachedProperty.json",)),
     "VirtualMachines_Get": Operation("GET", VM, _files(
