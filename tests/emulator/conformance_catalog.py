@@ -113,9 +113,12 @@ OPERATIONS: dict[str, Operation] = {
     "VirtualMachines_Update": Operation("PATCH", VM, (
         "compute/VirtualMachine_Update_DetachDataDiskUsingToBeDetachedProperty.json",)),
     "VirtualMachines_Get": Operation("GET", VM, _files(
-        "compute/VirtualMachine_", "Get", "Get_WithDiskControllerType", "Get_WithVMSizeProperties")),
+        "compute/VirtualMachine_", "Get", "Get_WithDiskControllerType", "Get_WithVMSizeProperties",
+        "Get_WithDeterministicProcessorMode", "Get_WithOpportunisticProcessorMode", "Get_AutoPlacedOnDedicatedHostGroup",
+        "Get_WithFlexProfile")),
     "VirtualMachines_InstanceView": Operation("GET", VM + "/instanceView",
-                                              ("compute/VirtualMachine_Get_InstanceView.json",), "extended_vm"),
+                                              _files("compute/VirtualMachine_Get_", "InstanceView",
+                                                     "InstanceViewAutoPlacedOnDedicatedHostGroup"), "extended_vm"),
     "VirtualMachines_Delete": Operation("DELETE", VM, ("compute/VirtualMachine_Delete_Force.json",)),
     "VirtualMachines_List": Operation("GET", COMPUTE + "/virtualMachines",
                                       ("compute/VirtualMachine_List_MinimumSet_Gen.json",)),
@@ -194,6 +197,9 @@ MISSES: dict[str, Miss] = {
         "itself, and the emulator refuses such a PUT with a 400 that says so.", refused=True),
     "compute/VirtualMachine_Get.json": Miss(
         "VMSS-managed VMs (`managedBy`: the scale set that owns the VM) are not emulated.", frozenset({"managedBy"})),
+    "compute/VirtualMachine_Get_InstanceViewAutoPlacedOnDedicatedHostGroup.json": Miss(
+        "Dedicated hosts are not emulated: the instance view has no `assignedHost` (the host of its host group Azure "
+        "placed the VM on).", frozenset({"assignedHost"})),
     "compute/Disk_Create_FromAPlatformImage.json": Miss(
         "A disk from a marketplace image carries the image's purchase plan, which only Azure's image catalogue "
         "knows; the emulator has none.", frozenset({"properties.purchasePlan"})),
