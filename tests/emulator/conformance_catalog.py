@@ -114,8 +114,8 @@ OPERATIONS: dict[str, Operation] = {
         "compute/VirtualMachine_Update_DetachDataDiskUsingToBeDetachedProperty.json",)),
     "VirtualMachines_Get": Operation("GET", VM, _files(
         "compute/VirtualMachine_", "Get", "Get_WithDiskControllerType", "Get_WithVMSizeProperties",
-        "Get_WithDeterministicProcessorMode", "Get_WithOpportunisticProcessorMode", "Get_AutoPlacedOnDedicatedHostGroup",
-        "Get_WithFlexProfile")),
+        "Get_WithDeterministicProcessorMode", "Get_WithOpportunisticProcessorMode",
+        "Get_AutoPlacedOnDedicatedHostGroup", "Get_WithFlexProfile")),
     "VirtualMachines_InstanceView": Operation("GET", VM + "/instanceView",
                                               _files("compute/VirtualMachine_Get_", "InstanceView",
                                                      "InstanceViewAutoPlacedOnDedicatedHostGroup"), "extended_vm"),
