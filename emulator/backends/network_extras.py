@@ -55,6 +55,14 @@ def _pip_properties(rid: str, props: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def with_fqdn(props: dict[str, Any], location: str) -> None:
+    """A DNS label's name, as Azure forms it: `<label>.<region>.cloudapp.azure.com`."""
+    dns = props.get("dnsSettings")
+    if isinstance(dns, dict) and dns.get("domainNameLabel"):
+        region = location.replace(" ", "").lower()
+        props["dnsSettings"] = {**dns, "fqdn": f"{dns['domainNameLabel']}.{region}.cloudapp.azure.com"}
+
+
 # Rendered from the NICs or allocated here, never taken from a PUT.
 _PIP_READ_ONLY = {"ipConfiguration", "ipAddress", "provisioningState", "resourceGuid"}
 
@@ -83,6 +91,8 @@ class NetworkExtrasBackend:
                                                   lambda subnet: next_private_ip(self.state, subnet))
         else:
             kind = _KINDS[resource_type](rid, requested)
+        if resource_type == PIP_TYPE:
+            with_fqdn(kind, body["location"])
         body["properties"] = {
             **kind,
             "provisioningState": "Succeeded",

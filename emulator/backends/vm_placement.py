@@ -11,7 +11,9 @@
 
 And automatic zone placement (`placement.zonePlacementPolicy: Any`): Azure puts a VM created without `zones` in a
 zone of its choice among those `includeZones` allows and `excludeZones` does not; which one it picks is Azure's
-to know, the emulator takes the lowest.
+to know, the emulator takes the lowest. Likewise flexible sizing (`hardwareProfile.flexProfile.enabled`, no
+`vmSize`): Azure picks a size meeting the constraints by rules it does not publish; the emulator takes
+`FLEX_SIZE` (its catalogue's sizes are all x64).
 """
 
 from __future__ import annotations
@@ -76,6 +78,18 @@ def _check_ephemeral(props: dict[str, Any], vm_size: str) -> None:
         raise errors.ArmError(409, "NotSupported", f"OS disk of Ephemeral VM with size greater than {local_gb} GB "
                               f"is not allowed for VM size {vm_size} when the DiffDiskPlacement is {placement}. "
                               "Please refer to https://aka.ms/Ephemeral for more details.")
+
+
+FLEX_SIZE = "Standard_D2s_v5"
+
+
+def with_flex_size(request: dict[str, Any]) -> dict[str, Any]:
+    """The request with the size flexible sizing picks, when it enables that and names no size."""
+    hardware = (request.get("properties") or {}).get("hardwareProfile") or {}
+    if hardware.get("vmSize") or not (hardware.get("flexProfile") or {}).get("enabled"):
+        return request
+    properties = {**request["properties"], "hardwareProfile": {"vmSize": FLEX_SIZE, **hardware}}
+    return {**request, "properties": properties}
 
 
 def placed_zones(request: dict[str, Any]) -> list[str] | None:

@@ -109,14 +109,18 @@ OPERATIONS: dict[str, Operation] = {
         "WindowsVmWithPatchSettingModeOfAutomaticByPlatformAndEnableHotPatchingTrue",
         "WindowsVmWithPatchSettingModesOfAutomaticByPlatform", "WithApplicationProfile", "WithProxyAgentSettings",
         "FromASharedGalleryImage", "FromAGeneralizedSharedImage", "FromASpecializedSharedImage",
-        "WithDeterministicProcessorMode", "WithOpportunisticProcessorMode", "WithPlacement")),
+        "WithDeterministicProcessorMode", "WithOpportunisticProcessorMode", "WithPlacement", "WithFlexProfile",
+        "WithFlexProfileEchoedVMSize", "WithInstanceProfile", "WithNetworkInterfaceConfigurationDnsSettings",
+        "WithEncryptionIdentity", "WithSecurityTypeConfidentialVMWithCustomerManagedKeys",
+        "WithDataDisksFromSourceResource", "InAVmssWithCustomerAssignedPlatformFaultDomain",
+        "CustomImageVmFromAnUnmanagedGeneralizedOsImage")),
     "VirtualMachines_Update": Operation("PATCH", VM, _files(
         "compute/VirtualMachine_Update_", "DetachDataDiskUsingToBeDetachedProperty", "ForceDetachDataDisk",
         "WithFlexProfile", "WithInstanceProfile")),
     "VirtualMachines_Get": Operation("GET", VM, _files(
         "compute/VirtualMachine_", "Get", "Get_WithDiskControllerType", "Get_WithVMSizeProperties",
         "Get_WithDeterministicProcessorMode", "Get_WithOpportunisticProcessorMode",
-        "Get_AutoPlacedOnDedicatedHostGroup", "Get_WithFlexProfile")),
+        "Get_AutoPlacedOnDedicatedHostGroup", "Get_WithFlexProfile", "Get_WithInstanceProfile")),
     "VirtualMachines_InstanceView": Operation("GET", VM + "/instanceView",
                                               _files("compute/VirtualMachine_Get_", "InstanceView",
                                                      "InstanceViewAutoPlacedOnDedicatedHostGroup"), "extended_vm"),
@@ -140,7 +144,8 @@ OPERATIONS: dict[str, Operation] = {
         "Create_FromAnAzureComputeGalleryImage", "CreateOrUpdate_AvailabilityPolicy",
         "Create_ByImportingBlobFromADifferentSubscription", "Create_FromAnElasticSanVolumeSnapshot",
         "Create_FromUploadPreparedSecure", "Create_FromImportSecure",
-        "Create_ConfidentialVMSupportedDiskEncryptedWithCMK", "Create_FromAnAzureComputeGalleryCommunityImage")),
+        "Create_ConfidentialVMSupportedDiskEncryptedWithCMK", "Create_FromAnAzureComputeGalleryCommunityImage",
+        "Create_FromAnAzureComputeGalleryDirectSharedImage", "Create_FromImportSecure_WithVMMetadata")),
     "Disks_Get": Operation("GET", COMPUTE + "/disks/{diskName}", ("compute/Disk_Get.json",)),
     "Disks_Update": Operation("PATCH", COMPUTE + "/disks/{diskName}", _files(
         "compute/Disk_Update_", "ChangeTier", "DisableBursting", "AddSupportsHibernation", "AddDiskControllerTypes",
@@ -151,15 +156,18 @@ OPERATIONS: dict[str, Operation] = {
     "Disks_List": Operation("GET", SUB + "/providers/Microsoft.Compute/disks",
                             ("compute/Disk_ListBySubscription.json",)),
     "ResourceSkus_List": Operation("GET", SUB + "/providers/Microsoft.Compute/skus",
-                                   ("compute/ListAvailableResourceSkusForARegion.json",), "none"),
+                                   _files("compute/ListAvailableResourceSkus", "ForARegion", "",
+                                          "WithExtendedLocations"), "none"),
     "Usage_List": Operation("GET", SUB + "/providers/Microsoft.Compute/locations/{location}/usages",
                             ("compute/Usage_List_MaximumSet_Gen.json",), "none"),
     **_network("networkInterfaces", "networkInterfaceName", "NetworkInterface", CreateOrUpdate=("Create",),
                Get=("Get",), Delete=("Delete",), List=("List",), ListAll=("ListAll",), UpdateTags=("UpdateTags",)),
-    **_network("virtualNetworks", "virtualNetworkName", "VirtualNetwork", tags=False, CreateOrUpdate=("Create",),
-               Get=("Get",), Delete=("Delete",), List=("List",), ListAll=("ListAll",)),
+    **_network("virtualNetworks", "virtualNetworkName", "VirtualNetwork", tags=False,
+               CreateOrUpdate=("Create", "CreateSubnet"), Get=("Get",), Delete=("Delete",), List=("List",),
+               ListAll=("ListAll",)),
     **_network("subnets", "subnetName", "Subnet", parent=NETWORK + "/virtualNetworks/{virtualNetworkName}",
-               everywhere=False, tags=False, CreateOrUpdate=("Create",), Get=("Get",), Delete=("Delete",),
+               everywhere=False, tags=False, CreateOrUpdate=("Create",), Get=("Get", "GetWithDelegation"),
+               Delete=("Delete",),
                List=("List",)),
     **_network("networkSecurityGroups", "networkSecurityGroupName", "NetworkSecurityGroup",
                CreateOrUpdate=("Create", "CreateWithRule"), Get=("Get",), Delete=("Delete",),
@@ -169,7 +177,8 @@ OPERATIONS: dict[str, Operation] = {
                List=("List",), ListAll=("ListAll",)),
     **_network("loadBalancers", "loadBalancerName", "LoadBalancer", CreateOrUpdate=("Create",),
                Get=("Get",), Delete=("Delete",), UpdateTags=("UpdateTags",), List=("List",), ListAll=("ListAll",)),
-    **_network("publicIPAddresses", "publicIpAddressName", "PublicIpAddress", CreateOrUpdate=("CreateDefaults",),
+    **_network("publicIPAddresses", "publicIpAddressName", "PublicIpAddress",
+               CreateOrUpdate=("CreateDefaults", "CreateDns", "CreateCustomizedValues"),
                Get=("Get",), Delete=("Delete",), UpdateTags=("UpdateTags",), List=("List",), ListAll=("ListAll",)),
     "MarketplaceAgreements_Get": Operation("GET", MARKETPLACE, ("marketplaceordering/GetMarketplaceTerms.json",),
                                            "none"),
@@ -196,15 +205,18 @@ MISSES: dict[str, Miss] = {
     "compute/VirtualMachine_Create_WithNetworkInterfaceConfiguration.json": Miss(
         "VMs that create their own NICs (networkInterfaceConfigurations) are not emulated: azmc creates NICs "
         "itself, and the emulator refuses such a PUT with a 400 that says so.", refused=True),
+    "compute/VirtualMachine_Create_WithNetworkInterfaceConfigurationDnsSettings.json": Miss(
+        "As `VirtualMachine_Create_WithNetworkInterfaceConfiguration`: VM-created NICs are not emulated.",
+        refused=True),
     "compute/VirtualMachine_Get.json": Miss(
         "VMSS-managed VMs (`managedBy`: the scale set that owns the VM) are not emulated.", frozenset({"managedBy"})),
     "compute/VirtualMachine_Get_InstanceViewAutoPlacedOnDedicatedHostGroup.json": Miss(
         "Dedicated hosts are not emulated: the instance view has no `assignedHost` (the host of its host group Azure "
         "placed the VM on).", frozenset({"assignedHost"})),
-    "compute/VirtualMachine_Update_ForceDetachDataDisk.json": Miss(
-        "The emulator detaches a data disk marked `toBeDetached` at once: the update's answer no longer lists it, "
-        "where Azure lists it (with its `detachOption`) until the update ends.",
-        frozenset({"properties.storageProfile.dataDisks[].detachOption"})),
+    "compute/VirtualMachine_Create_WithInstanceProfile.json": Miss(
+        "Gallery instance profiles (a VM's size, image and disks taken from `instanceProfile`) are not emulated: a "
+        "VM created from one alone is refused with a 400 that says so; one that also gives them is kept as sent.",
+        refused=True),
     "compute/Disk_Create_FromAPlatformImage.json": Miss(
         "A disk from a marketplace image carries the image's purchase plan, which only Azure's image catalogue "
         "knows; the emulator has none.", frozenset({"properties.purchasePlan"})),
@@ -212,14 +224,6 @@ MISSES: dict[str, Miss] = {
         "A disk from a gallery image carries the security features the gallery records for the image "
         "(`supportedSecurityOption`); the emulator keeps no gallery.",
         frozenset({"properties.supportedCapabilities.supportedSecurityOption"})),
-    "compute/VirtualMachine_Create_WithSecurityTypeConfidentialVMWithNonPersistedTPM.json": Miss(
-        "The example answers a Linux image (publisher `UbuntuServer`, sku `linux-cvm`) with `windowsConfiguration`, "
-        "the body of the Windows confidential VM example; the emulator derives the OS from the image and answers "
-        "`linuxConfiguration`.", frozenset({"properties.osProfile.windowsConfiguration"})),
-    "compute/VirtualMachine_Create_WithApplicationProfile.json": Miss(
-        "The example's answer shows an SSH public key and a Canonical image the request does not send (the request "
-        "has a password and placeholder image names); the emulator answers what was sent: no `ssh` block.",
-        frozenset({"properties.osProfile.linuxConfiguration.ssh"})),
     "resourcegraph/ResourcesPropertiesQuery.json": Miss(
         "Microsoft's examples disagree on the name of an unnamed `count()`: this one says `count`, "
         "`ResourcesComplexQuery` says `count_` and sorts by it (`top 3 by count_`), as KQL names it; the emulator "
@@ -247,9 +251,23 @@ CIRCUMSTANTIAL: dict[str, tuple[frozenset[str], str]] = {
                                  "follows"),
     "compute/Disk_ListByResourceGroup.json": (
         frozenset({"nextLink"}), "the group's disks fit one page: ARM sends `nextLink` only when another page follows"),
-    "network/PublicIpAddressCreateDefaults.json": (
+    **{f"network/PublicIpAddressCreate{name}.json": (
         frozenset({"properties.ipConfiguration"}), "a new address is on no NIC yet: Azure shows `ipConfiguration` "
-                                                   "only once a NIC holds it"),
+                                                   "only once a NIC holds it")
+       for name in ("Defaults", "Dns")},
+    "network/PublicIpAddressCreateCustomizedValues.json": (
+        frozenset({"properties.ipConfiguration", "zones"}),
+        "a new address is on no NIC yet (`ipConfiguration`), and the example gives `zones` beside the request body, "
+        "not in it: the request it sends makes a regional address, which Azure answers without `zones`"),
+    # Examples whose answer is another request's: what Azure answers the request as written lacks these keys.
+    "compute/VirtualMachine_Create_WithSecurityTypeConfidentialVMWithNonPersistedTPM.json": (
+        frozenset({"properties.osProfile.windowsConfiguration"}),
+        "the answer is the Windows confidential VM example's, but the image is Linux (publisher `UbuntuServer`, sku "
+        "`linux-cvm`): Azure, and the emulator, answer `linuxConfiguration`"),
+    "compute/VirtualMachine_Create_WithApplicationProfile.json": (
+        frozenset({"properties.osProfile.linuxConfiguration.ssh"}),
+        "the answer shows an SSH key the request does not send (it sends a password): Azure, and the emulator, "
+        "answer no `ssh` block"),
 }
 
 

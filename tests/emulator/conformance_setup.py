@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 from typing import Any
@@ -127,6 +128,9 @@ def references(handle: EmulatorHandle, body: Any) -> None:
     for key in ("id", "sharedGalleryImageId", "communityGalleryImageId"):
         if image.get(key):  # a custom or gallery image the VM is made from
             handle.add_to_catalog("image", image[key])
+    identity = (body.get("identity") or {}) if isinstance(body, dict) else {}
+    for identity_id in identity.get("userAssignedIdentities") or {}:
+        handle.add_to_catalog("identity", identity_id)  # a user-assigned identity the resource is given
     plan = body.get("plan") if isinstance(body, dict) else None
     if plan and {"publisher", "product", "name"} <= set(plan):  # a marketplace image's terms, accepted
         handle.add_to_catalog("agreement", {**{k: plan[k] for k in ("publisher", "product", "name")}, "accepted": True})
@@ -153,7 +157,12 @@ def minimal_vm(handle: EmulatorHandle, vm_id: str, extra_data_disk: str | None =
 
 
 def like_example(handle: EmulatorHandle, path: str, body: dict[str, Any]) -> None:
-    """PUT the example's own response body, then recreate the attachments it shows."""
+    """PUT the example's own response body (as it was before the request: no data disk marked to detach), then
+    recreate the attachments it shows."""
+    body = copy.deepcopy(body)
+    for entry in ((body.get("properties") or {}).get("storageProfile") or {}).get("dataDisks") or []:
+        entry.pop("toBeDetached", None)
+        entry.pop("detachOption", None)
     references(handle, body)
     call(handle, "PUT", path, body)
     attached_vm = (body.get("properties") or {}).get("virtualMachine", {}).get("id")

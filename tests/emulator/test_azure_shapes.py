@@ -77,6 +77,12 @@ def test_a_public_ip_carries_ddos_settings_and_shows_the_frontend_that_holds_it(
     assert refused.value.error.code == "PublicIPAddressCannotBeDeleted"
 
 
+def test_a_public_ips_dns_label_gets_its_azure_name(clients: SyncClients) -> None:
+    pip = clients.network.public_ip_addresses.begin_create_or_update(RG, "named-ip", nm.PublicIPAddress(
+        location="East US", dns_settings=nm.PublicIPAddressDnsSettings(domain_name_label="azmc-label"))).result()
+    assert pip.dns_settings.fqdn == "azmc-label.eastus.cloudapp.azure.com"
+
+
 def test_instance_view_names_boot_diagnostics_blobs_patch_status_and_the_windows_guest(
         emulator: EmulatorHandle, clients: SyncClients) -> None:
     body = vm_body("shapes-win", make_nic(clients, emulator, "shapes-win-nic"), data_disks=0)
