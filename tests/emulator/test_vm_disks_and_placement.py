@@ -16,6 +16,7 @@ from emulator.compute_references import (
 )
 from tests.emulator.builders import RG, vm_body
 from tests.emulator.steps import make_nic
+from tests.support.arm_http import arm
 from tests.support.emulator import EmulatorHandle
 from tests.support.sdk import SyncClients
 
@@ -176,3 +177,14 @@ def test_automatic_zone_placement_that_allows_no_zone_is_refused(emulator: Emula
     vm.placement = cm.Placement(zone_placement_policy="Any", include_zones=["1"], exclude_zones=["1"])
     error = _refused(clients, "nowhere", vm)
     assert error.status_code == 400 and error.error.code == "InvalidParameter"
+
+
+
+def test_flexible_sizing_without_a_size_gets_one(emulator: EmulatorHandle, clients: SyncClients) -> None:
+    body = _body(clients, emulator, "flexible").as_dict()
+    body["properties"]["hardwareProfile"] = {"flexProfile": {"enabled": True}}
+    path = f"/subscriptions/{emulator.subscription_id}/resourceGroups/{RG}/providers/Microsoft.Compute/virtualMachines"
+    answer = arm(emulator, "PUT", f"{path}/flexible", body, api_version="2026-04-01")
+    assert answer.status == 201
+    assert answer.body["properties"]["hardwareProfile"] == {"vmSize": "Standard_D2s_v5",
+                                                            "flexProfile": {"enabled": True}}
