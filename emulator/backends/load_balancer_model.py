@@ -79,11 +79,13 @@ def _child(rid: str, collection: str, item: dict[str, Any]) -> dict[str, Any]:
 
 
 def _allocate(frontend: dict[str, Any], had: str | None, next_ip: Callable[[str], str | None]) -> None:
-    """A frontend on a subnet gets a private address: the PUT's when Static, else the subnet's next free one."""
+    """A frontend on a subnet gets a private address: the PUT's when Static, else the subnet's next free one. Every
+    frontend, a public one too, shows its allocation method and IP version (Microsoft's
+    `LoadBalancerCreateWithOutboundRules` example)."""
+    frontend.setdefault("privateIPAllocationMethod", "Static" if frontend.get("privateIPAddress") else "Dynamic")
+    frontend.setdefault("privateIPAddressVersion", "IPv4")
     subnet = (frontend.get("subnet") or {}).get("id")
     if not subnet:
         return
-    frontend.setdefault("privateIPAllocationMethod", "Static" if frontend.get("privateIPAddress") else "Dynamic")
     if frontend["privateIPAllocationMethod"] == "Dynamic" or not frontend.get("privateIPAddress"):
         frontend["privateIPAddress"] = had or next_ip(subnet) or "10.0.0.4"
-    frontend.setdefault("privateIPAddressVersion", "IPv4")

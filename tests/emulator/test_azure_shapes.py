@@ -77,6 +77,17 @@ def test_a_public_ip_carries_ddos_settings_and_shows_the_frontend_that_holds_it(
     assert refused.value.error.code == "PublicIPAddressCannotBeDeleted"
 
 
+def test_a_public_frontend_shows_its_allocation_method_and_ip_version(clients: SyncClients) -> None:
+    pip = clients.network.public_ip_addresses.begin_create_or_update(
+        RG, "front-ip", nm.PublicIPAddress(location=LOCATION, public_ip_allocation_method="Static")).result()
+    lb = clients.network.load_balancers.begin_create_or_update(RG, "public-lb", nm.LoadBalancer(
+        location=LOCATION, sku=nm.LoadBalancerSku(name="Standard"), frontend_ip_configurations=[
+            nm.FrontendIPConfiguration(name="public", public_ip_address=nm.PublicIPAddress(id=pip.id))])).result()
+    front = lb.frontend_ip_configurations[0]
+    assert (front.private_ip_allocation_method, front.private_ip_address_version) == ("Dynamic", "IPv4")
+    assert front.private_ip_address is None
+
+
 def test_a_public_ips_dns_label_gets_its_azure_name(clients: SyncClients) -> None:
     pip = clients.network.public_ip_addresses.begin_create_or_update(RG, "named-ip", nm.PublicIPAddress(
         location="East US", dns_settings=nm.PublicIPAddressDnsSettings(domain_name_label="azmc-label"))).result()
