@@ -7,6 +7,7 @@ backend pool's `backendIPConfigurations`), and a public IP still on a NIC refuse
 from __future__ import annotations
 
 import copy
+import hashlib
 import uuid
 from collections.abc import Callable
 from typing import Any
@@ -55,12 +56,22 @@ def _pip_properties(rid: str, props: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def with_fqdn(props: dict[str, Any], location: str) -> None:
-    """A DNS label's name, as Azure forms it: `<label>.<region>.cloudapp.azure.com`."""
+def with_fqdn(props: dict[str, Any], location: str, rid: str) -> None:
+    """A DNS label's name, as Azure forms it: `<label>.<region>.cloudapp.azure.com`, or with a reuse scope
+    (`domainNameLabelScope`) `<label>.<hash>.<region>.sysgen.cloudapp.azure.com`, where Azure's hash of the scope is
+    its own: here 16 letters derived from the scope and the address's subscription and group."""
     dns = props.get("dnsSettings")
-    if isinstance(dns, dict) and dns.get("domainNameLabel"):
-        region = location.replace(" ", "").lower()
-        props["dnsSettings"] = {**dns, "fqdn": f"{dns['domainNameLabel']}.{region}.cloudapp.azure.com"}
+    if not (isinstance(dns, dict) and dns.get("domainNameLabel")):
+        return
+    region = location.replace(" ", "").lower()
+    scope = dns.get("domainNameLabelScope")
+    if scope:
+        digest = hashlib.sha256(f"{scope}|{'/'.join(rid.lower().split('/')[:5])}".encode()).digest()
+        hashed = "".join(chr(ord("a") + b % 26) for b in digest[:16])
+        fqdn = f"{dns['domainNameLabel']}.{hashed}.{region}.sysgen.cloudapp.azure.com"
+    else:
+        fqdn = f"{dns['domainNameLabel']}.{region}.cloudapp.azure.com"
+    props["dnsSettings"] = {**dns, "fqdn": fqdn}
 
 
 # Rendered from the NICs or allocated here, never taken from a PUT.
@@ -92,7 +103,7 @@ class NetworkExtrasBackend:
         else:
             kind = _KINDS[resource_type](rid, requested)
         if resource_type == PIP_TYPE:
-            with_fqdn(kind, body["location"])
+            with_fqdn(kind, body["location"], rid)
         body["properties"] = {
             **kind,
             "provisioningState": "Succeeded",

@@ -160,7 +160,8 @@ OPERATIONS: dict[str, Operation] = {
                                           "WithExtendedLocations"), "none"),
     "Usage_List": Operation("GET", SUB + "/providers/Microsoft.Compute/locations/{location}/usages",
                             ("compute/Usage_List_MaximumSet_Gen.json",), "none"),
-    **_network("networkInterfaces", "networkInterfaceName", "NetworkInterface", CreateOrUpdate=("Create",),
+    **_network("networkInterfaces", "networkInterfaceName", "NetworkInterface",
+               CreateOrUpdate=("Create", "CreateGatewayLoadBalancerConsumer"),
                Get=("Get",), Delete=("Delete",), List=("List",), ListAll=("ListAll",), UpdateTags=("UpdateTags",)),
     **_network("virtualNetworks", "virtualNetworkName", "VirtualNetwork", tags=False,
                CreateOrUpdate=("Create", "CreateSubnet"), Get=("Get",), Delete=("Delete",), List=("List",),
@@ -180,7 +181,8 @@ OPERATIONS: dict[str, Operation] = {
                                "CreateWithOutboundRules"),
                Get=("Get",), Delete=("Delete",), UpdateTags=("UpdateTags",), List=("List",), ListAll=("ListAll",)),
     **_network("publicIPAddresses", "publicIpAddressName", "PublicIpAddress",
-               CreateOrUpdate=("CreateDefaults", "CreateDns", "CreateCustomizedValues"),
+               CreateOrUpdate=("CreateDefaults", "CreateDns", "CreateCustomizedValues",
+                               "CreateDnsWithDomainNameLabelScope"),
                Get=("Get",), Delete=("Delete",), UpdateTags=("UpdateTags",), List=("List",), ListAll=("ListAll",)),
     "MarketplaceAgreements_Get": Operation("GET", MARKETPLACE, ("marketplaceordering/GetMarketplaceTerms.json",),
                                            "none"),
@@ -256,7 +258,7 @@ CIRCUMSTANTIAL: dict[str, tuple[frozenset[str], str]] = {
     **{f"network/PublicIpAddressCreate{name}.json": (
         frozenset({"properties.ipConfiguration"}), "a new address is on no NIC yet: Azure shows `ipConfiguration` "
                                                    "only once a NIC holds it")
-       for name in ("Defaults", "Dns")},
+       for name in ("Defaults", "Dns", "DnsWithDomainNameLabelScope")},
     "network/PublicIpAddressCreateCustomizedValues.json": (
         frozenset({"properties.ipConfiguration", "zones"}),
         "a new address is on no NIC yet (`ipConfiguration`), and the example gives `zones` beside the request body, "

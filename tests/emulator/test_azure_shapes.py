@@ -92,6 +92,11 @@ def test_a_public_ips_dns_label_gets_its_azure_name(clients: SyncClients) -> Non
     pip = clients.network.public_ip_addresses.begin_create_or_update(RG, "named-ip", nm.PublicIPAddress(
         location="East US", dns_settings=nm.PublicIPAddressDnsSettings(domain_name_label="azmc-label"))).result()
     assert pip.dns_settings.fqdn == "azmc-label.eastus.cloudapp.azure.com"
+    scoped = clients.network.public_ip_addresses.begin_create_or_update(RG, "scoped-ip", nm.PublicIPAddress(
+        location=LOCATION, dns_settings=nm.PublicIPAddressDnsSettings(domain_name_label="azmc-label",
+                                                                       domain_name_label_scope="TenantReuse"))).result()
+    label, hashed, region, *rest = scoped.dns_settings.fqdn.split(".")
+    assert (label, len(hashed), region, rest) == ("azmc-label", 16, LOCATION, ["sysgen", "cloudapp", "azure", "com"])
 
 
 def test_instance_view_names_boot_diagnostics_blobs_patch_status_and_the_windows_guest(
