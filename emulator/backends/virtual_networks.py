@@ -148,10 +148,12 @@ class VirtualNetworksBackend:
                 "provisioningState": state,
                 "privateEndpointNetworkPolicies": props.get("privateEndpointNetworkPolicies", "Disabled"),
                 "privateLinkServiceNetworkPolicies": props.get("privateLinkServiceNetworkPolicies", "Enabled"),
-                "delegations": props.get("delegations", []),
+                "delegations": [_delegation(sid, d) for d in props.get("delegations") or []],
                 "serviceEndpoints": props.get("serviceEndpoints", []),
             },
         }
+        if body["properties"]["delegations"]:
+            body["properties"].setdefault("purpose", "")
         body["properties"].pop("ipConfigurations", None)  # read-only: rendered from the NICs
         return self.state.store.put(Resource(SUBNET_TYPE, vnet.subscription, vnet.resource_group, body))
 
@@ -202,3 +204,12 @@ class VirtualNetworksBackend:
     def _vnet_location(self, subnet: Resource) -> str:
         vnet = self.state.store.get(subnet.id.rsplit("/subnets/", 1)[0])
         return vnet.body.get("location", "global") if vnet else "global"
+
+
+def _delegation(subnet_id: str, delegation: dict[str, Any]) -> dict[str, Any]:
+    """A subnet's delegation as Azure answers it: its id, provisioning state and the actions it allows (the service
+    names them; none known here, Microsoft's examples show `[]`)."""
+    props = {"provisioningState": "Succeeded", "actions": [], **copy.deepcopy(delegation.get("properties") or {})}
+    props["provisioningState"] = "Succeeded"
+    return {"name": delegation.get("name"), "id": f"{subnet_id}/delegations/{delegation.get('name')}",
+            "properties": props}

@@ -164,10 +164,13 @@ OPERATIONS: dict[str, Operation] = {
                CreateOrUpdate=("Create", "CreateGatewayLoadBalancerConsumer"),
                Get=("Get",), Delete=("Delete",), List=("List",), ListAll=("ListAll",), UpdateTags=("UpdateTags",)),
     **_network("virtualNetworks", "virtualNetworkName", "VirtualNetwork", tags=False,
-               CreateOrUpdate=("Create", "CreateSubnet"), Get=("Get",), Delete=("Delete",), List=("List",),
+               CreateOrUpdate=("Create", "CreateSubnet", "CreateSubnetWithDelegation",
+                               "CreateSubnetWithAddressPrefixes"),
+               Get=("Get",), Delete=("Delete",), List=("List",),
                ListAll=("ListAll",)),
     **_network("subnets", "subnetName", "Subnet", parent=NETWORK + "/virtualNetworks/{virtualNetworkName}",
-               everywhere=False, tags=False, CreateOrUpdate=("Create",), Get=("Get", "GetWithDelegation"),
+               everywhere=False, tags=False, CreateOrUpdate=("Create", "CreateWithDelegation"),
+               Get=("Get", "GetWithDelegation"),
                Delete=("Delete",),
                List=("List",)),
     **_network("networkSecurityGroups", "networkSecurityGroupName", "NetworkSecurityGroup",
@@ -264,6 +267,9 @@ CIRCUMSTANTIAL: dict[str, tuple[frozenset[str], str]] = {
         "a new address is on no NIC yet (`ipConfiguration`), and the example gives `zones` beside the request body, "
         "not in it: the request it sends makes a regional address, which Azure answers without `zones`"),
     # Examples whose answer is another request's: what Azure answers the request as written lacks these keys.
+    "network/SubnetCreateWithDelegation.json": (
+        frozenset({"properties.delegations[]", "properties.purpose"}),
+        "the answer shows a delegation the request does not ask for: Azure, and the emulator, answer none"),
     "compute/VirtualMachine_Create_WithSecurityTypeConfidentialVMWithNonPersistedTPM.json": (
         frozenset({"properties.osProfile.windowsConfiguration"}),
         "the answer is the Windows confidential VM example's, but the image is Linux (publisher `UbuntuServer`, sku "

@@ -88,6 +88,16 @@ def test_a_public_frontend_shows_its_allocation_method_and_ip_version(clients: S
     assert front.private_ip_address is None
 
 
+def test_a_subnets_delegation_has_its_id_and_state(emulator: EmulatorHandle, clients: SyncClients) -> None:
+    vnet_name = emulator.subnet_id.split("/")[-3]
+    sql = nm.Delegation(name="sql", service_name="Microsoft.Sql/managedInstances")
+    subnet = clients.network.subnets.begin_create_or_update(
+        RG, vnet_name, "delegated", nm.Subnet(address_prefix="10.0.200.0/24", delegations=[sql])).result()
+    (delegation,) = subnet.delegations
+    assert delegation.id == f"{subnet.id}/delegations/sql"
+    assert (delegation.provisioning_state, delegation.actions, subnet.purpose) == ("Succeeded", [], "")
+
+
 def test_a_public_ips_dns_label_gets_its_azure_name(clients: SyncClients) -> None:
     pip = clients.network.public_ip_addresses.begin_create_or_update(RG, "named-ip", nm.PublicIPAddress(
         location="East US", dns_settings=nm.PublicIPAddressDnsSettings(domain_name_label="azmc-label"))).result()
