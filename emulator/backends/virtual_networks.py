@@ -149,7 +149,8 @@ class VirtualNetworksBackend:
                 "privateEndpointNetworkPolicies": props.get("privateEndpointNetworkPolicies", "Disabled"),
                 "privateLinkServiceNetworkPolicies": props.get("privateLinkServiceNetworkPolicies", "Enabled"),
                 "delegations": [_delegation(sid, d) for d in props.get("delegations") or []],
-                "serviceEndpoints": props.get("serviceEndpoints", []),
+                "serviceEndpoints": [_service_endpoint(e, vnet.body.get("location"))
+                                     for e in props.get("serviceEndpoints") or []],
             },
         }
         if body["properties"]["delegations"]:
@@ -213,3 +214,10 @@ def _delegation(subnet_id: str, delegation: dict[str, Any]) -> dict[str, Any]:
     props["provisioningState"] = "Succeeded"
     return {"name": delegation.get("name"), "id": f"{subnet_id}/delegations/{delegation.get('name')}",
             "properties": props}
+
+
+def _service_endpoint(endpoint: dict[str, Any], location: str | None) -> dict[str, Any]:
+    """A service endpoint as Azure answers it: provisioned, and for the regions it serves, by default the virtual
+    network's (which others Azure adds, a storage account's paired region, is its own to say)."""
+    locations = endpoint.get("locations") or ([location] if location else [])
+    return {**copy.deepcopy(endpoint), "locations": list(locations), "provisioningState": "Succeeded"}

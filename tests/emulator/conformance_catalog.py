@@ -165,11 +165,11 @@ OPERATIONS: dict[str, Operation] = {
                Get=("Get",), Delete=("Delete",), List=("List",), ListAll=("ListAll",), UpdateTags=("UpdateTags",)),
     **_network("virtualNetworks", "virtualNetworkName", "VirtualNetwork", tags=False,
                CreateOrUpdate=("Create", "CreateSubnet", "CreateSubnetWithDelegation",
-                               "CreateSubnetWithAddressPrefixes"),
+                               "CreateSubnetWithAddressPrefixes", "CreateServiceEndpoints"),
                Get=("Get",), Delete=("Delete",), List=("List",),
                ListAll=("ListAll",)),
     **_network("subnets", "subnetName", "Subnet", parent=NETWORK + "/virtualNetworks/{virtualNetworkName}",
-               everywhere=False, tags=False, CreateOrUpdate=("Create", "CreateWithDelegation"),
+               everywhere=False, tags=False, CreateOrUpdate=("Create", "CreateWithDelegation", "CreateServiceEndpoint"),
                Get=("Get", "GetWithDelegation"),
                Delete=("Delete",),
                List=("List",)),
@@ -266,6 +266,10 @@ CIRCUMSTANTIAL: dict[str, tuple[frozenset[str], str]] = {
         frozenset({"properties.ipConfiguration", "zones"}),
         "a new address is on no NIC yet (`ipConfiguration`), and the example gives `zones` beside the request body, "
         "not in it: the request it sends makes a regional address, which Azure answers without `zones`"),
+    "network/VirtualNetworkCreateServiceEndpoints.json": (
+        frozenset({"properties.subnets[].properties.ipConfigurations",
+                   "properties.subnets[].properties.resourceNavigationLinks"}),
+        "an unused subnet: Azure lists what uses a subnet only when something does (`SubnetGet` shows neither)"),
     # Examples whose answer is another request's: what Azure answers the request as written lacks these keys.
     "network/SubnetCreateWithDelegation.json": (
         frozenset({"properties.delegations[]", "properties.purpose"}),

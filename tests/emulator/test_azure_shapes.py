@@ -88,12 +88,17 @@ def test_a_public_frontend_shows_its_allocation_method_and_ip_version(clients: S
     assert front.private_ip_address is None
 
 
-def test_a_subnets_delegation_has_its_id_and_state(emulator: EmulatorHandle, clients: SyncClients) -> None:
+def test_a_subnets_delegations_and_service_endpoints_are_provisioned(emulator: EmulatorHandle,
+                                                                     clients: SyncClients) -> None:
     vnet_name = emulator.subnet_id.split("/")[-3]
     sql = nm.Delegation(name="sql", service_name="Microsoft.Sql/managedInstances")
     subnet = clients.network.subnets.begin_create_or_update(
         RG, vnet_name, "delegated", nm.Subnet(address_prefix="10.0.200.0/24", delegations=[sql])).result()
     (delegation,) = subnet.delegations
+    storage = nm.ServiceEndpointPropertiesFormat(service="Microsoft.Storage")
+    endpoint = clients.network.subnets.begin_create_or_update(RG, vnet_name, "to-storage", nm.Subnet(
+        address_prefix="10.0.201.0/24", service_endpoints=[storage])).result().service_endpoints[0]
+    assert (endpoint.provisioning_state, endpoint.locations) == ("Succeeded", [LOCATION])
     assert delegation.id == f"{subnet.id}/delegations/sql"
     assert (delegation.provisioning_state, delegation.actions, subnet.purpose) == ("Succeeded", [], "")
 
