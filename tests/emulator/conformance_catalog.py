@@ -165,7 +165,8 @@ OPERATIONS: dict[str, Operation] = {
                Get=("Get",), Delete=("Delete",), List=("List",), ListAll=("ListAll",), UpdateTags=("UpdateTags",)),
     **_network("virtualNetworks", "virtualNetworkName", "VirtualNetwork", tags=False,
                CreateOrUpdate=("Create", "CreateSubnet", "CreateSubnetWithDelegation",
-                               "CreateSubnetWithAddressPrefixes", "CreateServiceEndpoints"),
+                               "CreateSubnetWithAddressPrefixes", "CreateServiceEndpoints", "CreateWithBgpCommunities",
+                               "CreateWithEncryption"),
                Get=("Get",), Delete=("Delete",), List=("List",),
                ListAll=("ListAll",)),
     **_network("subnets", "subnetName", "Subnet", parent=NETWORK + "/virtualNetworks/{virtualNetworkName}",
@@ -224,6 +225,10 @@ MISSES: dict[str, Miss] = {
         "Gallery instance profiles (a VM's size, image and disks taken from `instanceProfile`) are not emulated: a "
         "VM created from one alone is refused with a 400 that says so; one that also gives them is kept as sent.",
         refused=True),
+    "network/VirtualNetworkCreateWithBgpCommunities.json": Miss(
+        "A virtual network's `regionalCommunity` is Azure's BGP community value for its region, from a table Azure "
+        "keeps; the emulator has no such table and answers the network's own community only.",
+        frozenset({"properties.bgpCommunities.regionalCommunity"})),
     "compute/Disk_Create_FromAPlatformImage.json": Miss(
         "A disk from a marketplace image carries the image's purchase plan, which only Azure's image catalogue "
         "knows; the emulator has none.", frozenset({"properties.purchasePlan"})),
