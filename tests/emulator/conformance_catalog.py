@@ -167,7 +167,7 @@ OPERATIONS: dict[str, Operation] = {
                CreateOrUpdate=("Create", "CreateSubnet", "CreateSubnetWithDelegation",
                                "CreateSubnetWithAddressPrefixes", "CreateServiceEndpoints", "CreateWithBgpCommunities",
                                "CreateWithEncryption"),
-               Get=("Get",), Delete=("Delete",), List=("List",),
+               Get=("Get", "GetWithSubnetDelegation"), Delete=("Delete",), List=("List",),
                ListAll=("ListAll",)),
     **_network("subnets", "subnetName", "Subnet", parent=NETWORK + "/virtualNetworks/{virtualNetworkName}",
                everywhere=False, tags=False, CreateOrUpdate=("Create", "CreateWithDelegation", "CreateServiceEndpoint"),
@@ -182,7 +182,7 @@ OPERATIONS: dict[str, Operation] = {
                List=("List",), ListAll=("ListAll",)),
     **_network("loadBalancers", "loadBalancerName", "LoadBalancer",
                CreateOrUpdate=("Create", "CreateStandardSku", "CreateWithZones", "CreateWithInboundNatPool",
-                               "CreateWithOutboundRules"),
+                               "CreateWithOutboundRules", "CreateGlobalTier"),
                Get=("Get",), Delete=("Delete",), UpdateTags=("UpdateTags",), List=("List",), ListAll=("ListAll",)),
     **_network("publicIPAddresses", "publicIpAddressName", "PublicIpAddress",
                CreateOrUpdate=("CreateDefaults", "CreateDns", "CreateCustomizedValues",
@@ -276,6 +276,10 @@ CIRCUMSTANTIAL: dict[str, tuple[frozenset[str], str]] = {
                    "properties.subnets[].properties.resourceNavigationLinks"}),
         "an unused subnet: Azure lists what uses a subnet only when something does (`SubnetGet` shows neither)"),
     # Examples whose answer is another request's: what Azure answers the request as written lacks these keys.
+    "network/LoadBalancerCreateGlobalTier.json": (
+        frozenset({"properties.frontendIPConfigurations[].properties.inboundNatRules"}),
+        "the answer names an inbound NAT rule (`in-nat-rule`) the request does not define: Azure, and the emulator, "
+        "list none"),
     "network/SubnetCreateWithDelegation.json": (
         frozenset({"properties.delegations[]", "properties.purpose"}),
         "the answer shows a delegation the request does not ask for: Azure, and the emulator, answer none"),
