@@ -208,12 +208,12 @@ class VirtualNetworksBackend:
 
 
 def _delegation(subnet_id: str, delegation: dict[str, Any]) -> dict[str, Any]:
-    """A subnet's delegation as Azure answers it: its id, provisioning state and the actions it allows (the service
-    names them; none known here, Microsoft's examples show `[]`)."""
+    """A subnet's delegation as Azure answers it: its id, etag, provisioning state and the actions it allows (the
+    service names them; none known here, Microsoft's examples show `[]`)."""
     props = {"provisioningState": "Succeeded", "actions": [], **copy.deepcopy(delegation.get("properties") or {})}
     props["provisioningState"] = "Succeeded"
     return {"name": delegation.get("name"), "id": f"{subnet_id}/delegations/{delegation.get('name')}",
-            "properties": props}
+            "etag": etag(), "properties": props}
 
 
 def _service_endpoint(endpoint: dict[str, Any], location: str | None) -> dict[str, Any]:

@@ -99,7 +99,7 @@ def test_a_subnets_delegations_and_service_endpoints_are_provisioned(emulator: E
     endpoint = clients.network.subnets.begin_create_or_update(RG, vnet_name, "to-storage", nm.Subnet(
         address_prefix="10.0.201.0/24", service_endpoints=[storage])).result().service_endpoints[0]
     assert (endpoint.provisioning_state, endpoint.locations) == ("Succeeded", [LOCATION])
-    assert delegation.id == f"{subnet.id}/delegations/sql"
+    assert delegation.id == f"{subnet.id}/delegations/sql" and delegation.etag
     assert (delegation.provisioning_state, delegation.actions, subnet.purpose) == ("Succeeded", [], "")
 
 
