@@ -189,6 +189,7 @@ class NetworkExtrasBackend:
                     found.append(ipc["id"])
         return found
 
+
 def _route_type(resource_type: str) -> str:
     """`Microsoft.Network/publicIPAddresses` -> `publicIPAddresses` (operation names: `<type>.<verb>`)."""
     return resource_type.split("/", 1)[1]

@@ -131,7 +131,8 @@ class VirtualMachinesBackend:
         profile = self.state.settings.latency_profile
         nics = [(nic, nic_delete_option(vm, nic)) for nic in attached_nics(self.state, vm)]
         storage = vm.properties.get("storageProfile", {})
-        disk_entries = ([storage["osDisk"]] if storage.get("osDisk") else []) + storage.get("dataDisks", [])
+        attached = [d for d in storage.get("dataDisks", []) if not d.get("toBeDetached")]  # not those leaving
+        disk_entries = ([storage["osDisk"]] if storage.get("osDisk") else []) + attached
         store.delete(vm.id)
         for nic, option in nics:
             self.nics.detach(nic)
@@ -268,6 +269,8 @@ class VirtualMachinesBackend:
                 self.nics.detach(nic)
         keep_disks = {arm_ids.key(d["managedDisk"]["id"]) for d in storage["dataDisks"]}
         for entry in vm.properties.get("storageProfile", {}).get("dataDisks", []):
+            if entry.get("toBeDetached"):  # detached already, by the write that marked it
+                continue
             disk = self.state.store.get(entry.get("managedDisk", {}).get("id", ""))
             if disk is not None and arm_ids.key(disk.id) not in keep_disks:
                 self.disks.detach(disk)

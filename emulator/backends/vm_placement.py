@@ -88,7 +88,7 @@ def with_flex_size(request: dict[str, Any]) -> dict[str, Any]:
     hardware = (request.get("properties") or {}).get("hardwareProfile") or {}
     if hardware.get("vmSize") or not (hardware.get("flexProfile") or {}).get("enabled"):
         return request
-    properties = {**request["properties"], "hardwareProfile": {"vmSize": FLEX_SIZE, **hardware}}
+    properties = {**request["properties"], "hardwareProfile": {**hardware, "vmSize": FLEX_SIZE}}
     return {**request, "properties": properties}
 
 
