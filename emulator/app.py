@@ -26,6 +26,7 @@ from emulator.handlers import (
     marketplace,
     network_extras,
     network_interfaces,
+    not_emulated,
     operations,
     resource_graph,
     resource_groups,
@@ -34,6 +35,7 @@ from emulator.handlers import (
     usages,
     virtual_machines,
     virtual_networks,
+    vm_extensions,
 )
 from emulator.handlers.responses import error_response, retry_headers
 from emulator.handlers.routing import Call, Router, read_body
@@ -56,12 +58,14 @@ def build_router() -> Router:
         *resource_skus.routes(),
         *disks.routes(),
         *virtual_machines.routes(),
+        *vm_extensions.routes(),
         *boot_diagnostics.routes(),
         *marketplace.routes(),
         *usages.routes(),
         *resource_health.routes(),
         *resource_graph.routes(),
         *generic_resources.routes(),
+        *not_emulated.routes(),
     ])
 
 

@@ -125,12 +125,33 @@ def status_id(vm_id: str) -> str:
     return f"{vm_id}/providers/Microsoft.ResourceHealth/availabilityStatuses/current"
 
 
-def status_body(vm: Resource, state: EmulatorState) -> dict[str, Any]:
-    """`availability_statuses.get_by_resource` for a VM, in Microsoft's AvailabilityStatus shape."""
+def status_body(vm: Resource, state: EmulatorState, recommended_actions: bool = False) -> dict[str, Any]:
+    """`availability_statuses.get_by_resource` for a VM, in Microsoft's AvailabilityStatus shape; with
+    `$expand=recommendedactions` what Azure recommends. A platform-caused unavailability is attributed to its root
+    cause at once (`rootCauseAttributionTime`); no resolution ETA is given, as Azure gives one only when its
+    engineers have estimated it."""
     observe(vm, state)
+    properties = {**availability(vm, state), "occuredTime": vm.extra["health"][1],
+                  "reportedTime": state.clock.utc_iso()}
+    if properties["availabilityState"] != "Available" and properties["context"] == "Platform Initiated":
+        properties["rootCauseAttributionTime"] = properties["occuredTime"]
+    if recommended_actions:
+        properties["recommendedActions"] = _recommended(properties)
     return {"id": status_id(vm.id), "name": "current", "type": STATUS_TYPE, "location": vm.body.get("location"),
-            "properties": {**availability(vm, state), "occuredTime": vm.extra["health"][1],
-                           "reportedTime": state.clock.utc_iso()}}
+            "properties": properties}
+
+
+_SUPPORT = {"action": "If you are experiencing problems you believe are caused by Azure, contact support",
+            "actionUrl": "<#SupportCase>", "actionUrlText": "contact support"}
+_START = {"action": "To start this virtual machine, open the resource blade and click Start",
+          "actionUrl": "<#ResourceBlade>", "actionUrlText": "resource blade"}
+
+
+def _recommended(properties: dict[str, Any]) -> list[dict[str, str]]:
+    """Azure's recommended actions (Microsoft's `AvailabilityStatus_GetByResource` example): start a VM that is not
+    running, and contact support."""
+    unavailable = properties["availabilityState"] == "Unavailable"
+    return [dict(_START), dict(_SUPPORT)] if unavailable else [dict(_SUPPORT)]
 
 
 def is_vm(resource: Resource | None) -> bool:

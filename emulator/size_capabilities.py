@@ -14,6 +14,10 @@ from emulator import vm_sizes
 GIB = 1024**3
 
 
+# Every location the emulator serves has three availability zones (VM PUTs accept any of them).
+REGION_ZONES = ("1", "2", "3")
+
+
 @dataclass(frozen=True)
 class SizeCapabilities:
     memory_gb: float
@@ -22,13 +26,16 @@ class SizeCapabilities:
     max_resource_volume_mb: int  # 0: no temporary disk
     ephemeral_os_disk: bool
     encryption_at_host: bool = True
+    # Ultra disks in every zone (the resource SKUs' `zoneDetails`): D, E and F sizes have them in Azure's zonal
+    # regions; which zones of which region is Azure's to say, so the emulator says all.
+    ultra_ssd: bool = True
 
 
 _SIZES: dict[str, SizeCapabilities] = {
     # B-series v1: no accelerated networking.
-    "Standard_B2s": SizeCapabilities(4, False, 0, 8192, False),
-    "Standard_B2ms": SizeCapabilities(8, False, 0, 16384, False),
-    "Standard_B4ms": SizeCapabilities(16, False, 0, 32768, False),
+    "Standard_B2s": SizeCapabilities(4, False, 0, 8192, False, ultra_ssd=False),
+    "Standard_B2ms": SizeCapabilities(8, False, 0, 16384, False, ultra_ssd=False),
+    "Standard_B4ms": SizeCapabilities(16, False, 0, 32768, False, ultra_ssd=False),
     "Standard_D2s_v3": SizeCapabilities(8, True, 50 * GIB, 16384, True),
     "Standard_D4s_v3": SizeCapabilities(16, True, 100 * GIB, 32768, True),
     "Standard_D8s_v3": SizeCapabilities(32, True, 200 * GIB, 65536, True),
@@ -82,7 +89,9 @@ def sku_entry(name: str, location: str, zones: list[str]) -> dict[str, object]:
         "size": name.removeprefix("Standard_"),
         "family": vm_sizes.family(name),
         "locations": [location],
-        "locationInfo": [{"location": location, "zones": list(zones), "zoneDetails": []}],
+        "locationInfo": [{"location": location, "zones": list(zones), "zoneDetails": [
+            {"name": list(zones), "capabilities": [{"name": "UltraSSDAvailable", "value": "True"}]},
+        ] if caps.ultra_ssd else []}],
         "capabilities": [{"name": key, "value": str(value) if isinstance(value, bool) else _number(value)}
                          for key, value in values.items()],
         "restrictions": [],

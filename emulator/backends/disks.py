@@ -39,7 +39,7 @@ def check_size(size_gb: int | None, target: str = "diskSizeGB") -> None:
 
 
 def _sku(name: str) -> dict[str, str]:
-    tier = "Premium" if name.startswith("Premium") else "Standard"
+    tier = "Premium" if name.startswith("Premium") else "Ultra" if name.startswith("UltraSSD") else "Standard"
     return {"name": name, "tier": tier}
 
 
@@ -63,6 +63,9 @@ class DisksBackend:
             for top in ("tags", "sku"):
                 if top in request:
                     disk.body[top] = request[top]
+            # A PUT of an existing disk updates what it names; how it was created stays.
+            disk.properties.update({k: copy.deepcopy(v) for k, v in props.items()
+                                    if k not in _READ_ONLY and k not in ("creationData", "diskSizeGB")})
             if size:
                 self._size(disk, int(size))
             disk.properties["provisioningState"] = "Updating"
@@ -72,6 +75,11 @@ class DisksBackend:
                                sku=(request.get("sku") or {}).get("name", "Standard_LRS"),
                                size_gb=int(size or 30), create_option=creation["createOption"],
                                request=request, state="Updating")
+            if creation["createOption"] == "FromImage":
+                # What Azure reads from the image's metadata; the emulator has no image catalogue, so Azure's
+                # defaults for a platform image: generation V1 unless the request says, accelerated networking.
+                disk.properties.setdefault("hyperVGeneration", "V1")
+                disk.properties.setdefault("supportedCapabilities", {"acceleratedNetwork": True})
 
         async def work() -> None:
             disk.properties["provisioningState"] = "Succeeded"
@@ -87,7 +95,9 @@ class DisksBackend:
     def patch(self, scope: Scope, name: str, request: dict[str, Any]) -> Outcome:
         """Azure's disks update: the given fields are merged into the disk, `tags` replaced as a whole.
 
-        The change lands when the operation succeeds, so a faulted update leaves the disk as it was."""
+        The change lands when the operation succeeds, so a faulted update leaves the disk as it was. The 202
+        answers with the disk as it is meanwhile (Microsoft's `Disk_Update_*` examples): `Updating`, and a
+        performance tier on its way shown in `propertyUpdatesInProgress.targetTier` beside the current one."""
         disk = get_existing(self.state, scope, DISK_TYPE, name)
         ensure_idle(self.state, disk.id)
         props = dict(request.get("properties") or {})
@@ -97,6 +107,8 @@ class DisksBackend:
             props.pop(read_only, None)
         before = disk.properties.get("provisioningState", "Succeeded")
         disk.properties["provisioningState"] = "Updating"
+        if props.get("tier") and props["tier"] != disk.properties.get("tier"):
+            disk.properties["propertyUpdatesInProgress"] = {"targetTier": props["tier"]}
         self.state.store.changed(disk)
 
         async def work() -> None:
@@ -104,6 +116,7 @@ class DisksBackend:
                 disk.body["tags"] = dict(request["tags"])
             if (request.get("sku") or {}).get("name"):
                 disk.body["sku"] = _sku(request["sku"]["name"])
+            disk.properties.pop("propertyUpdatesInProgress", None)
             disk.properties.update(props)
             if size:
                 self._size(disk, int(size))
@@ -111,10 +124,12 @@ class DisksBackend:
             self.state.store.changed(disk)
 
         def failed(_: errors.ArmError) -> None:
+            disk.properties.pop("propertyUpdatesInProgress", None)
             disk.properties["provisioningState"] = before
             self.state.store.changed(disk)
 
-        return Outcome(202, None, start_operation(self.state, disk, "disks.patch", work, failed))
+        answer = copy.deepcopy(disk.body)
+        return Outcome(202, answer, start_operation(self.state, disk, "disks.patch", work, failed))
 
     def get(self, scope: Scope, name: str) -> dict[str, Any]:
         return get_existing(self.state, scope, DISK_TYPE, name).body

@@ -7,12 +7,14 @@ backend pool's `backendIPConfigurations`), and a public IP still on a NIC refuse
 from __future__ import annotations
 
 import copy
+import hashlib
 import uuid
 from collections.abc import Callable
 from typing import Any
 
 from emulator import arm_ids, errors
 from emulator.arm_ids import Scope
+from emulator.backends import load_balancer_model, security_rules
 from emulator.backends.common import (
     base_body,
     deletable,
@@ -24,51 +26,60 @@ from emulator.backends.common import (
     start_operation,
 )
 from emulator.backends.outcome import Outcome
+from emulator.backends.private_ips import next_private_ip
 from emulator.state import EmulatorState
 from emulator.store import Resource
 
-NSG_TYPE = "Microsoft.Network/networkSecurityGroups"
+NSG_TYPE = security_rules.NSG_TYPE
 ASG_TYPE = "Microsoft.Network/applicationSecurityGroups"
-LB_TYPE = "Microsoft.Network/loadBalancers"
+LB_TYPE = load_balancer_model.LB_TYPE
 PIP_TYPE = "Microsoft.Network/publicIPAddresses"
 NIC_TYPE = "Microsoft.Network/networkInterfaces"
 _STANDARD = {"name": "Standard", "tier": "Regional"}
-
-
-def _nsg_properties(rid: str, props: dict[str, Any]) -> dict[str, Any]:
-    return {"securityRules": copy.deepcopy(props.get("securityRules") or []), "defaultSecurityRules": []}
-
-
-def _asg_properties(rid: str, props: dict[str, Any]) -> dict[str, Any]:
-    return {}
-
-
-def _lb_properties(rid: str, props: dict[str, Any]) -> dict[str, Any]:
-    pools = [{"id": f"{rid}/backendAddressPools/{p['name']}", "name": p["name"], "etag": etag(),
-              "type": f"{LB_TYPE}/backendAddressPools", "properties": {"provisioningState": "Succeeded"}}
-             for p in props.get("backendAddressPools") or []]
-    kept = ("frontendIPConfigurations", "loadBalancingRules", "probes", "inboundNatRules", "outboundRules")
-    return {**{k: copy.deepcopy(props.get(k) or []) for k in kept}, "backendAddressPools": pools}
 
 
 def _pip_properties(rid: str, props: dict[str, Any]) -> dict[str, Any]:
     allocation = props.get("publicIPAllocationMethod", "Dynamic")
     digest = uuid.uuid5(uuid.NAMESPACE_URL, rid.lower()).bytes
     out: dict[str, Any] = {
+        **{k: copy.deepcopy(v) for k, v in props.items() if k not in _PIP_READ_ONLY},
         "publicIPAllocationMethod": allocation,
         "publicIPAddressVersion": props.get("publicIPAddressVersion", "IPv4"),
         "idleTimeoutInMinutes": props.get("idleTimeoutInMinutes", 4),
         "ipTags": copy.deepcopy(props.get("ipTags") or []),
+        # Azure's answer always carries DDoS settings; without a plan of its own an address inherits its
+        # virtual network's protection.
+        "ddosSettings": copy.deepcopy(props.get("ddosSettings") or {"protectionMode": "VirtualNetworkInherited"}),
     }
     if allocation == "Static":  # a static address exists from the PUT (a dynamic one only once attached)
         out["ipAddress"] = f"20.{digest[0]}.{digest[1]}.{max(1, digest[2])}"
-    if "deleteOption" in props:
-        out["deleteOption"] = props["deleteOption"]
     return out
 
 
+def with_fqdn(props: dict[str, Any], location: str, rid: str) -> None:
+    """A DNS label's name, as Azure forms it: `<label>.<region>.cloudapp.azure.com`, or with a reuse scope
+    (`domainNameLabelScope`) `<label>.<hash>.<region>.sysgen.cloudapp.azure.com`, where Azure's hash of the scope is
+    its own: here 16 letters derived from the scope and the address's subscription and group."""
+    dns = props.get("dnsSettings")
+    if not (isinstance(dns, dict) and dns.get("domainNameLabel")):
+        return
+    region = location.replace(" ", "").lower()
+    scope = dns.get("domainNameLabelScope")
+    if scope:
+        digest = hashlib.sha256(f"{scope}|{'/'.join(rid.lower().split('/')[:5])}".encode()).digest()
+        hashed = "".join(chr(ord("a") + b % 26) for b in digest[:16])
+        fqdn = f"{dns['domainNameLabel']}.{hashed}.{region}.sysgen.cloudapp.azure.com"
+    else:
+        fqdn = f"{dns['domainNameLabel']}.{region}.cloudapp.azure.com"
+    props["dnsSettings"] = {**dns, "fqdn": fqdn}
+
+
+# Rendered from the NICs or allocated here, never taken from a PUT.
+_PIP_READ_ONLY = {"ipConfiguration", "ipAddress", "provisioningState", "resourceGuid"}
+
+
 _KINDS: dict[str, Callable[[str, dict[str, Any]], dict[str, Any]]] = {
-    NSG_TYPE: _nsg_properties, ASG_TYPE: _asg_properties, LB_TYPE: _lb_properties, PIP_TYPE: _pip_properties,
+    NSG_TYPE: security_rules.properties, ASG_TYPE: lambda rid, props: {}, PIP_TYPE: _pip_properties,
 }
 
 
@@ -85,8 +96,16 @@ class NetworkExtrasBackend:
             body["sku"] = request.get("sku") or dict(_STANDARD)
         body["etag"] = etag()
         old = existing.properties if existing else {}
+        requested = request.get("properties") or {}
+        if resource_type == LB_TYPE:
+            kind = load_balancer_model.properties(rid, requested, old,
+                                                  lambda subnet: next_private_ip(self.state, subnet))
+        else:
+            kind = _KINDS[resource_type](rid, requested)
+        if resource_type == PIP_TYPE:
+            with_fqdn(kind, body["location"], rid)
         body["properties"] = {
-            **_KINDS[resource_type](rid, request.get("properties") or {}),
+            **kind,
             "provisioningState": "Succeeded",
             "resourceGuid": old.get("resourceGuid") or str(uuid.uuid4()),
         }
@@ -154,11 +173,16 @@ class NetworkExtrasBackend:
         return body
 
     def _nic_ip_configs(self, field: str, target_id: str) -> list[str]:
-        """The ids of the NIC ip configurations whose `field` (one reference or a list of them) is `target_id`."""
+        """The ids of the NIC ip configurations whose `field` (one reference or a list of them) is `target_id`, and
+        for a public IP the load balancer frontends that hold it (Azure shows either as its `ipConfiguration`)."""
         wanted = arm_ids.key(target_id)
+        subscription = arm_ids.parse(target_id).get("subscriptions", "")
+        holders = [(nic, "ipConfigurations") for nic in self.state.store.of_type(NIC_TYPE, subscription)]
+        if field == "publicIPAddress":
+            holders += [(lb, "frontendIPConfigurations") for lb in self.state.store.of_type(LB_TYPE, subscription)]
         found = []
-        for nic in self.state.store.of_type(NIC_TYPE, arm_ids.parse(target_id).get("subscriptions", "")):
-            for ipc in nic.properties.get("ipConfigurations", []):
+        for holder, collection in holders:
+            for ipc in holder.properties.get(collection, []):
                 refs = (ipc.get("properties") or {}).get(field) or []
                 refs = refs if isinstance(refs, list) else [refs]
                 if any(arm_ids.key(ref.get("id", "")) == wanted for ref in refs if isinstance(ref, dict)):

@@ -4,7 +4,6 @@ reservation after a failed VM."""
 from __future__ import annotations
 
 import copy
-import ipaddress
 import math
 import uuid
 from typing import Any
@@ -23,6 +22,7 @@ from emulator.backends.common import (
 )
 from emulator.backends.nic_references import check_nic_references
 from emulator.backends.outcome import Outcome
+from emulator.backends.private_ips import next_private_ip
 from emulator.state import EmulatorState
 from emulator.store import Resource
 
@@ -201,7 +201,7 @@ class NetworkInterfacesBackend:
             )
         previous = {c["name"].lower(): c for c in old.get("ipConfigurations", [])}.get(name.lower())
         address = props.get("privateIPAddress") or (
-            previous["properties"].get("privateIPAddress") if previous else self._next_ip(subnet_ref)
+            previous["properties"].get("privateIPAddress") if previous else next_private_ip(self.state, subnet_ref)
         )
         out_props: dict[str, Any] = {
             **copy.deepcopy(props),
@@ -220,19 +220,6 @@ class NetworkInterfacesBackend:
             "type": f"{NIC_TYPE}/ipConfigurations",
             "properties": out_props,
         }
-
-    def _next_ip(self, subnet_ref: str | None) -> str | None:
-        if not subnet_ref:
-            return None
-        subnet = self.state.store.get(subnet_ref)
-        prefix = subnet.properties.get("addressPrefix") if subnet else None
-        if not prefix:
-            return None
-        network = ipaddress.ip_network(prefix, strict=False)
-        key = arm_ids.key(subnet_ref)
-        offset = self.state.next_ip.get(key, 4)  # Azure reserves the first four addresses
-        self.state.next_ip[key] = offset + 1
-        return str(network.network_address + offset % max(network.num_addresses, 1))
 
 
 

@@ -10,6 +10,7 @@ from emulator.backends.network_interfaces import NetworkInterfacesBackend
 from emulator.backends.resource_groups import ResourceGroupsBackend
 from emulator.backends.virtual_machines import VirtualMachinesBackend
 from emulator.backends.virtual_networks import VirtualNetworksBackend
+from emulator.backends.vm_extensions import VmExtensionsBackend
 from emulator.backends.vm_power import VmPowerBackend
 from emulator.backends.vm_repair import VmRepairBackend
 from emulator.state import EmulatorState
@@ -26,6 +27,7 @@ class Backends:
     vm_power: VmPowerBackend
     vm_repair: VmRepairBackend
     network_extras: NetworkExtrasBackend
+    vm_extensions: VmExtensionsBackend
 
     @classmethod
     def create(cls, state: EmulatorState) -> Backends:
@@ -33,4 +35,5 @@ class Backends:
         disks = DisksBackend(state)
         vms = VirtualMachinesBackend(state, nics, disks)
         return cls(state, ResourceGroupsBackend(state), VirtualNetworksBackend(state), nics, disks, vms,
-                   VmPowerBackend(state, vms), VmRepairBackend(state), NetworkExtrasBackend(state))
+                   VmPowerBackend(state, vms), VmRepairBackend(state), NetworkExtrasBackend(state),
+                   VmExtensionsBackend(state))

@@ -29,7 +29,8 @@ from emulator.backends.outcome import Outcome
 from emulator.backends.vm_allocation import check as check_allocation
 from emulator.backends.vm_allocation import request_for, write_allocates
 from emulator.backends.vm_bootstrap import USER_DATA, store_bootstrap, take_bootstrap, wants, with_user_data
-from emulator.backends.vm_disks import plan_disks, realize
+from emulator.backends.vm_disks import detaching_entries, drop_detached, plan_disks, realize
+from emulator.backends.vm_extensions import extensions_of
 from emulator.backends.vm_force_delete import (
     FORCED_TIMING,
     PLAIN_TIMING,
@@ -48,7 +49,7 @@ from emulator.backends.vm_model import (
     os_type,
 )
 from emulator.backends.vm_nics import attach_nics, attached_nics, nic_delete_option, validate_nic_refs
-from emulator.backends.vm_placement import check_disks_and_placement
+from emulator.backends.vm_placement import check_disks_and_placement, placed_zones, with_flex_size
 from emulator.guest import start_boot
 from emulator.latency import duration
 from emulator.state import EmulatorState
@@ -80,11 +81,13 @@ class VirtualMachinesBackend:
 
     def get(self, scope: Scope, name: str, expand: str | None) -> dict[str, Any]:
         vm = get_existing(self.state, scope, VM_TYPE, name)
+        extensions = {"resources": extensions_of(vm)} if vm.extra.get("extensions") else {}
         if wants(expand, USER_DATA):
-            return with_user_data(vm)
+            return {**with_user_data(vm), **extensions}
         if wants(expand, "instanceView"):
-            return {**vm.body, "properties": {**vm.properties, "instanceView": instance_view(vm, self.state)}}
-        return vm.body
+            return {**vm.body, "properties": {**vm.properties, "instanceView": instance_view(vm, self.state)},
+                    **extensions}
+        return {**vm.body, **extensions}
 
     def get_instance_view(self, scope: Scope, name: str) -> dict[str, Any]:
         return instance_view(get_existing(self.state, scope, VM_TYPE, name), self.state)
@@ -133,7 +136,8 @@ class VirtualMachinesBackend:
         profile = self.state.settings.latency_profile
         nics = [(nic, nic_delete_option(vm, nic)) for nic in attached_nics(self.state, vm)]
         storage = vm.properties.get("storageProfile", {})
-        disk_entries = ([storage["osDisk"]] if storage.get("osDisk") else []) + storage.get("dataDisks", [])
+        attached = [d for d in storage.get("dataDisks", []) if not d.get("toBeDetached")]  # not those leaving
+        disk_entries = ([storage["osDisk"]] if storage.get("osDisk") else []) + attached
         for nic, option in nics:
             self.nics.detach(nic)
             if was_failed:
@@ -157,6 +161,13 @@ class VirtualMachinesBackend:
                op_name: str) -> tuple[Resource, Any]:
         rid = scope.resource_id(VM_TYPE, name)
         location = require_location(request)
+        if existing is None:  # what Azure picks for a new VM: a size (flexible sizing), a zone (automatic placement)
+            request = with_flex_size(request)
+            picked = placed_zones(request)
+            if picked:
+                request = {**request, "zones": picked}
+        elif existing.body.get("placement") and not request.get("zones"):
+            request = {**request, "zones": existing.body.get("zones")}  # the zone placement picked stays
         props = copy.deepcopy(request.get("properties") or {})
         if existing is not None:
             check_immutable(existing.properties, props)
@@ -164,8 +175,12 @@ class VirtualMachinesBackend:
         bootstrap = take_bootstrap(props, existing)
         nic_refs = validate_nic_refs(self.state, self.nics, rid, props)
         storage = props.get("storageProfile") or {}
+        detaching = detaching_entries(existing, storage)
         planned_os, planned_data = plan_disks(self.state, scope, rid, name, storage)
         if existing is None and planned_os is None:
+            if props.get("instanceProfile"):  # size, image and disks from a gallery's instance profile
+                raise errors.invalid("properties.instanceProfile is not supported by the azmc emulator; give the "
+                                     "VM's size, image and disks in the request.", target="instanceProfile")
             raise errors.invalid("Required parameter 'osDisk' is missing (null).", target="osDisk")
         check_disks_and_placement(self.state.catalog, {**request, "properties": props})
         allocation = request_for(rid, scope.subscription, {**request, "location": location})
@@ -183,9 +198,12 @@ class VirtualMachinesBackend:
         storage["dataDisks"] = [realize(self.disks, scope, rid, location, d, None, zones) for d in planned_data]
         if existing is not None:
             self._detach_dropped(existing, nic_refs, storage)
+            storage["dataDisks"] += detaching  # listed, marked, until the update ends
         attach_nics(self.state, self.nics, rid, nic_refs)
 
         body = base_body(rid, name, VM_TYPE, request, location)
+        if request.get("placement") is not None:
+            body["placement"] = request["placement"]
         vm_features.fill(self.state, body, existing)
         props["storageProfile"] = storage
         props.setdefault("networkProfile", {})["networkInterfaces"] = nic_refs
@@ -225,6 +243,7 @@ class VirtualMachinesBackend:
     async def _succeeded(self, vm: Resource) -> None:
         """A VM that never ran (new, or Failed at creation) now runs; an update keeps its power state."""
         vm.properties["provisioningState"] = "Succeeded"
+        drop_detached(vm.properties)
         if vm.extra.get("power") in (None, "starting"):
             vm.extra["power"] = "running"
             start_boot(vm, self.state)
@@ -255,6 +274,8 @@ class VirtualMachinesBackend:
                 self.nics.detach(nic)
         keep_disks = {arm_ids.key(d["managedDisk"]["id"]) for d in storage["dataDisks"]}
         for entry in vm.properties.get("storageProfile", {}).get("dataDisks", []):
+            if entry.get("toBeDetached"):  # detached already, by the write that marked it
+                continue
             disk = self.state.store.get(entry.get("managedDisk", {}).get("id", ""))
             if disk is not None and arm_ids.key(disk.id) not in keep_disks:
                 self.disks.detach(disk)

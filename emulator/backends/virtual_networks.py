@@ -18,6 +18,7 @@ from emulator.backends.common import (
     prepare_put,
     start_operation,
 )
+from emulator.backends.load_balancer_model import LB_TYPE
 from emulator.backends.outcome import Outcome
 from emulator.state import EmulatorState
 from emulator.store import Resource
@@ -147,21 +148,27 @@ class VirtualNetworksBackend:
                 "provisioningState": state,
                 "privateEndpointNetworkPolicies": props.get("privateEndpointNetworkPolicies", "Disabled"),
                 "privateLinkServiceNetworkPolicies": props.get("privateLinkServiceNetworkPolicies", "Enabled"),
-                "delegations": props.get("delegations", []),
-                "serviceEndpoints": props.get("serviceEndpoints", []),
+                "delegations": [_delegation(sid, d) for d in props.get("delegations") or []],
+                "serviceEndpoints": [_service_endpoint(e, vnet.body.get("location"))
+                                     for e in props.get("serviceEndpoints") or []],
             },
         }
+        if body["properties"]["delegations"]:
+            body["properties"].setdefault("purpose", "")
         body["properties"].pop("ipConfigurations", None)  # read-only: rendered from the NICs
         return self.state.store.put(Resource(SUBNET_TYPE, vnet.subscription, vnet.resource_group, body))
 
     def _nic_ip_configs(self, subnet: Resource) -> list[str]:
+        """What holds an address in the subnet: NIC ip configurations and load balancer frontends (Azure lists
+        both in the subnet's `ipConfigurations`, and refuses to delete a subnet either still uses)."""
         wanted = arm_ids.key(subnet.id)
         found: list[str] = []
-        for nic in self.state.store.of_type(NIC_TYPE, subnet.subscription):
-            for ipc in nic.properties.get("ipConfigurations", []):
-                ref = (ipc.get("properties") or {}).get("subnet") or {}
-                if arm_ids.key(ref.get("id", "")) == wanted:
-                    found.append(ipc["id"])
+        for kind, collection in ((NIC_TYPE, "ipConfigurations"), (LB_TYPE, "frontendIPConfigurations")):
+            for holder in self.state.store.of_type(kind, subnet.subscription):
+                for ipc in holder.properties.get(collection, []):
+                    ref = (ipc.get("properties") or {}).get("subnet") or {}
+                    if arm_ids.key(ref.get("id", "")) == wanted:
+                        found.append(ipc["id"])
         return found
 
     def _check_subnet_unused(self, subnet: Resource) -> None:
@@ -198,3 +205,19 @@ class VirtualNetworksBackend:
     def _vnet_location(self, subnet: Resource) -> str:
         vnet = self.state.store.get(subnet.id.rsplit("/subnets/", 1)[0])
         return vnet.body.get("location", "global") if vnet else "global"
+
+
+def _delegation(subnet_id: str, delegation: dict[str, Any]) -> dict[str, Any]:
+    """A subnet's delegation as Azure answers it: its id, etag, provisioning state and the actions it allows (the
+    service names them; none known here, Microsoft's examples show `[]`)."""
+    props = {"provisioningState": "Succeeded", "actions": [], **copy.deepcopy(delegation.get("properties") or {})}
+    props["provisioningState"] = "Succeeded"
+    return {"name": delegation.get("name"), "id": f"{subnet_id}/delegations/{delegation.get('name')}",
+            "etag": etag(), "properties": props}
+
+
+def _service_endpoint(endpoint: dict[str, Any], location: str | None) -> dict[str, Any]:
+    """A service endpoint as Azure answers it: provisioned, and for the regions it serves, by default the virtual
+    network's (which others Azure adds, a storage account's paired region, is its own to say)."""
+    locations = endpoint.get("locations") or ([location] if location else [])
+    return {**copy.deepcopy(endpoint), "locations": list(locations), "provisioningState": "Succeeded"}

@@ -49,6 +49,31 @@ def plan_disks(state: EmulatorState, scope: Scope, vm_id: str, vm_name: str,
     return planned_os, planned_data
 
 
+def detaching_entries(existing: Resource | None, storage: dict[str, Any]) -> list[dict[str, Any]]:
+    """The data disks a write marks `toBeDetached`, as Azure lists them until the update ends: the VM's entry for
+    that LUN, marked, with the request's `detachOption` (Microsoft's `VirtualMachine_Update_*Detach*` examples).
+    The disk itself is detached at once; `drop_detached` removes the entries when the update succeeds."""
+    if existing is None:
+        return []
+    current = {int(d.get("lun", 0)): d for d in existing.properties.get("storageProfile", {}).get("dataDisks", [])}
+    entries = []
+    for entry in storage.get("dataDisks") or []:
+        lun = int(entry.get("lun", 0))
+        if entry.get("toBeDetached") and lun in current:
+            shown = {**copy.deepcopy(current[lun]), "toBeDetached": True}
+            if entry.get("detachOption"):
+                shown["detachOption"] = entry["detachOption"]
+            entries.append(shown)
+    return entries
+
+
+def drop_detached(properties: dict[str, Any]) -> None:
+    """The update ended: the disks it detached leave the VM's list."""
+    storage = properties.get("storageProfile") or {}
+    if any(d.get("toBeDetached") for d in storage.get("dataDisks") or []):
+        storage["dataDisks"] = [d for d in storage["dataDisks"] if not d.get("toBeDetached")]
+
+
 def _plan(state: EmulatorState, scope: Scope, vm_id: str, entry: dict[str, Any],
           default_name: str) -> PlannedDisk:
     entry = copy.deepcopy(entry)

@@ -7,6 +7,7 @@ import uuid
 from typing import Any
 
 from emulator import errors
+from emulator.backends.vm_images import is_windows
 
 VM_TYPE = "Microsoft.Compute/virtualMachines"
 
@@ -28,8 +29,8 @@ def os_type(props: dict[str, Any]) -> str:
     if os_disk.get("osType"):
         return str(os_disk["osType"])
     profile = props.get("osProfile") or {}
-    publisher = ((props.get("storageProfile") or {}).get("imageReference") or {}).get("publisher", "")
-    windows = "windowsConfiguration" in profile or "windows" in str(publisher).lower()
+    image = (props.get("storageProfile") or {}).get("imageReference") or {}
+    windows = "windowsConfiguration" in profile or is_windows(image)
     return "Windows" if windows else "Linux"
 
 

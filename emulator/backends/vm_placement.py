@@ -8,6 +8,12 @@
 - a zonal VM in an availability set, and a Spot VM in one: 400 InvalidParameter;
 - an ephemeral OS disk whose placement the size lacks, or which does not fit it: 409 NotSupported with Azure's
   messages (emulator/vm_sizes.py local_disk_gb holds the sizes).
+
+And automatic zone placement (`placement.zonePlacementPolicy: Any`): Azure puts a VM created without `zones` in a
+zone of its choice among those `includeZones` allows and `excludeZones` does not; which one it picks is Azure's
+to know, the emulator takes the lowest. Likewise flexible sizing (`hardwareProfile.flexProfile.enabled`, no
+`vmSize`): Azure picks a size meeting the constraints by rules it does not publish; the emulator takes
+`FLEX_SIZE` (its catalogue's sizes are all x64).
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from typing import Any
 
 from emulator import errors
 from emulator.compute_references import ENCRYPTION_AT_HOST_FEATURE
+from emulator.size_capabilities import REGION_ZONES
 from emulator.vm_catalog import VmCatalog
 from emulator.vm_sizes import EPHEMERAL_PLACEMENTS, local_disk_gb
 
@@ -71,6 +78,34 @@ def _check_ephemeral(props: dict[str, Any], vm_size: str) -> None:
         raise errors.ArmError(409, "NotSupported", f"OS disk of Ephemeral VM with size greater than {local_gb} GB "
                               f"is not allowed for VM size {vm_size} when the DiffDiskPlacement is {placement}. "
                               "Please refer to https://aka.ms/Ephemeral for more details.")
+
+
+FLEX_SIZE = "Standard_D2s_v5"
+
+
+def with_flex_size(request: dict[str, Any]) -> dict[str, Any]:
+    """The request with the size flexible sizing picks, when it enables that and names no size."""
+    hardware = (request.get("properties") or {}).get("hardwareProfile") or {}
+    if hardware.get("vmSize") or not (hardware.get("flexProfile") or {}).get("enabled"):
+        return request
+    properties = {**request["properties"], "hardwareProfile": {**hardware, "vmSize": FLEX_SIZE}}
+    return {**request, "properties": properties}
+
+
+def placed_zones(request: dict[str, Any]) -> list[str] | None:
+    """The zones of a VM being created: those the request names, else the one automatic placement picks (None:
+    a regional VM). A policy allowing no zone: 400 InvalidParameter."""
+    if request.get("zones"):
+        return list(request["zones"])
+    placement = request.get("placement") or {}
+    if str(placement.get("zonePlacementPolicy") or "").lower() != "any":
+        return None
+    excluded = {str(zone) for zone in placement.get("excludeZones") or []}
+    allowed = [str(zone) for zone in placement.get("includeZones") or REGION_ZONES if str(zone) not in excluded]
+    if not allowed:
+        raise errors.invalid("The placement policy allows no availability zone: 'includeZones' and "
+                             "'excludeZones' leave none.", target="placement")
+    return [min(allowed)]
 
 
 def check_disks_and_placement(catalog: VmCatalog, request: dict[str, Any]) -> None:

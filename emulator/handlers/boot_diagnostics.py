@@ -55,4 +55,4 @@ def add_blob_routes(app: web.Application, state: EmulatorState) -> None:
 
 def routes() -> list[Route]:
     return [route("POST", VM + "/retrieveBootDiagnosticsData", "virtualMachines", "retrieveBootDiagnosticsData",
-                  retrieve)]
+                  retrieve, azure="VirtualMachines_RetrieveBootDiagnosticsData")]

@@ -36,10 +36,11 @@ async def list_all(call: Call) -> web.StreamResponse:
 
 def routes() -> list[Route]:
     return [
-        route("PUT", DISK, "disks", "put", put),
-        route("PATCH", DISK, "disks", "patch", patch),
-        route("GET", DISK, "disks", "get", get),
-        route("DELETE", DISK, "disks", "delete", delete),
-        route("GET", COMPUTE + "/disks", "disks", "list", list_in_group),
-        route("GET", "/subscriptions/{sub}/providers/Microsoft.Compute/disks", "disks", "list", list_all),
+        route("PUT", DISK, "disks", "put", put, azure="Disks_CreateOrUpdate"),
+        route("PATCH", DISK, "disks", "patch", patch, azure="Disks_Update"),
+        route("GET", DISK, "disks", "get", get, azure="Disks_Get"),
+        route("DELETE", DISK, "disks", "delete", delete, azure="Disks_Delete"),
+        route("GET", COMPUTE + "/disks", "disks", "list", list_in_group, azure="Disks_ListByResourceGroup"),
+        route("GET", "/subscriptions/{sub}/providers/Microsoft.Compute/disks", "disks", "list", list_all,
+              azure="Disks_List"),
     ]

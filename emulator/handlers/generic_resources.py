@@ -79,4 +79,5 @@ async def list_in_group(call: Call) -> web.StreamResponse:
 
 
 def routes() -> list[Route]:
-    return [route("GET", RG + "/resources", "resources", "list", list_in_group)]
+    return [route("GET", RG + "/resources", "resources", "list", list_in_group,
+                  azure="Resources_ListByResourceGroup")]

@@ -60,5 +60,5 @@ async def put(call: Call) -> web.StreamResponse:
 
 
 def routes() -> list[Route]:
-    return [route("GET", AGREEMENT, "marketplaceAgreements", "get", get),
-            route("PUT", AGREEMENT, "marketplaceAgreements", "put", put)]
+    return [route("GET", AGREEMENT, "marketplaceAgreements", "get", get, azure="MarketplaceAgreements_Get"),
+            route("PUT", AGREEMENT, "marketplaceAgreements", "put", put, azure="MarketplaceAgreements_Create")]

@@ -40,14 +40,15 @@ def _routes_of(resource_type: str) -> list[Route]:
     short = resource_type.split("/", 1)[1]
     one = f"{NETWORK}/{short}/{{name}}"
     handlers = _handlers(resource_type)
+    azure = short[0].upper() + short[1:]  # Azure's operation ids: `LoadBalancers_Get`, `PublicIPAddresses_List`, ...
     return [
-        route("PUT", one, short, "put", handlers["put"]),
-        route("PATCH", one, short, "patch", handlers["patch"]),
-        route("GET", one, short, "get", handlers["get"]),
-        route("DELETE", one, short, "delete", handlers["delete"]),
-        route("GET", f"{NETWORK}/{short}", short, "list", handlers["list_in_group"]),
+        route("PUT", one, short, "put", handlers["put"], azure=f"{azure}_CreateOrUpdate"),
+        route("PATCH", one, short, "patch", handlers["patch"], azure=f"{azure}_UpdateTags"),
+        route("GET", one, short, "get", handlers["get"], azure=f"{azure}_Get"),
+        route("DELETE", one, short, "delete", handlers["delete"], azure=f"{azure}_Delete"),
+        route("GET", f"{NETWORK}/{short}", short, "list", handlers["list_in_group"], azure=f"{azure}_List"),
         route("GET", f"/subscriptions/{{sub}}/providers/Microsoft.Network/{short}", short, "list",
-              handlers["list_all"]),
+              handlers["list_all"], azure=f"{azure}_ListAll"),
     ]
 
 

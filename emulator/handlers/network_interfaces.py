@@ -36,11 +36,12 @@ async def list_all(call: Call) -> web.StreamResponse:
 
 def routes() -> list[Route]:
     return [
-        route("PUT", NIC, "networkInterfaces", "put", put),
-        route("PATCH", NIC, "networkInterfaces", "patch", update_tags),
-        route("GET", NIC, "networkInterfaces", "get", get),
-        route("DELETE", NIC, "networkInterfaces", "delete", delete),
-        route("GET", NETWORK + "/networkInterfaces", "networkInterfaces", "list", list_in_group),
+        route("PUT", NIC, "networkInterfaces", "put", put, azure="NetworkInterfaces_CreateOrUpdate"),
+        route("PATCH", NIC, "networkInterfaces", "patch", update_tags, azure="NetworkInterfaces_UpdateTags"),
+        route("GET", NIC, "networkInterfaces", "get", get, azure="NetworkInterfaces_Get"),
+        route("DELETE", NIC, "networkInterfaces", "delete", delete, azure="NetworkInterfaces_Delete"),
+        route("GET", NETWORK + "/networkInterfaces", "networkInterfaces", "list", list_in_group,
+              azure="NetworkInterfaces_List"),
         route("GET", "/subscriptions/{sub}/providers/Microsoft.Network/networkInterfaces", "networkInterfaces",
-              "list", list_all),
+              "list", list_all, azure="NetworkInterfaces_ListAll"),
     ]

@@ -33,7 +33,8 @@ async def query(call: Call) -> web.StreamResponse:
         return rows if wanted is None else [r for r in rows if r["subscriptionId"].lower() in wanted]
 
     try:
-        answer = engine.execute(text, source, body.get("options") or {})
+        answer = engine.execute(text, source, body.get("options") or {}, body.get("facets"),
+                                call.query("api-version") or "")
     except engine.QueryError as error:
         return json_response(400, error.error_body())
     except RecursionError:  # a chain of thousands of `and`s or `.a.b.c...` members
@@ -42,4 +43,5 @@ async def query(call: Call) -> web.StreamResponse:
 
 
 def routes() -> list[Route]:
-    return [route("POST", "/providers/Microsoft.ResourceGraph/resources", "resourceGraph", "query", query)]
+    return [route("POST", "/providers/Microsoft.ResourceGraph/resources", "resourceGraph", "query", query,
+                  azure="Resources")]

@@ -31,8 +31,9 @@ async def list_groups(call: Call) -> web.StreamResponse:
 
 def routes() -> list[Route]:
     return [
-        route("PUT", RG, "resourceGroups", "put", put),
-        route("GET", RG, "resourceGroups", "get", get),
-        route("DELETE", RG, "resourceGroups", "delete", delete),
-        route("GET", "/subscriptions/{sub}/resourceGroups", "resourceGroups", "list", list_groups),
+        route("PUT", RG, "resourceGroups", "put", put, azure="ResourceGroups_CreateOrUpdate"),
+        route("GET", RG, "resourceGroups", "get", get, azure="ResourceGroups_Get"),
+        route("DELETE", RG, "resourceGroups", "delete", delete, azure="ResourceGroups_Delete"),
+        route("GET", "/subscriptions/{sub}/resourceGroups", "resourceGroups", "list", list_groups,
+              azure="ResourceGroups_List"),
     ]

@@ -15,8 +15,9 @@ CURRENT = COMPUTE + "/virtualMachines/{name}/providers/Microsoft.ResourceHealth/
 
 async def get(call: Call) -> web.StreamResponse:
     vm = get_existing(call.backends.state, call.scope, VM_TYPE, call.params["name"])
-    return json_response(200, status_body(vm, call.backends.state))
+    expand = (call.query("$expand") or "").lower()
+    return json_response(200, status_body(vm, call.backends.state, recommended_actions="recommendedactions" in expand))
 
 
 def routes() -> list[Route]:
-    return [route("GET", CURRENT, "availabilityStatuses", "get", get)]
+    return [route("GET", CURRENT, "availabilityStatuses", "get", get, azure="AvailabilityStatuses_GetByResource")]

@@ -14,11 +14,10 @@ from emulator import errors
 from emulator.handlers.responses import list_response
 from emulator.handlers.routing import Call, Route, route
 from emulator.seed import SEED_LOCATION
-from emulator.size_capabilities import known_sizes, sku_entry
+from emulator.size_capabilities import REGION_ZONES, known_sizes, sku_entry
 
 SKUS = "/subscriptions/{sub}/providers/Microsoft.Compute/skus"
 _LOCATION_FILTER = re.compile(r"^\s*location\s+eq\s+'(?P<location>[^']*)'\s*$", re.IGNORECASE)
-ZONES = ["1", "2", "3"]  # every location the emulator serves has three zones (VM PUTs accept any of them)
 
 
 def location_of(filter_text: str | None) -> str:
@@ -33,8 +32,8 @@ def location_of(filter_text: str | None) -> str:
 
 async def list_skus(call: Call) -> web.StreamResponse:
     location = location_of(call.query("$filter"))
-    return list_response(call, [sku_entry(name, location, ZONES) for name in known_sizes()])
+    return list_response(call, [sku_entry(name, location, list(REGION_ZONES)) for name in known_sizes()])
 
 
 def routes() -> list[Route]:
-    return [route("GET", SKUS, "resourceSkus", "list", list_skus)]
+    return [route("GET", SKUS, "resourceSkus", "list", list_skus, azure="ResourceSkus_List")]

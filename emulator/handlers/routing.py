@@ -51,20 +51,23 @@ class Route:
     verb: str
     handler: Handler
     template: str = ""  # e.g. "/subscriptions/{sub}/resourceGroups/{rg}"
+    # Azure's operation id ("VirtualMachines_CreateOrUpdate"): what Microsoft's REST examples are filed under.
+    # Empty for ARM's own generic endpoints (long-running operation status), which have no examples.
+    azure: str = ""
 
     @property
     def operation(self) -> str:
         return f"{self.resource_type}.{self.verb}"
 
 
-def route(method: str, template: str, resource_type: str, verb: str, handler: Handler) -> Route:
+def route(method: str, template: str, resource_type: str, verb: str, handler: Handler, azure: str = "") -> Route:
     regex = ""
     for part in re.split(r"(\{\w+\})", template):
         if part.startswith("{"):
             regex += f"(?P<{part[1:-1]}>[^/]+)"
         else:
             regex += re.escape(part)
-    return Route(method, re.compile(f"^{regex}/?$", re.IGNORECASE), resource_type, verb, handler, template)
+    return Route(method, re.compile(f"^{regex}/?$", re.IGNORECASE), resource_type, verb, handler, template, azure)
 
 
 class Router:

@@ -19,4 +19,4 @@ async def list_usages(call: Call) -> web.StreamResponse:
 
 
 def routes() -> list[Route]:
-    return [route("GET", USAGES, "usages", "list", list_usages)]
+    return [route("GET", USAGES, "usages", "list", list_usages, azure="Usage_List")]

@@ -74,16 +74,21 @@ def _repair(verb: str) -> Handler:
 
 def routes() -> list[Route]:
     return [
-        route("PUT", VM, "virtualMachines", "put", put),
-        route("PATCH", VM, "virtualMachines", "patch", patch),
-        route("GET", VM, "virtualMachines", "get", get),
-        route("GET", VM + "/instanceView", "virtualMachines", "instanceView", instance_view),
-        route("DELETE", VM, "virtualMachines", "delete", delete),
-        route("GET", COMPUTE + "/virtualMachines", "virtualMachines", "list", list_in_group),
-        route("GET", _SUB_COMPUTE + "/virtualMachines", "virtualMachines", "list", list_all),
+        route("PUT", VM, "virtualMachines", "put", put, azure="VirtualMachines_CreateOrUpdate"),
+        route("PATCH", VM, "virtualMachines", "patch", patch, azure="VirtualMachines_Update"),
+        route("GET", VM, "virtualMachines", "get", get, azure="VirtualMachines_Get"),
+        route("GET", VM + "/instanceView", "virtualMachines", "instanceView", instance_view,
+              azure="VirtualMachines_InstanceView"),
+        route("DELETE", VM, "virtualMachines", "delete", delete, azure="VirtualMachines_Delete"),
+        route("GET", COMPUTE + "/virtualMachines", "virtualMachines", "list", list_in_group,
+              azure="VirtualMachines_List"),
+        route("GET", _SUB_COMPUTE + "/virtualMachines", "virtualMachines", "list", list_all,
+              azure="VirtualMachines_ListAll"),
         route("GET", _SUB_COMPUTE + "/locations/{location}/virtualMachines", "virtualMachines", "list",
-              list_by_location),
-        *[route("POST", f"{VM}/{verb}", "virtualMachines", verb, _power(verb))
+              list_by_location, azure="VirtualMachines_ListByLocation"),
+        *[route("POST", f"{VM}/{verb}", "virtualMachines", verb, _power(verb),
+                azure=f"VirtualMachines_{verb[0].upper()}{verb[1:]}")
           for verb in ("powerOff", "deallocate", "start")],
-        *[route("POST", f"{VM}/{verb}", "virtualMachines", verb, _repair(verb)) for verb in REPAIRS],
+        *[route("POST", f"{VM}/{verb}", "virtualMachines", verb, _repair(verb),
+                azure=f"VirtualMachines_{verb[0].upper()}{verb[1:]}") for verb in REPAIRS],
     ]

@@ -51,14 +51,16 @@ async def list_subnets(call: Call) -> web.StreamResponse:
 
 def routes() -> list[Route]:
     return [
-        route("PUT", VNET, "virtualNetworks", "put", put),
-        route("GET", VNET, "virtualNetworks", "get", get),
-        route("DELETE", VNET, "virtualNetworks", "delete", delete),
-        route("GET", NETWORK + "/virtualNetworks", "virtualNetworks", "list", list_in_group),
+        route("PUT", VNET, "virtualNetworks", "put", put, azure="VirtualNetworks_CreateOrUpdate"),
+        route("GET", VNET, "virtualNetworks", "get", get, azure="VirtualNetworks_Get"),
+        route("DELETE", VNET, "virtualNetworks", "delete", delete, azure="VirtualNetworks_Delete"),
+        route("GET", NETWORK + "/virtualNetworks", "virtualNetworks", "list", list_in_group,
+              azure="VirtualNetworks_List"),
         route("GET", "/subscriptions/{sub}/providers/Microsoft.Network/virtualNetworks", "virtualNetworks",
-              "list", list_all),
-        route("PUT", SUBNET, "subnets", "put", put_subnet),
-        route("GET", SUBNET, "subnets", "get", get_subnet),
-        route("DELETE", SUBNET, "subnets", "delete", delete_subnet),
-        route("GET", NETWORK + "/virtualNetworks/{vnet}/subnets", "subnets", "list", list_subnets),
+              "list", list_all, azure="VirtualNetworks_ListAll"),
+        route("PUT", SUBNET, "subnets", "put", put_subnet, azure="Subnets_CreateOrUpdate"),
+        route("GET", SUBNET, "subnets", "get", get_subnet, azure="Subnets_Get"),
+        route("DELETE", SUBNET, "subnets", "delete", delete_subnet, azure="Subnets_Delete"),
+        route("GET", NETWORK + "/virtualNetworks/{vnet}/subnets", "subnets", "list", list_subnets,
+              azure="Subnets_List"),
     ]

@@ -6,9 +6,10 @@ anything outside the subset raises `QueryError` (the route answers 400 with `err
 Supported: tables `Resources` and `HealthResources`; `where` (`==` `!=` `=~` `!~` `<` `<=` `>` `>=`,
 `in`/`in~`/`!in`/`!in~`, `startswith` `endswith` `contains` `has` `hasprefix` `hassuffix`, their `!` and
 `_cs` forms, `and`, `or`, `not()`), `extend`, `project`, `order by`/`sort by`, `limit`/`take`,
-`summarize count() by ...`, `count`, `join kind=innerunique|inner|leftouter (<query>) on col` (or
+`top N by ...`, `summarize count() by ...`, `count`, `join kind=innerunique|inner|leftouter (<query>) on col` (or
 `on $left.a == $right.b`; clashing right columns get KQL's `1` suffix); functions isempty, isnotempty,
-isnull, isnotnull, bag_keys, array_length, tostring, tolower, toupper, strlen, tolong, toint.
+isnull, isnotnull, bag_keys, array_length, tostring, tolower, toupper, strlen, tolong, toint; the request's
+`facets` (facets.py).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from .errors import QueryError
+from .facets import facets
 from .paging import page_request, response_body
 from .parser import parse
 from .pipeline import Source, run
@@ -23,7 +25,8 @@ from .pipeline import Source, run
 __all__ = ["QueryError", "execute"]
 
 
-def execute(query: str, rows: list[dict[str, Any]] | Source, options: dict[str, Any] | None = None) -> dict[str, Any]:
+def execute(query: str, rows: list[dict[str, Any]] | Source, options: dict[str, Any] | None = None,
+            requested_facets: Any = None, api_version: str = "") -> dict[str, Any]:
     """`rows`: the `Resources` rows (no other table has any), or a function from a lower-case table name
     ("resources", "healthresources") to its rows."""
     if not isinstance(query, str) or not query.strip():
@@ -33,5 +36,6 @@ def execute(query: str, rows: list[dict[str, Any]] | Source, options: dict[str, 
     table = run(parsed, source)
     # Paging needs a stable key: Resource Graph pages only id-carrying results without limit/take.
     pageable = not parsed.has_limit and "id" in table.columns
-    request = page_request(query, options, has_limit=parsed.has_limit)
-    return response_body(query, table, request, pageable)
+    request = page_request(query, options, has_limit=parsed.has_limit, api_version=api_version)
+    return {**response_body(query, table, request, pageable),
+            "facets": facets(requested_facets, table, request.result_format)}

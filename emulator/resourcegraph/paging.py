@@ -24,6 +24,11 @@ from .schema import RESOURCE_COLUMN_TYPES
 
 MAX_PAGE_SIZE = 1000
 RESULT_FORMATS = ("objectArray", "table")
+# Resource Graph's answer to a token it cannot read (a recorded answer: azure-sdk-for-python's
+# test_resources_query_options recording, detail code CouldNotDecodeSkipToken).
+_UNDECODABLE = "invalid $skipToken: Skip token could not be decoded."
+# The result format when the request names none: `table` until api-version 2021-03-01 made it `objectArray`.
+OBJECT_ARRAY_SINCE = "2021-03-01"
 
 
 @dataclass(frozen=True)
@@ -47,10 +52,10 @@ def _decode_skip_token(token: str, query: str) -> tuple[int, int]:
         payload = json.loads(base64.b64decode(token.encode(), validate=True))
         fingerprint, offset, page_size = payload["q"], payload["o"], payload["n"]
     except (ValueError, TypeError, KeyError) as exc:
-        raise QueryError("invalid $skipToken: it is not a token this service issued", "InvalidSkipToken") from exc
+        raise QueryError(_UNDECODABLE, "CouldNotDecodeSkipToken") from exc
     valid = isinstance(offset, int) and isinstance(page_size, int) and offset >= 0 and page_size > 0
     if not valid:
-        raise QueryError("invalid $skipToken: it is not a token this service issued", "InvalidSkipToken")
+        raise QueryError(_UNDECODABLE, "CouldNotDecodeSkipToken")
     if fingerprint != query_fingerprint(query):
         raise QueryError("invalid $skipToken: it belongs to a different query", "InvalidSkipToken")
     return offset, page_size
@@ -65,7 +70,7 @@ def _int_option(options: dict[str, Any], key: str) -> int | None:
     return value
 
 
-def page_request(query: str, options: dict[str, Any] | None, has_limit: bool) -> PageRequest:
+def page_request(query: str, options: dict[str, Any] | None, has_limit: bool, api_version: str = "") -> PageRequest:
     options = options or {}
     top = _int_option(options, "$top")
     skip = _int_option(options, "$skip")
@@ -73,7 +78,8 @@ def page_request(query: str, options: dict[str, Any] | None, has_limit: bool) ->
         raise QueryError(f"$top must be between 1 and {MAX_PAGE_SIZE}, got {top}", "InvalidOption")
     if skip is not None and skip < 0:
         raise QueryError(f"$skip must not be negative, got {skip}", "InvalidOption")
-    result_format = options.get("resultFormat") or "objectArray"
+    default = "objectArray" if not api_version or api_version >= OBJECT_ARRAY_SINCE else "table"
+    result_format = options.get("resultFormat") or default
     matched = [name for name in RESULT_FORMATS if name.lower() == str(result_format).lower()]
     if not matched:
         raise QueryError(f"unsupported resultFormat '{result_format}'", "InvalidOption")
@@ -98,12 +104,12 @@ def response_body(query: str, table: Table, request: PageRequest, pageable: bool
     }
     if more and pageable:
         body["$skipToken"] = encode_skip_token(query, request.offset + len(page), request.page_size)
-    body["data"] = _format(table, page, request.result_format)
+    body["data"] = formatted(table, page, request.result_format)
     body["facets"] = []
     return body
 
 
-def _format(table: Table, page: list[dict[str, Any]], result_format: str) -> Any:
+def formatted(table: Table, page: list[dict[str, Any]], result_format: str) -> Any:
     if result_format == "objectArray":
         return [{name: row.get(name) for name in table.columns} for row in page]
     columns = [

@@ -23,6 +23,7 @@ from .syntax import (
     Query,
     SortKey,
     Summarize,
+    Top,
     Where,
     expression_name,
 )
@@ -42,6 +43,9 @@ _WORD_COMPARISONS = frozenset(
 AGGREGATES = frozenset({"count"})
 # Parentheses and calls nest at most this deep (the service refuses pathological queries too).
 MAX_NESTING = 64
+# The tabular operators the subset parses (`operator`), by the names a query may start with.
+_OPERATORS = frozenset({"where", "filter", "extend", "project", "order", "sort", "limit", "take", "top", "summarize",
+                        "count", "join"})
 # Words that may follow a complete expression without being a binary operator.
 _FOLLOWING_KEYWORDS = frozenset({"and", "or", "asc", "desc", "nulls", "by"})
 
@@ -93,11 +97,16 @@ class _Parser:
         return query
 
     def tabular(self) -> Query:
-        """A table and its operators: the whole query, or a join's right side."""
-        table = self.expect(Kind.IDENT).text
-        if table.lower() not in TABLES:
-            raise QueryError(f"unsupported table '{table}' (only Resources, HealthResources)", "UnsupportedTable")
+        """A table and its operators: the whole query, or a join's right side. A query may start with an
+        operator: Resource Graph then reads `Resources` (`project id, location | limit 10`)."""
         operators: list[Operator] = []
+        if self.at(Kind.IDENT) and self.current.text.lower() in _OPERATORS and self.current.text.lower() not in TABLES:
+            table = "Resources"
+            operators.append(self.operator())
+        else:
+            table = self.expect(Kind.IDENT).text
+            if table.lower() not in TABLES:
+                raise QueryError(f"unsupported table '{table}' (only Resources, HealthResources)", "UnsupportedTable")
         while self.at(Kind.PIPE):
             self.advance()
             operators.append(self.operator())
@@ -153,10 +162,11 @@ class _Parser:
             self.expect(Kind.IDENT, "by")
             return OrderBy(self.sort_keys())
         if name in ("limit", "take"):
-            count = self.expect(Kind.NUMBER).text
-            if not count.isdigit():
-                raise QueryError(f"'{name}' needs a whole number, got {count}")
-            return Limit(int(count))
+            return Limit(self.whole_number(name))
+        if name == "top":  # `top N by key [asc|desc]`: sorted, then the first N
+            count = self.whole_number(name)
+            self.expect(Kind.IDENT, "by")
+            return Top(count, self.sort_keys())
         if name == "summarize":
             return self.summarize()
         if name == "count":
@@ -164,6 +174,12 @@ class _Parser:
         if name == "join":
             return self.join()
         raise QueryError(f"unsupported operator '{name}'", "UnsupportedOperator")
+
+    def whole_number(self, operator: str) -> int:
+        count = self.expect(Kind.NUMBER).text
+        if not count.isdigit():
+            raise QueryError(f"'{operator}' needs a whole number, got {count}")
+        return int(count)
 
     def operator_name(self) -> str:
         """Operator names may contain dashes (`mv-expand`, `project-away`): join touching parts."""
@@ -214,9 +230,10 @@ class _Parser:
             for item in aggregates:
                 if not (isinstance(item.expr, Call) and item.expr.name in AGGREGATES):
                     raise QueryError("unsupported aggregation in summarize (only count())", "UnsupportedFunction")
-            # An unnamed count() is called `count` in Resource Graph's answers.
+            # An unnamed count() is called `count_` in Resource Graph's answers (KQL's name; Microsoft's
+            # `ResourcesComplexQuery` example sorts by it: `top 3 by count_`).
             aggregates = tuple(
-                NamedExpr("count", item.expr) if item.name.startswith("Column") else item for item in aggregates
+                NamedExpr("count_", item.expr) if item.name.startswith("Column") else item for item in aggregates
             )
         by: tuple[NamedExpr, ...] = ()
         if self.at(Kind.IDENT, "by"):

@@ -23,6 +23,7 @@ from .syntax import (
     Query,
     SortKey,
     Summarize,
+    Top,
     Where,
 )
 from .values import sort_key, to_text
@@ -42,6 +43,11 @@ def run(query: Query, source: Source) -> Table:
     # The index has no inherent order; sorting by id keeps pages stable between requests.
     rows = sorted(source(query.table.lower()), key=lambda row: to_text(row.get("id")).lower())
     table = Table(list(RESOURCE_COLUMNS), [{name: row.get(name) for name in RESOURCE_COLUMNS} for row in rows])
+    return run_on(table, query, source)
+
+
+def run_on(table: Table, query: Query, source: Source) -> Table:
+    """`query`'s operators over `table` (its own table name ignored): a query's rows, or a facet's."""
     for operator in query.operators:
         table = _join(operator, table, run(operator.right, source)) if isinstance(operator, Join) \
             else _apply(operator, table)
@@ -104,6 +110,9 @@ def _apply(operator: Operator, table: Table) -> Table:
         return _order(operator.keys, table)
     if isinstance(operator, Limit):
         return Table(table.columns, table.rows[: operator.count])
+    if isinstance(operator, Top):
+        ordered = _order(operator.keys, table)
+        return Table(ordered.columns, ordered.rows[: operator.count])
     if isinstance(operator, Summarize):
         return _summarize(operator, table)
     if isinstance(operator, CountRows):

@@ -98,6 +98,12 @@ class Limit:
 
 
 @dataclass(frozen=True)
+class Top:
+    count: int
+    keys: tuple[SortKey, ...]
+
+
+@dataclass(frozen=True)
 class Summarize:
     aggregates: tuple[NamedExpr, ...]  # each expr is a Call to an aggregation function
     by: tuple[NamedExpr, ...]
@@ -118,7 +124,7 @@ class Join:
     keys: tuple[tuple[str, str], ...]  # (left column, right column)
 
 
-Operator: TypeAlias = Where | Extend | Project | OrderBy | Limit | Summarize | CountRows | Join
+Operator: TypeAlias = Where | Extend | Project | OrderBy | Limit | Top | Summarize | CountRows | Join
 
 
 @dataclass(frozen=True)
@@ -129,7 +135,7 @@ class Query:
     @property
     def has_limit(self) -> bool:
         """Resource Graph disables paging ($skip, $skipToken) for queries that limit/take."""
-        return any(isinstance(op, Limit) for op in self.operators)
+        return any(isinstance(op, (Limit, Top)) for op in self.operators)
 
 
 def expression_name(expr: Expr) -> str | None:

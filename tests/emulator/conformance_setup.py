@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 from typing import Any
@@ -93,13 +94,24 @@ def references(handle: EmulatorHandle, body: Any) -> None:
             refs = ipc_props.get(field) or []
             for one in refs if isinstance(refs, list) else [refs]:
                 network_resource(handle, one["id"])
+    for frontend in props.get("frontendIPConfigurations", []):  # a load balancer's
+        frontend_props = frontend.get("properties") or {}
+        if (frontend_props.get("subnet") or {}).get("id"):
+            subnet(handle, frontend_props["subnet"]["id"])
+        if (frontend_props.get("publicIPAddress") or {}).get("id"):
+            network_resource(handle, frontend_props["publicIPAddress"]["id"])
     if (props.get("networkSecurityGroup") or {}).get("id"):
         network_resource(handle, props["networkSecurityGroup"]["id"])
     for ref in (props.get("networkProfile") or {}).get("networkInterfaces", []):
         nic(handle, ref["id"])
-    for entry in (props.get("storageProfile") or {}).get("dataDisks", []):
+    storage = props.get("storageProfile") or {}
+    for entry in storage.get("dataDisks", []):
         if entry.get("createOption", "").lower() == "attach":
             disk(handle, entry["managedDisk"]["id"], entry.get("diskSizeGB", 10))
+    for entry in [storage.get("osDisk") or {}, *storage.get("dataDisks", [])]:
+        encryption_set = ((entry.get("managedDisk") or {}).get("diskEncryptionSet") or {}).get("id")
+        if encryption_set:
+            handle.add_reference(encryption_set)
     # The Compute resources a VM may name and the emulator checks exist (emulator/compute_references.py).
     for key in ("proximityPlacementGroup", "availabilitySet"):
         ref = (props.get(key) or {}).get("id")
@@ -108,6 +120,20 @@ def references(handle: EmulatorHandle, body: Any) -> None:
     group_ref = ((props.get("capacityReservation") or {}).get("capacityReservationGroup") or {}).get("id")
     if group_ref:
         handle.add_reference(group_ref)
+    for encryption_set in ((props.get("encryption") or {}).get("diskEncryptionSetId"),
+                           (props.get("securityProfile") or {}).get("secureVMDiskEncryptionSetId")):
+        if encryption_set:  # a disk's
+            handle.add_reference(encryption_set)
+    image = (props.get("storageProfile") or {}).get("imageReference") or {}
+    for key in ("id", "sharedGalleryImageId", "communityGalleryImageId"):
+        if image.get(key):  # a custom or gallery image the VM is made from
+            handle.add_to_catalog("image", image[key])
+    identity = (body.get("identity") or {}) if isinstance(body, dict) else {}
+    for identity_id in identity.get("userAssignedIdentities") or {}:
+        handle.add_to_catalog("identity", identity_id)  # a user-assigned identity the resource is given
+    plan = body.get("plan") if isinstance(body, dict) else None
+    if plan and {"publisher", "product", "name"} <= set(plan):  # a marketplace image's terms, accepted
+        handle.add_to_catalog("agreement", {**{k: plan[k] for k in ("publisher", "product", "name")}, "accepted": True})
 
 
 def minimal_vm(handle: EmulatorHandle, vm_id: str, extra_data_disk: str | None = None) -> None:
@@ -125,18 +151,45 @@ def minimal_vm(handle: EmulatorHandle, vm_id: str, extra_data_disk: str | None =
                            "osDisk": {"createOption": "FromImage"}, "dataDisks": data_disks},
         "osProfile": {"computerName": "vm", "adminUsername": "azmc"},
         "networkProfile": {"networkInterfaces": [{"id": nic_id, "properties": {"deleteOption": "Delete"}}]},
+        "diagnosticsProfile": {"bootDiagnostics": {"enabled": True,
+                                                   "storageUri": "https://azmcdiag.blob.core.windows.net/"}},
     }})
 
 
 def like_example(handle: EmulatorHandle, path: str, body: dict[str, Any]) -> None:
-    """PUT the example's own response body, then recreate the attachments it shows."""
+    """PUT the example's own response body (as it was before the request: no data disk marked to detach), then
+    recreate the attachments it shows."""
+    body = copy.deepcopy(body)
+    for entry in ((body.get("properties") or {}).get("storageProfile") or {}).get("dataDisks") or []:
+        entry.pop("toBeDetached", None)
+        entry.pop("detachOption", None)
     references(handle, body)
     call(handle, "PUT", path, body)
     attached_vm = (body.get("properties") or {}).get("virtualMachine", {}).get("id")
     if attached_vm:  # a NIC shown attached to a VM
         minimal_vm_with_nic(handle, attached_vm, path)
+    for extension in body.get("resources") or []:  # a VM shown with its extensions
+        call(handle, "PUT", f"{path}/extensions/{extension['name']}", extension)
     if body.get("managedBy") and "/disks/" in path:  # a disk shown attached to a VM
         minimal_vm(handle, body["managedBy"], extra_data_disk=path)
+    holder = ((body.get("properties") or {}).get("ipConfiguration") or {}).get("id", "")
+    if "/publicIPAddresses/" in path and "/networkInterfaces/" in holder:  # a public IP shown on a NIC
+        nic_id, _, ipc_name = holder.partition("/ipConfigurations/")
+        group(handle, nic_id.split("/")[4])
+        call(handle, "PUT", nic_id, {"location": LOCATION, "properties": {"ipConfigurations": [{
+            "name": ipc_name, "properties": {"subnet": {"id": handle.subnet_id}, "publicIPAddress": {"id": path}}}]}})
+    if "/publicIPAddresses/" in path and "/loadBalancers/" in holder:  # ... or on a load balancer frontend
+        lb_id, _, frontend = holder.partition("/frontendIPConfigurations/")
+        group(handle, lb_id.split("/")[4])
+        call(handle, "PUT", lb_id, {"location": LOCATION, "properties": {"frontendIPConfigurations": [{
+            "name": frontend, "properties": {"publicIPAddress": {"id": path}}}]}})
+    for subnet_body in (body.get("properties") or {}).get("subnets") or []:  # load balancers in a vnet's subnets
+        for ipc in (subnet_body.get("properties") or {}).get("ipConfigurations") or []:
+            lb_id, _, frontend = ipc["id"].partition("/frontendIPConfigurations/")
+            if frontend:
+                group(handle, lb_id.split("/")[4])
+                call(handle, "PUT", lb_id, {"location": LOCATION, "properties": {"frontendIPConfigurations": [{
+                    "name": frontend, "properties": {"subnet": {"id": f"{path}/subnets/{subnet_body['name']}"}}}]}})
 
 
 def minimal_vm_with_nic(handle: EmulatorHandle, vm_id: str, nic_id: str) -> None:
@@ -145,3 +198,94 @@ def minimal_vm_with_nic(handle: EmulatorHandle, vm_id: str, nic_id: str) -> None
         "storageProfile": {"osDisk": {"createOption": "FromImage"}},
         "networkProfile": {"networkInterfaces": [{"id": nic_id}]},
     }})
+
+
+_TYPE = re.compile(r"/providers/(Microsoft\.\w+)/(\w+)/([^/]+)", re.IGNORECASE)
+
+
+def prepare(handle: EmulatorHandle, before: str, example: dict[str, Any], path: str) -> None:
+    """Make the state an example's request assumes (see conformance_catalog.Operation.before)."""
+    params = example["parameters"]
+    if "resourceGroupName" in params:
+        group(handle, params["resourceGroupName"])
+    for body in [value for value in params.values() if isinstance(value, dict)]:
+        references(handle, body)
+    if before == "references":
+        if "/extensions/" in path:
+            minimal_vm(handle, path.split("/extensions/")[0])
+        if "/subnets/" in path:
+            subnet(handle, path.rsplit("/subnets/", 1)[0] + "/subnets/default")
+    elif before == "resource":
+        if "/subnets/" in path:
+            subnet(handle, path)
+        if "/extensions/" in path:
+            minimal_vm(handle, path.split("/extensions/")[0])
+        like_example(handle, path, example["responses"]["200"]["body"])
+    elif before == "list" and path.endswith("/extensions"):  # a VM's extensions, on the VM the request names
+        minimal_vm(handle, path.rsplit("/extensions", 1)[0])
+        for item in example["responses"]["200"]["body"].get("value", []):
+            call(handle, "PUT", f"{path}/{item['name']}", item)
+    elif before == "list":
+        for item in example["responses"]["200"]["body"]["value"]:
+            group(handle, item["id"].split("/")[4])
+            if "/subnets/" in item["id"]:
+                subnet(handle, item["id"])
+            if item.get("properties"):
+                like_example(handle, item["id"], item)
+            else:  # an item that shows nothing but its id
+                minimal(handle, item["id"])
+    elif before == "minimal":
+        minimal(handle, path)
+    elif before == "extended_vm":  # a VM with the extensions its instance view shows
+        vm_id = path.rsplit("/", 1)[0]
+        minimal_vm(handle, vm_id)
+        for shown in example["responses"]["200"]["body"].get("extensions", []):
+            vm_extension(handle, f"{vm_id}/extensions/{shown['name']}", shown["type"], shown["typeHandlerVersion"])
+    elif before == "premium_disk":  # 128 GB: performance tier P10
+        call(handle, "PUT", path, {"location": LOCATION, "sku": {"name": "Premium_LRS"}, "properties": {
+            "creationData": {"createOption": "Empty"}, "diskSizeGB": 128}})
+    elif before == "graph":
+        for i in range(5):
+            minimal_vm(handle, f"/subscriptions/{handle.subscription_id}/resourceGroups/graph/providers/"
+                                f"Microsoft.Compute/virtualMachines/test-vm{i}")
+
+
+def minimal(handle: EmulatorHandle, path: str) -> None:
+    """A resource of the type `path` addresses (an action's resource for a POST), with what it needs."""
+    vm_id, _, extension = path.partition("/extensions/")
+    if extension:  # a VM extension: on its VM
+        minimal_vm(handle, vm_id)
+        return vm_extension(handle, path, "Microsoft.Azure.Extensions.CustomScript", "2.1")
+    found = _TYPE.search(path)
+    if found is None:
+        return group(handle, path.split("/")[4])
+    resource_id = path[:found.end()]
+    kind = found.group(2).lower()
+    if kind == "virtualmachines":
+        minimal_vm(handle, resource_id)
+    elif kind == "disks":
+        disk(handle, resource_id)
+    elif kind == "networkinterfaces":
+        nic(handle, resource_id)
+    elif kind == "virtualnetworks" and "/subnets/" in path:
+        subnet(handle, path)
+    elif kind == "virtualnetworks":
+        subnet(handle, resource_id + "/subnets/default")
+    else:
+        network_resource(handle, resource_id)
+
+
+def unavailable_vm(handle: EmulatorHandle) -> str:
+    """A VM whose Resource Health says Unavailable, platform initiated; its id."""
+    vm_id = f"/subscriptions/{handle.subscription_id}/resourceGroups/health/providers/Microsoft.Compute/" \
+            "virtualMachines/sick"
+    minimal_vm(handle, vm_id)
+    handle.force_resource_health(["sick"], "Unavailable")
+    return vm_id
+
+
+def vm_extension(handle: EmulatorHandle, extension_id: str, kind: str, version: str) -> None:
+    """An extension of `kind` ("<publisher>.<type>") installed on its VM."""
+    publisher, _, extension_type = kind.rpartition(".")
+    call(handle, "PUT", extension_id, {"location": LOCATION, "properties": {
+        "publisher": publisher, "type": extension_type, "typeHandlerVersion": version}})

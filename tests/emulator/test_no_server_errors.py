@@ -34,7 +34,8 @@ MALFORMED: list[bytes] = [
 ]
 _VALUES = {"sub": "00000000-0000-0000-0000-000000000000", "rg": RG, "name": "fuzz1", "vnet": "azmc-vnet",
            "location": "westeurope", "namespace": "Microsoft.Compute", "id": "00000000-0000-0000-0000-000000000009",
-           "offer_type": "virtualmachine", "publisher": "fuzz-publisher", "offer": "fuzz-offer", "plan": "fuzz-plan"}
+           "offer_type": "virtualmachine", "publisher": "fuzz-publisher", "offer": "fuzz-offer", "plan": "fuzz-plan",
+           "extension": "fuzz-extension"}
 CONTROL_WRITES = ["/_emulator/faults", "/_emulator/settings", "/_emulator/evict", "/_emulator/catalog"]
 
 

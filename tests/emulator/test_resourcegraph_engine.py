@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from emulator.resourcegraph import QueryError, execute
+from tests.emulator.conformance_catalog import MISSES
 
 SUBSCRIPTION = "00000000-0000-0000-0000-000000000000"
 TENANT = "11111111-1111-1111-1111-111111111111"
@@ -305,10 +306,10 @@ def test_limit_and_take_cut_the_result_and_total_records() -> None:
 def test_summarize_count_by_type() -> None:
     body = execute("Resources | summarize count() by type", fleet(), None)
     assert body["data"] == [
-        {"type": "microsoft.compute/disks", "count": 4},
-        {"type": "microsoft.compute/virtualmachines", "count": 3},
-        {"type": "microsoft.network/networkinterfaces", "count": 2},
-        {"type": "microsoft.network/virtualnetworks", "count": 1},
+        {"type": "microsoft.compute/disks", "count_": 4},
+        {"type": "microsoft.compute/virtualmachines", "count_": 3},
+        {"type": "microsoft.network/networkinterfaces", "count_": 2},
+        {"type": "microsoft.network/virtualnetworks", "count_": 1},
     ]
     assert body["totalRecords"] == 4
 
@@ -322,7 +323,7 @@ def test_summarize_named_count_group_by_expression_and_count_operator() -> None:
         {"location": "northeurope"}, {"location": "westeurope"},
     ]  # fmt: skip
     assert execute("Resources | where name has 'vm10' | count", fleet(), None)["data"] == [{"Count": 5}]
-    assert execute("Resources | where name == 'none' | summarize count()", fleet(), None)["data"] == [{"count": 0}]
+    assert execute("Resources | where name == 'none' | summarize count()", fleet(), None)["data"] == [{"count_": 0}]
 
 
 # ---- paging --------------------------------------------------------------------------------------
@@ -573,4 +574,5 @@ def test_rest_examples_answer_with_the_example_keys(example: str) -> None:
 
     assert set(body) == set(expected)
     assert body["count"] == len(body["data"]) > 0
-    assert set(body["data"][0]) == set(expected["data"][0])
+    if f"resourcegraph/{example}" not in MISSES:  # else it names a column otherwise, on purpose (MISSES says why)
+        assert set(body["data"][0]) == set(expected["data"][0])

@@ -79,7 +79,7 @@ def test_bag_keys_finds_every_owned_resource_and_counts_per_machine(
         "Resources | extend tagKeys = bag_keys(tags) | where tagKeys has 'azmc-machine'"
         " | summarize count() by machine = tostring(tags['azmc-machine'])"
     )
-    assert ask(clients, emulator, text).data == [{"machine": "vm1", "count": 2}, {"machine": "vm10", "count": 2}]
+    assert ask(clients, emulator, text).data == [{"machine": "vm1", "count_": 2}, {"machine": "vm10", "count_": 2}]
     untagged = "Resources | extend tagKeys = bag_keys(tags) | where not(tagKeys has 'azmc-machine') | project id, name"
     assert "azmc-vnet" in names(ask(clients, emulator, untagged))
 

@@ -16,6 +16,7 @@ from emulator.compute_references import (
 )
 from tests.emulator.builders import RG, vm_body
 from tests.emulator.steps import make_nic
+from tests.support.arm_http import arm
 from tests.support.emulator import EmulatorHandle
 from tests.support.sdk import SyncClients
 
@@ -153,3 +154,37 @@ def test_an_ephemeral_os_disk_that_fits_the_resource_disk_is_accepted(emulator: 
                                                                        clients: SyncClients) -> None:
     vm = _ephemeral(_body(clients, emulator, "tmp", vm_size="Standard_D2ds_v5"), "ResourceDisk", 64)
     assert _create(clients, emulator, "tmp", vm).storage_profile.os_disk.diff_disk_settings.placement == "ResourceDisk"
+
+
+@pytest.mark.parametrize("placement, zone", [
+    (cm.Placement(zone_placement_policy="Any"), "1"),
+    (cm.Placement(zone_placement_policy="Any", include_zones=["3", "2"]), "2"),
+    (cm.Placement(zone_placement_policy="Any", exclude_zones=["1"]), "2"),
+])
+def test_automatic_zone_placement_puts_the_vm_in_an_allowed_zone(emulator: EmulatorHandle, clients: SyncClients,
+                                                                 placement: cm.Placement, zone: str) -> None:
+    vm = _body(clients, emulator, "anywhere")
+    vm.placement = placement
+    created = _create(clients, emulator, "anywhere", vm)
+    assert created.zones == [zone] and created.placement.zone_placement_policy == "Any"
+    _create(clients, emulator, "anywhere", vm)  # the same PUT again, still without zones
+    assert clients.compute.virtual_machines.get(RG, "anywhere").zones == [zone]  # the zone picked stays
+
+
+def test_automatic_zone_placement_that_allows_no_zone_is_refused(emulator: EmulatorHandle,
+                                                                 clients: SyncClients) -> None:
+    vm = _body(clients, emulator, "nowhere")
+    vm.placement = cm.Placement(zone_placement_policy="Any", include_zones=["1"], exclude_zones=["1"])
+    error = _refused(clients, "nowhere", vm)
+    assert error.status_code == 400 and error.error.code == "InvalidParameter"
+
+
+
+def test_flexible_sizing_without_a_size_gets_one(emulator: EmulatorHandle, clients: SyncClients) -> None:
+    body = _body(clients, emulator, "flexible").as_dict()
+    body["properties"]["hardwareProfile"] = {"flexProfile": {"enabled": True}}
+    path = f"/subscriptions/{emulator.subscription_id}/resourceGroups/{RG}/providers/Microsoft.Compute/virtualMachines"
+    answer = arm(emulator, "PUT", f"{path}/flexible", body, api_version="2026-04-01")
+    assert answer.status == 201
+    assert answer.body["properties"]["hardwareProfile"] == {"vmSize": "Standard_D2s_v5",
+                                                            "flexProfile": {"enabled": True}}

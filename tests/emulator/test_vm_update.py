@@ -111,3 +111,16 @@ def test_nic_update_tags_replaces_the_tags(emulator: EmulatorHandle, clients: Sy
     assert clients.network.network_interfaces.get(RG, "t-nic").tags == {"new": "2"}
     with pytest.raises(ResourceNotFoundError):
         clients.network.network_interfaces.update_tags(RG, "no-nic", nm.TagsObject(tags={}))
+
+
+def test_a_disk_marked_to_detach_is_listed_until_the_update_ends(emulator: EmulatorHandle,
+                                                                  clients: SyncClients) -> None:
+    make_vm(clients, emulator, "leaving", data_disks=1)
+    update = cm.VirtualMachineUpdate(storage_profile=cm.StorageProfile(data_disks=[
+        cm.DataDisk(lun=0, create_option="Attach", to_be_detached=True, detach_option="ForceDetach")]))
+    poller = clients.compute.virtual_machines.begin_update(RG, "leaving", update)
+    answered = poller.polling_method()._initial_response.http_response.json()  # the PATCH's own answer
+    shown = answered["properties"]["storageProfile"]["dataDisks"]
+    assert [(d["lun"], d["toBeDetached"], d["detachOption"]) for d in shown] == [(0, True, "ForceDetach")]
+    assert clients.compute.disks.get(RG, "leaving-0-data-disk").disk_state == "Unattached"
+    assert poller.result().storage_profile.data_disks == []
