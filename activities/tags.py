@@ -187,11 +187,18 @@ async def tag_vm_disks(clients: AzureClients, spec: MachineSpec, inventory: Inve
     if not todo:
         return seen
     log_start(spec.name, "tagging disks %s", ", ".join(todo))
-    # Only a data disk's uniqueId is worth the GET after its PATCH (the status shows it); the OS disk's is not.
-    patches = [_patch(clients, spec, name, tags, final_get=name.lower() in data) for name, tags in todo.items()]
-    for disk in await all_patched(patches):
-        if disk is not None and disk.name and disk.unique_id:
-            seen[disk.name] = disk.unique_id
+    # A data disk's uniqueId (the status shows it) comes in the PATCH's own answer (Azure's 202 carries the disk);
+    # only an answer without it is followed by a GET.
+    patches = [_patch(clients, spec, name, tags, final_get=False) for name, tags in todo.items()]
+    for name, disk in zip(todo, await all_patched(patches), strict=True):
+        if disk is not None and disk.unique_id:
+            seen[name] = disk.unique_id
+    missing = [name for name in todo if name.lower() in data and name not in seen]
+    if missing:
+        async with classified(f"read disks of {spec.name}"):
+            read = await asyncio.gather(*(get_or_none(clients.compute.disks.get(spec.resource_group, name))
+                                          for name in missing))
+        seen |= {name: disk.unique_id for name, disk in zip(missing, read, strict=True) if disk and disk.unique_id}
     return seen
 
 
