@@ -19,13 +19,15 @@ _NIC = re.compile(r"^/subscriptions/[^/]+/resourceGroups/([^/]+)/providers/Micro
 # Examples name referenced resources with placeholders ("/networkInterfaces/{existing-nic-name}"),
 # which no real name could be: the braces go.
 _PLACEHOLDER = re.compile(r"/\{([A-Za-z0-9_-]+)\}")
+# ... and values too ("publisher": "{image_publisher}"), which Azure's name rules refuse as well.
+_PLACEHOLDER_VALUE = re.compile(r'"\{([A-Za-z0-9_-]+)\}"')
 LOCATION = "westus"
 
 
 def localize(handle: EmulatorHandle, value: Any) -> Any:
     """Point every subscription in the example at the emulator's subscription; placeholder names made real."""
     text = _SUBSCRIPTION.sub(f"/subscriptions/{handle.subscription_id}", json.dumps(value))
-    return json.loads(_PLACEHOLDER.sub(r"/\1", text))
+    return json.loads(_PLACEHOLDER_VALUE.sub(r'"\1"', _PLACEHOLDER.sub(r"/\1", text)))
 
 
 def call(handle: EmulatorHandle, method: str, path: str, body: Any = None, query: str = "") -> ArmAnswer:
