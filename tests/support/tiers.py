@@ -24,7 +24,7 @@ TIERS = {
 
 # By folder under tests/.
 FOLDERS = {
-    "models": FAST, "emulator": FAST, "activities": FAST, "codec": FAST, "cli": FAST, "bench": FAST,
+    "models": FAST, "emulator": FAST, "activities": FAST, "codec": FAST, "cli": FAST, "bench": FAST, "deploy": FAST,
     "workflows": WORKFLOW, "workers": WORKFLOW,
     "e2e": E2E,
 }
