@@ -8,7 +8,7 @@ from bench import scale_out
 
 
 async def test_the_rate_is_measured_with_one_then_two_workers(tmp_path: Path) -> None:
-    rate = await scale_out.rate_stage(tmp_path, workers=2, batch=5)
+    rate = await scale_out.rate_stage(tmp_path, workers=2, batch=5, rounds=1)
     assert [batch["workers"] for batch in rate["batches"]] == [1, 2]
     assert set(rate["batches"][1]["cpu"]) == {"server", "emulator", "worker 1", "worker 2"}
     metrics = [entry["metric"] for entry in scale_out.rate_rows(rate)]

@@ -32,7 +32,7 @@ from workers.deployment import worker_version
 from workers.settings import Settings, load_settings
 
 K8S_NAMESPACE = "azmc"  # any: the controller names the Temporal deployment after it
-BUILD_ID = "azmc-0.3.0-5f2c81d9"  # what the controller derives from the image and the pod template's hash
+BUILD_ID = "0.3.0-7b9c5d6f4f"  # what the controller derives: the image's tag and a hash of the pod template
 ALL = documents()
 CONFIG_MAPS = {doc["metadata"]["name"]: doc["data"] for _, doc in ALL if doc["kind"] == "ConfigMap"}
 
