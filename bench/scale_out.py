@@ -24,17 +24,21 @@ import argparse
 import asyncio
 import json
 import os
+import re
 import signal
 import tempfile
 import time
+import urllib.request
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench.fleet_churn import Emulator, scaled_budgets, task_failures
+from bench.fleet_churn import Emulator, scaled_budgets
 from bench.fleet_churn import worker_env as paced_env
+from bench.fleet_limits import azmc_rates, binding, budgets_spent
+from bench.histories import task_failures_by_cause
 from bench.lifecycle import bench_spec, bounded, count, lifecycle_run, machine_ids, machine_starter
 from bench.pool_rollout import pool_spec, settled, until
 from bench.results_file import RESULTS_DIR, row, write_results
@@ -145,7 +149,7 @@ class Fleet:
     speed: float
     workers: list[Child] = field(default_factory=list)
     metrics_ports: list[int] = field(default_factory=list)
-    failures_of_killed: int = 0
+    failures_of_killed: Counter[str] = field(default_factory=Counter)
     peak_rss: list[float] = field(default_factory=list)
 
     def start_worker(self, index: int) -> Path:
@@ -166,7 +170,7 @@ class Fleet:
 
     async def kill_and_restart(self, index: int) -> None:
         """SIGKILL one worker (no graceful shutdown: its activities and sticky cache are lost), start it again."""
-        self.failures_of_killed += task_failures(self.metrics_ports[index])
+        self.failures_of_killed += failed_tasks(self.metrics_ports[index])
         process = self.workers[index].process
         assert process is not None
         log(f"  SIGKILL worker {index + 1} (pid {process.pid}); starting it again in {RESTART_AFTER_S:.0f} s")
@@ -176,8 +180,23 @@ class Fleet:
         await asyncio.sleep(RESTART_AFTER_S)
         await self.started(self.start_worker(index))
 
-    def task_failures(self) -> int:
-        return self.failures_of_killed + sum(task_failures(port) for port in self.metrics_ports)
+    def task_failures(self) -> Counter[str]:
+        """Every worker's failed workflow tasks by the SDK's labels (the killed worker's counted before the kill)."""
+        return sum((failed_tasks(port) for port in self.metrics_ports), self.failures_of_killed.copy())
+
+
+def failed_tasks(metrics_port: int) -> Counter[str]:
+    """The SDK's count of failed workflow tasks on one worker, by its labels (workflow type, failure reason)."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics", timeout=10) as response:
+        lines = response.read().decode().splitlines()
+    found: Counter[str] = Counter()
+    for line in lines:
+        if line.startswith("temporal_workflow_task_execution_failed"):
+            labels, _, value = line.rpartition(" ")
+            kept = [label for label in re.findall(r'(\w+="[^"]*")', labels) if label.startswith(("workflow_type",
+                                                                                              "failure_reason"))]
+            found[",".join(kept)] += int(float(value))
+    return +found
 
 
 def says_started(log_path: Path) -> bool:
@@ -234,6 +253,10 @@ async def run_fleet(fleet: Fleet, machines: int, check_s: int, max_surge: int, h
     await creating
     await wait_for("Running", lambda: count(client, running_query), machines, timeout_s)
     timings["up"] = time.monotonic() - began
+    # The busiest budget's time for the requests the creations made, at azmc's paces: the 429s below mean something
+    # only if the workers ran at the budgets, which a time close to this limit shows.
+    up_requests = Counter(fleet.emulator.requests()["by_operation"]) - Counter(requests_before["by_operation"])
+    budget, limit_s = binding(budgets_spent(up_requests), azmc_rates(fleet.speed))
     await until(client, pool_id, settled(pool_size, first.revision), "pool up", timeout_s=3600, poll_s=5.0)
 
     log(f"fleet: holding {hold_s:.0f} s while every machine checks its VM")
@@ -263,15 +286,19 @@ async def run_fleet(fleet: Fleet, machines: int, check_s: int, max_surge: int, h
     left = [r for r in fleet.emulator.call("GET", "/_emulator/resources") if r["type"].split("/")[-1] in MACHINE_TYPES
             and r["name"].startswith("fleet")]  # fmt: skip
     after = fleet.emulator.requests()
+    in_histories = await task_failures_by_cause(client, "")  # every workflow of the stage: machines, pool, memory
     throttled = Counter(after["throttled_by_operation"]) - Counter(requests_before["throttled_by_operation"])
     latencies.sort()
     return {"machines": machines, "singles": len(singles), "pool": pool_size, "max_surge": max_surge,
             "workers": len(fleet.workers),
             "speed": fleet.speed, "check_s": check_s, "hold_s": hold_s, "vm_reads_in_hold": vm_reads,
-            "timings": timings, "answered": len(ids) - unanswered, "asked": len(ids), "query_s": query_s,
+            "timings": timings, "up_budget": budget, "up_limit_s": limit_s,
+            "answered": len(ids) - unanswered, "asked": len(ids), "query_s": query_s,
             "p99_ms": 1000 * latencies[int(0.99 * (len(latencies) - 1))] if latencies else 0.0,
             "throttled": sum(throttled.values()), "throttled_by_operation": dict(throttled),
-            "task_failures": fleet.task_failures(), "peak_rss_mib": fleet.peak_rss, "left": len(left),
+            "task_failures": sum(fleet.task_failures().values()), "task_failure_labels": dict(fleet.task_failures()),
+            "task_failures_in_histories": dict(in_histories),
+            "peak_rss_mib": fleet.peak_rss, "left": len(left),
             "open_after": await count(client, OPEN)}
 
 
@@ -320,7 +347,8 @@ def fleet_rows(fleet: dict[str, Any]) -> list[dict[str, Any]]:
     rss = ", ".join(f"{mib:.0f}" for mib in fleet["peak_rss_mib"])
     return [
         row(f"fleet {n:,} up, a worker SIGKILLed mid-run", round(t["up"]), "s", None, None,
-            f"{setup}; the worker killed once half were Running, back {RESTART_AFTER_S:.0f} s later"),
+            f"{setup}; the worker killed once half were Running, back {RESTART_AFTER_S:.0f} s later; its requests "
+            f"take {fleet['up_limit_s']:.0f} s at azmc's paces ({fleet['up_budget']})"),
         row(f"fleet {n:,}: machines not answering `status`", fleet["asked"] - fleet["answered"], "machines", "0", None,
             f"all {fleet['asked']:,} open asked, 100 at a time, in {fleet['query_s']:.1f} s; "
             f"p99 {fleet['p99_ms']:.0f} ms"),
@@ -333,7 +361,9 @@ def fleet_rows(fleet: dict[str, Any]) -> list[dict[str, Any]]:
             "Azure's budgets held across the workers: the server paces the writes' queues, each worker sends its share "
             f"of ARM's; {fleet['throttled_by_operation'] or 'none'}"),
         row(f"fleet {n:,}: workflow task failures", fleet["task_failures"], "failures", "0", None,
-            "every worker's SDK metrics, the killed one's read before the kill"),
+            "every worker's SDK metrics, the killed one's read before the kill: "
+            f"{fleet.get('task_failure_labels') or 'none'}; recorded in the histories: "
+            f"{fleet.get('task_failures_in_histories') or 'none'}"),
         row(f"fleet {n:,}: left after delete", fleet["open_after"] + fleet["left"], "items", "0", None,
             f"{fleet['open_after']} machine workflows open, {fleet['left']} VMs, NICs or disks in Azure"),
         row(f"fleet {n:,}: worker peak RSS", round(max(fleet["peak_rss_mib"])), "MiB", None, None,

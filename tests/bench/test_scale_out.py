@@ -19,7 +19,10 @@ async def test_a_fleet_shared_by_two_workers_survives_a_kill_and_leaves_nothing(
     fleet = await scale_out.fleet_stage(tmp_path, machines=10, workers=2, speed=20, check_s=30, max_surge=1, hold_s=1)
     assert (fleet["singles"], fleet["pool"], fleet["workers"]) == (9, 1, 2)
     assert fleet["answered"] == fleet["asked"] == 10  # every machine answered `status`, the killed worker's too
-    assert fleet["throttled"] == 0 and fleet["task_failures"] == 0
+    assert fleet["throttled"] == 0
+    # A workflow task the server recorded as failed (its code, or its determinism, broke); the SDK's own counter is
+    # reported beside it, but also counts completions the server no longer took on a busy machine.
+    assert fleet["task_failures_in_histories"] == {}
     assert fleet["open_after"] == fleet["left"] == 0
     assert len(fleet["peak_rss_mib"]) == 2
     assert {entry["metric"].split(": ")[-1] for entry in scale_out.fleet_rows(fleet)} >= {
