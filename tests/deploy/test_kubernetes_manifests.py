@@ -161,7 +161,7 @@ def test_a_release_is_a_deployment_of_its_own() -> None:
 
 def test_both_variants_run_the_same_pod() -> None:
     """Apart from how each reaches Temporal and names its version, the two variants must not drift apart."""
-    def comparable(pod: dict[str, Any], variant: str) -> dict[str, Any]:
+    def comparable(pod: dict[str, Any]) -> dict[str, Any]:
         pod = copy.deepcopy(pod)
         container = pod["spec"]["containers"][0]
         container["env"] = [entry for entry in container["env"] if not entry["name"].startswith(("AZMC_TEMPORAL",
@@ -172,7 +172,7 @@ def test_both_variants_run_the_same_pod() -> None:
                                      if not key.startswith(("temporal.io/", "app.kubernetes.io/version"))}
         return pod
 
-    variants = {variant: comparable(pod, variant) for variant, pod in pods().items()}
+    variants = {variant: comparable(pod) for variant, pod in pods().items()}
     assert variants["controller"] == variants["plain"]
 
 
