@@ -58,6 +58,7 @@ bench: $(STAMP)
 	$(BIN)/python -m bench.lifecycle
 	$(BIN)/python -m bench.visibility_cost
 	$(BIN)/python -m bench.pool_rollout
+	$(BIN)/python -m bench.status_latency
 	$(BIN)/python -m bench.fleet_churn
 	$(BIN)/python -m bench.capacity_fallback
 	$(BIN)/python -m bench.upgrade_fleet

@@ -21,8 +21,10 @@ from azure.mgmt.resourcehealth.aio import ResourceHealthMgmtClient
 from activities.arm_pace import ArmPace, ArmPacePolicy
 from activities.audit import AuditPolicy
 from activities.config import AzureConfig
-from activities.lro import RetryAfterPolling
+from activities.lro import BoardPolling, RetryAfterPolling
 from activities.read_cache import ReadCache
+from activities.reading.group_listing import GroupListings
+from activities.reading.vm_statuses import VmStatusBoard, Watch
 from activities.request_count import RequestCounter, RequestCountingPolicy
 
 # The SDK's http logging already redacts headers outside its allow-list (Authorization included);
@@ -79,6 +81,16 @@ class AzureClients:
     _probe_session: aiohttp.ClientSession | None = field(default=None, init=False, repr=False)
     # Marketplace terms agreements (activities/marketplace_terms.py): only specs with accept_terms use it.
     marketplace: MarketplaceOrderingAgreements | None = None
+    # The shared status reads every VM operation of this worker waits on (activities/reading/vm_statuses.py).
+    statuses: VmStatusBoard | None = field(default=None, init=False, repr=False)
+    # ARM's lists of a resource group, shared by its machines that ask together (activities/reading/group_listing.py).
+    listings: GroupListings = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        def list_group(resource_group: str, name_filter: str | None) -> Any:
+            return self.resources.resources.list_by_resource_group(resource_group, filter=name_filter)
+
+        self.listings = GroupListings(list_group)
 
     def probe_session(self) -> aiohttp.ClientSession:
         if self._probe_session is None or self._probe_session.closed:
@@ -88,6 +100,14 @@ class AzureClients:
     def polling(self, *, final_get: bool = True) -> RetryAfterPolling:
         """The `polling=` of every begin_* call: Retry-After honoured from the first poll (activities/lro.py)."""
         return RetryAfterPolling(self.polling_interval_s, final_get=final_get)
+
+    def vm_polling(self, resource_group: str, name: str, watch: Watch, *, final_get: bool = False) -> BoardPolling:
+        """The `polling=` of a VM operation whose end the shared status reads see (`watch`), not its own polls."""
+        if self.statuses is None:
+            self.statuses = VmStatusBoard(lambda: self.compute.virtual_machines.list_all(status_only="true"))
+        vm_id = f"/subscriptions/{self.subscription_id}/resourceGroups/{resource_group}" \
+                f"/providers/Microsoft.Compute/virtualMachines/{name}"
+        return BoardPolling(self.polling_interval_s, self.statuses, vm_id, watch, final_get=final_get)
 
     async def close(self) -> None:
         await self.compute.close()

@@ -16,6 +16,7 @@ from activities.clients import AzureClients
 from activities.errors import error
 from activities.ownership import owner_of
 from activities.reading.vm import get_vm, vm_inventory
+from activities.reading.vm_statuses import until_updated
 from models.activity_io import DataDiskDeleteOptionInput
 from models.errors import ErrorType
 from models.inventory import Inventory
@@ -49,7 +50,7 @@ async def set_data_disk_delete_option(clients: AzureClients, inp: DataDiskDelete
     async with classified(f"set deleteOption {option} on the data disks of VM {name}"):
         resumed, updated = await resume_operation(
             name, lambda token: vms.begin_update(rg, name, cm.VirtualMachineUpdate(), continuation_token=token,
-                                                 polling=clients.polling(final_get=False)))
+                                                 polling=clients.vm_polling(rg, name, until_updated)))
     if resumed and updated is not None:
         return _confirmed(name, vm_inventory(updated), option)
     known = clients.read_cache.vm(rg, name)
@@ -83,7 +84,7 @@ async def _patch(clients: AzureClients, rg: str, name: str, vm: cm.VirtualMachin
     async with classified(f"set deleteOption {option} on the data disks of VM {name}"):
         try:
             poller = await clients.compute.virtual_machines.begin_update(
-                rg, name, update, polling=clients.polling(final_get=False), **condition)
+                rg, name, update, polling=clients.vm_polling(rg, name, until_updated), **condition)
         except ResourceModifiedError as exc:
             if exc.status_code != HTTPStatus.PRECONDITION_FAILED:
                 raise

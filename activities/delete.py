@@ -11,6 +11,7 @@ from activities.clients import AzureClients
 from activities.force_delete import force_deletion, refuses_force
 from activities.ownership import Owner, owner_of
 from activities.read_cache import TRUST_S
+from activities.reading.vm_statuses import until_deleted
 from models.activity_io import DeleteResourceInput, DeleteVmInput
 
 Getter = Callable[[], Awaitable[Any]]
@@ -52,12 +53,13 @@ async def delete_vm(clients: AzureClients, inp: DeleteVmInput, force_enabled: bo
     async def begin(**kwargs: Any) -> AsyncLROPoller[None]:
         # The NIC and OS disk go with the VM (deleteOption Delete); data disks per their deleteOption.
         try:
-            return await vms.begin_delete(rg, name, polling=clients.polling(), **kwargs)
+            return await vms.begin_delete(rg, name, polling=clients.vm_polling(rg, name, until_deleted), **kwargs)
         except HttpResponseError as err:
             if not kwargs.get("force_deletion") or not refuses_force(err):
                 raise
             log(name, "Azure refuses to force-delete VM %s (%s): deleting it without force", name, err.message)
-            return await vms.begin_delete(rg, name, polling=clients.polling(), **{**kwargs, "force_deletion": False})
+            return await vms.begin_delete(rg, name, polling=clients.vm_polling(rg, name, until_deleted),
+                                          **{**kwargs, "force_deletion": False})
 
     def options(vm: Any) -> dict[str, Any]:
         return {"force_deletion": force_deletion(vm, force_enabled, inp.force)}

@@ -22,7 +22,7 @@ from activities.clients import AzureClients, build_clients
 from activities.config import AzureConfig
 from activities.health import probe, repair, resource_health
 from activities.offerings import memory as offerings_memory
-from activities.pool import in_place, leftovers, machines
+from activities.pool import adoption, in_place, leftovers, machines
 from activities.reading import fleet, inventory, skus, usages
 from activities.sweep import marks, orphans, outdated, survey
 from models.activity_io import (
@@ -41,6 +41,8 @@ from models.activity_io import (
 from models.health_io import ProbeInput, ProbeResult, ResourceHealthReading
 from models.inventory import Inventory
 from models.pool_io import (
+    Adoption,
+    AdoptionInput,
     InPlaceInput,
     InPlaceOutcome,
     MachinesOfPool,
@@ -111,6 +113,7 @@ class AzureDriver:
             self.describe_pool_machines,
             self.update_pool_machines,
             self.find_pool_leftovers,
+            self.adopt_pool_machines,
             self.read_usages,
             self.accept_marketplace_terms,
             self.update_vm_in_place,
@@ -258,6 +261,12 @@ class AzureDriver:
     async def update_pool_machines(self, inp: InPlaceInput) -> list[InPlaceOutcome]:
         """A template change every machine takes in place: `update_spec` to each machine's workflow."""
         return await in_place.update_pool_machines(activity.client(), inp)
+
+    @activity.defn(name=ActivityName.ADOPT_POOL_MACHINES.value)
+    async def adopt_pool_machines(self, inp: AdoptionInput) -> Adoption:
+        """The open machines a pool's earlier life started: listed, confirmed by describes, compared with its
+        template (update_spec when they differ only in place)."""
+        return await adoption.adopt_pool_machines(activity.client(), inp)
 
     @activity.defn(name=ActivityName.FIND_POOL_LEFTOVERS.value)
     async def find_pool_leftovers(self, inp: PoolLeftoversInput) -> PoolLeftovers:

@@ -24,6 +24,7 @@ from activities.audit import started_by
 from activities.spec_field_hints import spec_field_hint
 from models.errors import NON_RETRYABLE, ErrorType
 from models.refusals import CAPACITY_CODES
+from models.visible_text import visible
 
 NIC_RESERVED_DEFAULT = timedelta(seconds=180)
 THROTTLED_DEFAULT = timedelta(seconds=30)
@@ -45,9 +46,11 @@ def error(kind: ErrorType, message: str, *, delay: timedelta | None = None, code
     """An ApplicationError of our taxonomy; retryability comes from models.errors.NON_RETRYABLE.
 
     `benign`: an answer the caller expects (e.g. "nothing of the machine exists"), logged without a warning.
+    The message may echo Azure's text, a name or a value: the status, the UI, logs and `temporal` show it with its
+    invisible characters escaped (models/visible_text.py).
     """
     return ApplicationError(
-        message,
+        visible(message),
         {"code": code, "status": status},
         type=kind.value,
         non_retryable=kind in NON_RETRYABLE,

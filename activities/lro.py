@@ -13,6 +13,9 @@ answer is that body. Azure-AsyncOperation is still there, but it can only confir
 for writes whose caller needs nothing the final state would add (a NIC's id, a tag PATCH), the
 answer is the initial response's body (the resource as ARM accepted the write; its provisioningState
 is the one it had then), or None for a 202 without a body.
+
+A VM's create, delete and power operations (`BoardPolling`) are not polled at all while the worker's shared
+status reads can answer them: one list of every VM's state serves every machine waiting.
 """
 
 from typing import Any
@@ -21,6 +24,8 @@ from azure.core.exceptions import DecodeError
 from azure.core.polling.base_polling import OperationFailed, _failed, _raise_if_bad_http_status_and_method
 from azure.mgmt.core.polling.arm_polling import BodyContentPolling
 from azure.mgmt.core.polling.async_arm_polling import AsyncARMPolling
+
+from activities.reading.vm_statuses import SteppedAside, Verdict, VmStatusBoard, Watch
 
 
 def provisioned(response: Any) -> bool:
@@ -64,3 +69,26 @@ class RetryAfterPolling(AsyncARMPolling):  # type: ignore[misc]
         if self._final_get or self._initial_response is None:
             return super().resource()
         return self._parse_resource(self._initial_response)  # None for a 202 without a body
+
+
+class BoardPolling(RetryAfterPolling):
+    """A VM operation waited for on the worker's shared status reads (activities/reading/vm_statuses.py) instead of
+    its own polls: the board's list ends the wait when the VM's states say the operation reached its goal; where
+    they cannot tell (Failed, or idle elsewhere), the operation is read once for Azure's own word, and polled on as
+    before if it still runs. So is every operation when the board steps aside."""
+
+    def __init__(self, interval_s: float, board: VmStatusBoard, vm_id: str, watch: Watch, **kwargs: Any) -> None:
+        super().__init__(interval_s, **kwargs)
+        self._board, self._vm_id, self._watch = board, vm_id, watch
+
+    async def _poll(self) -> None:
+        if not self.finished():
+            try:
+                verdict, _ = await self._board.wait(self._vm_id, self._watch, self._extract_delay())
+            except SteppedAside:
+                verdict = Verdict.ASK
+            if verdict is Verdict.DONE:
+                self._status = "Succeeded"
+            else:
+                await self.update_status()
+        await super()._poll()

@@ -10,11 +10,13 @@ from activities.errors import error
 from activities.ownership import owner_of
 from activities.read_cache import TRUST_S
 from activities.reading.vm import get_vm, vm_inventory, vm_state
+from activities.reading.vm_statuses import until_powered
 from models.activity_io import MachineRef
 from models.errors import ErrorType
 from models.inventory import STOPPED_POWER_STATES, Inventory, VmState
 
 _ALREADY_ON = ("running", "starting")
+STOPPED, RUNNING, DEALLOCATED = until_powered("stopped"), until_powered("running"), until_powered("deallocated")
 
 
 async def owned_vm(clients: AzureClients, machine: MachineRef) -> cm.VirtualMachine | None:
@@ -29,7 +31,7 @@ async def power_off(clients: AzureClients, machine: MachineRef) -> None:
     vms = clients.compute.virtual_machines
     async with classified(f"power off VM {name}"):
         resumed, _ = await resume_operation(name, lambda token: vms.begin_power_off(
-            rg, name, continuation_token=token, polling=clients.polling()))
+            rg, name, continuation_token=token, polling=clients.vm_polling(rg, name, STOPPED)))
     if resumed:
         log(name, "VM powered off (resumed operation)")
         return
@@ -49,7 +51,7 @@ async def power_off(clients: AzureClients, machine: MachineRef) -> None:
     log_start(name, "powering off VM (graceful shutdown)")
     async with classified(f"power off VM {name}"):
         await wait_heartbeating(await vms.begin_power_off(rg, name, skip_shutdown=False,
-                                                                polling=clients.polling()))
+                                                          polling=clients.vm_polling(rg, name, STOPPED)))
     log(name, "VM powered off")
 
 
@@ -64,8 +66,8 @@ async def start_vm(clients: AzureClients, machine: MachineRef) -> Inventory:
     rg, name = machine.resource_group, machine.name
     vms = clients.compute.virtual_machines
     async with classified(f"start VM {name}"):
-        resumed, _ = await resume_operation(name, lambda token: vms.begin_start(rg, name, continuation_token=token,
-                                                                                 polling=clients.polling()))
+        resumed, _ = await resume_operation(name, lambda token: vms.begin_start(
+            rg, name, continuation_token=token, polling=clients.vm_polling(rg, name, RUNNING)))
     vm = await owned_vm(clients, machine)
     if vm is None:
         raise error(ErrorType.NOT_FOUND, f"start VM {name}: the VM does not exist (any more)")
@@ -75,7 +77,7 @@ async def start_vm(clients: AzureClients, machine: MachineRef) -> Inventory:
         return inventory
     log_start(name, "starting the %s VM", inventory.vm_state.power_state or "stopped")
     async with classified(f"start VM {name}"):
-        await wait_heartbeating(await vms.begin_start(rg, name, polling=clients.polling()))
+        await wait_heartbeating(await vms.begin_start(rg, name, polling=clients.vm_polling(rg, name, RUNNING)))
     log(name, "VM started")
     return _running(inventory)
 
@@ -95,8 +97,8 @@ async def deallocate_vm(clients: AzureClients, machine: MachineRef) -> Inventory
     rg, name = machine.resource_group, machine.name
     vms = clients.compute.virtual_machines
     async with classified(f"deallocate VM {name}"):
-        resumed, _ = await resume_operation(name, lambda token: vms.begin_deallocate(rg, name,
-                                                                                     continuation_token=token))
+        resumed, _ = await resume_operation(name, lambda token: vms.begin_deallocate(
+            rg, name, continuation_token=token, polling=clients.vm_polling(rg, name, DEALLOCATED)))
     vm = await owned_vm(clients, machine)
     if vm is None:
         log(name, "VM does not exist; nothing to deallocate")
@@ -111,7 +113,7 @@ async def deallocate_vm(clients: AzureClients, machine: MachineRef) -> Inventory
         return _deallocated(inventory)
     log_start(name, "deallocating the %s VM (disks and NIC kept)", inventory.vm_state.power_state or "")
     async with classified(f"deallocate VM {name}"):
-        await wait_heartbeating(await vms.begin_deallocate(rg, name))
+        await wait_heartbeating(await vms.begin_deallocate(rg, name, polling=clients.vm_polling(rg, name, DEALLOCATED)))
     log(name, "VM deallocated")
     return _deallocated(inventory)
 

@@ -14,6 +14,7 @@ from activities.clients import AzureClients
 from activities.errors import classify_code, error
 from activities.ownership import Ownership, owner_of
 from activities.reading.vm import get_vm, vm_inventory
+from activities.reading.vm_statuses import until_created
 from activities.tags import adopt_legacy_machine, tag_vm_disks
 from activities.vm_body import build_vm
 from models.activity_io import EnsureVmInput
@@ -42,7 +43,7 @@ async def _tag_disks_of_failed_create(clients: AzureClients, spec: MachineSpec,
     try:
         vm = vm or await get_vm(clients, spec.resource_group, spec.name)
         if vm is not None and owner_of(clients, spec.resource_group, spec.name).may_use(vm.tags):
-            await tag_vm_disks(clients, spec, vm_inventory(vm), created=False)
+            await tag_vm_disks(clients, spec, vm_inventory(vm), created=False, data_only=True)
     except ApplicationError as err:
         log(spec.name, "could not tag the disks of the failed VM: %s", err)
 
@@ -90,9 +91,11 @@ async def _put(clients: AzureClients, spec: MachineSpec, body: cm.VirtualMachine
     try:
         async with classified(f"create VM {spec.name}"):
             try:
+                # A create is waited for on the shared status reads; a change of a VM still provisioning polls.
+                polling = clients.polling(final_get=final_get) if etag else \
+                    clients.vm_polling(spec.resource_group, spec.name, until_created, final_get=final_get)
                 poller = await vms.begin_create_or_update(
-                    spec.resource_group, spec.name, body, etag=etag, match_condition=condition,
-                    polling=clients.polling(final_get=final_get))
+                    spec.resource_group, spec.name, body, etag=etag, match_condition=condition, polling=polling)
             except (ResourceExistsError, ResourceModifiedError) as exc:
                 if exc.status_code != HTTPStatus.PRECONDITION_FAILED:
                     raise  # a 409 (say, AnotherOperationInProgress) is Azure refusing, not our condition
@@ -113,7 +116,8 @@ async def ensure_vm(clients: AzureClients, inp: EnsureVmInput) -> Inventory:
 
     def resume(token: str) -> Any:
         return vms.begin_create_or_update(spec.resource_group, spec.name, body, continuation_token=token,
-                                          polling=clients.polling())
+                                          polling=clients.vm_polling(spec.resource_group, spec.name, until_created,
+                                                                     final_get=True))
 
     async with classified(f"create VM {spec.name}"):
         _, vm = await resume_operation(spec.name, resume)

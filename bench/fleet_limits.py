@@ -85,3 +85,15 @@ def by_kind_and_provider(by_operation: Mapping[str, int]) -> dict[str, int]:
         shown[arm_kind(operation).removeprefix("ARM ")] += count
         shown[provider(operation)] += count
     return dict(shown)
+
+
+def unavoidable(phase: str, machines: int, data_disks: int = 0) -> Counter[str]:
+    """The requests a phase cannot do without, by budget: a machine comes up with a NIC PUT and a VM PUT (its
+    disks come with the VM) and goes with one VM DELETE (its NIC and OS disk go with it, deleteOption Delete),
+    plus one DELETE per data disk; a roll does both."""
+    spent: Counter[str] = Counter()
+    if phase in ("up", "roll"):
+        spent.update({"ARM writes": 2 * machines, "network writes+deletes": machines, "compute PutVM": machines})
+    if phase in ("down", "roll"):
+        spent.update({"ARM deletes": machines * (1 + data_disks), "compute DeleteVM": machines})
+    return spent

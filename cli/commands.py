@@ -20,7 +20,7 @@ from cli.errors import fail, run_friendly, settings_or_exit
 from cli.machine.commands import delete, describe
 from cli.options import HELP_MARKUP, Namespace, TemporalAddress
 from cli.pool.commands import apply_pool_document, pool_app
-from cli.render import console, machines_table
+from cli.render import console, machines_table, shown
 from cli.spec_file import SpecError, load_document
 from cli.stack import StackConfig
 from cli.sweep.schedule import schedule_app
@@ -190,7 +190,7 @@ def apply(
     async def main() -> None:
         client = await connect(settings)
         applied = await machines.apply(client, spec, settings.task_queue)
-        console.print(Text(applied.line(spec)))
+        console.print(shown(applied.line(spec)))
         if wait:
             from cli.machine.waiting import wait_running
 
@@ -208,6 +208,7 @@ def get(
 ) -> None:
     """List machines (from Temporal visibility): name, phase, pool, age; and abandoned ones found in Azure."""
     from cli.machine import abandoned  # reads Azure with the SDK: imported only for `get`
+    from cli.machine.ages import since_first_started
 
     settings = _client_settings(temporal_address, namespace)
 
@@ -215,7 +216,8 @@ def get(
         machines.visibility_query(open_only=True, pool=pool)  # a pool that is not valid is refused before connecting
         azure = abandoned.azure_config_or_none(settings)
         client = await connect(settings)
-        rows = await machines.list_machines(client, include_closed=all_, pool=pool)
+        rows = await since_first_started(client, await machines.list_machines(client, include_closed=all_, pool=pool),
+                                         pool)
         left = await abandoned.abandoned_or_note(client, azure, rows, pool)
         if not rows and not left:
             console.print("no machines; create one with `azmc apply -f spec.json`")
@@ -243,9 +245,9 @@ def orphans(
 
     async def main() -> None:
         report = await sweep_now(await connect(settings), settings, delete)
-        console.print(Text(headline(report, delete)))
+        console.print(shown(headline(report, delete)))
         if report.capped:
-            console.print(Text(f"safety cap: {report.capped}"))
+            console.print(shown(f"safety cap: {report.capped}"))
         if report.deleted or report.would_delete or report.skipped:
             console.print(orphans_table(report))
 
@@ -287,7 +289,7 @@ def offerings(
         now = datetime.now(UTC)
         client, place = await connect(settings), subscription or settings.subscription()
         if forget:
-            console.print(Text(forgotten_line(await forget_refusals(client, place, location), location)))
+            console.print(shown(forgotten_line(await forget_refusals(client, place, location), location)))
             return
         found = await current_refusals(client, place, location, now)
         probes = await current_probes(client, place, location, now)
@@ -298,7 +300,7 @@ def offerings(
         if found:
             console.print(refusals_table(found, now))
         else:
-            console.print(Text(f"nothing refused in {location}"
+            console.print(shown(f"nothing refused in {location}"
                                + ("" if probes else ": every offering may be tried")))
         if probes:
             console.print(Text("being tried now (machines needing these offerings wait for the outcome):"))

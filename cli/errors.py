@@ -13,10 +13,12 @@ from cli.machines import MachineError
 from cli.processes import StackError
 from cli.spec_file import SpecError
 from codec.aes_gcm import UndecodablePayloadError
+from models.visible_text import visible
 from workers.settings import Settings, SettingsError, load_settings
 
 T = TypeVar("T")
-# The message may hold a file name, a machine name or Azure's text: printed as Text, never as markup.
+# The message may hold a file name, a machine name or Azure's text: printed as Text, never as markup, on one line
+# with its invisible characters escaped (models/visible_text.py).
 stderr = Console(stderr=True, highlight=False, soft_wrap=True, markup=False, emoji=False)
 
 # Errors whose message already says what is wrong and how to fix it.
@@ -25,7 +27,7 @@ USER_ERRORS: tuple[type[Exception], ...] = (SettingsError, SpecError, StackError
 
 
 def fail(message: str, code: int = 1) -> NoReturn:
-    stderr.print(Text.assemble(("error:", "bold red"), " ", message))
+    stderr.print(Text.assemble(("error:", "bold red"), " ", visible(message)))
     raise typer.Exit(code)
 
 
@@ -39,7 +41,7 @@ def settings_or_exit(**flags: object) -> Settings:
 
 def note(message: str) -> None:
     """A line on stderr about something the command could not do, while the rest of its answer stands."""
-    stderr.print(Text.assemble(("note:", "yellow"), " ", message))
+    stderr.print(Text.assemble(("note:", "yellow"), " ", visible(message)))
 
 
 def run_friendly(main: Callable[[], Coroutine[Any, Any, T]]) -> T:

@@ -1,8 +1,10 @@
 """Client-side machine operations behind `azmc apply/get/describe/delete`, on the public Temporal surface only."""
 
-from collections.abc import Callable
+import asyncio
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
+from typing import TypeVar
 
 from temporalio.client import Client, WorkflowExecutionStatus, WorkflowHandle, WorkflowUpdateFailedError
 from temporalio.common import (
@@ -12,7 +14,9 @@ from temporalio.common import (
     WorkflowIDReusePolicy,
 )
 from temporalio.exceptions import WorkflowAlreadyStartedError
+from temporalio.service import RPCError, RPCStatusCode
 
+from cli.stalled_runs import why_stalled
 from models.arm_names import MACHINE_NAME, POOL_NAME, RESOURCE_GROUP_NAME, NameRule
 from models.inventory import Inventory
 from models.naming import machine_of, workflow_id
@@ -22,6 +26,9 @@ from models.spec_changes import SpecUpdate
 from models.status import MachineStatus
 from workflows.api import DELETE_SIGNAL, STATUS_QUERY, UPDATE_SPEC, WORKFLOW_TYPE
 from workflows.search_attributes import AZMC_MACHINE, AZMC_PHASE, AZMC_POOL, AZMC_RESOURCE_GROUP
+
+# A worker answers a query in milliseconds; one that does not answer in this long is asked why (cli/stalled_runs.py).
+QUERY_TIMEOUT = timedelta(seconds=20)
 
 
 class MachineError(LookupError):
@@ -38,6 +45,7 @@ class MachineRow:
     status: str
     workflow_id: str
     open: bool = True
+    run_id: str = ""
 
 
 @dataclass(frozen=True)
@@ -103,6 +111,7 @@ async def apply(client: Client, spec: MachineSpec, task_queue: str) -> Applied:
 
 
 async def _update(client: Client, wf_id: str, spec: MachineSpec) -> SpecUpdate:
+    await check_answering(client, wf_id)  # an update waits for a worker to accept it, without a deadline
     try:
         return await client.get_workflow_handle(wf_id).execute_update(UPDATE_SPEC, spec, result_type=SpecUpdate)
     except WorkflowUpdateFailedError as error:
@@ -139,7 +148,7 @@ def shown_phase(phase: str, status: WorkflowExecutionStatus | None) -> str:
 
 
 def _row(execution_id: str, attributes: TypedSearchAttributes, started: datetime | None,
-         status: WorkflowExecutionStatus | None) -> MachineRow:  # fmt: skip
+         status: WorkflowExecutionStatus | None, run_id: str = "") -> MachineRow:  # fmt: skip
     rg, name = machine_of(execution_id) or ("", "")
     return MachineRow(
         name=attributes.get(AZMC_MACHINE, "") or name,
@@ -150,6 +159,7 @@ def _row(execution_id: str, attributes: TypedSearchAttributes, started: datetime
         status=execution_state(status),
         workflow_id=execution_id,
         open=status == WorkflowExecutionStatus.RUNNING,
+        run_id=run_id,
     )
 
 
@@ -179,7 +189,7 @@ async def list_machines(client: Client, include_closed: bool = False, pool: str 
     machine is the next run's row). A machine's open run comes before its closed ones."""
     query = visibility_query(open_only=not include_closed, pool=pool)
     rows = [
-        _row(wf.id, wf.typed_search_attributes, wf.start_time, wf.status)
+        _row(wf.id, wf.typed_search_attributes, wf.start_time, wf.status, wf.run_id)
         async for wf in client.list_workflows(query)
         if wf.status != WorkflowExecutionStatus.CONTINUED_AS_NEW
     ]
@@ -237,9 +247,52 @@ async def resolve(client: Client, name: str, resource_group: str = "") -> str:
     return found[0]
 
 
+# How long `azmc describe` and `azmc pool describe` wait for the workflow's own answer: a query waits for the
+# workflow task the workflow has pending, which waits its turn on a busy worker, and the server holds one such query
+# per workflow, refusing the others (RESOURCE_EXHAUSTED, which the client retries, backing off); after this the
+# server answers (cli/machine/answered.py, cli/pool/headline.py).
+QUERY_WAIT = timedelta(seconds=1)
+_NOT_ANSWERED = (RPCStatusCode.DEADLINE_EXCEEDED, RPCStatusCode.CANCELLED, RPCStatusCode.RESOURCE_EXHAUSTED)
+T = TypeVar("T")
+
+
+async def answered_soon(query: Awaitable[T]) -> T | None:
+    """The query's answer, or None when it does not come within QUERY_WAIT (its retries included)."""
+    try:
+        return await asyncio.wait_for(query, QUERY_WAIT.total_seconds())
+    except TimeoutError:
+        return None
+    except RPCError as error:
+        if error.status not in _NOT_ANSWERED:
+            raise
+        return None
+
+
+async def check_answering(client: Client, wf_id: str, failing_task: bool = False) -> None:
+    """MachineError, at once, when no worker polls the version the machine's next task goes to; `failing_task`:
+    also when that task keeps failing (cli/stalled_runs.py)."""
+    try:
+        reason = await why_stalled(client, wf_id, failing_task)
+    except RPCError as error:
+        if error.status != RPCStatusCode.UNIMPLEMENTED:
+            raise
+        return  # a server that cannot describe task queues (the SDK's test server) cannot say: wait as before
+    if reason:
+        raise MachineError(reason)
+
+
 async def status(client: Client, wf_id: str) -> MachineStatus:
+    """The machine's `status` answer; a query that fails or does not answer in QUERY_TIMEOUT is asked why (a
+    command that queries once asks `check_answering` first)."""
     handle: WorkflowHandle = client.get_workflow_handle(wf_id)
-    return await handle.query(STATUS_QUERY, result_type=MachineStatus)
+    try:
+        return await handle.query(STATUS_QUERY, result_type=MachineStatus, rpc_timeout=QUERY_TIMEOUT)
+    except RPCError as error:
+        try:
+            await check_answering(client, wf_id, failing_task=True)
+        except RPCError:
+            raise error from None  # the query's own answer says more than a failed look at why
+        raise
 
 
 async def request_delete(client: Client, wf_id: str, force: bool = False, reason: str = "") -> None:

@@ -5,10 +5,10 @@ from datetime import datetime
 from typing import Any
 
 from rich.table import Table
-from rich.text import Text
 from temporalio.client import Client
 from temporalio.service import RPCError, RPCStatusCode
 
+from cli.render import shown
 from models.durations import humanize
 from models.offering_claims import Probe
 from models.offerings import Refusal
@@ -44,16 +44,16 @@ async def current_probes(client: Client, subscription: str, location: str, now: 
 def refusals_table(refusals: list[Refusal], now: datetime) -> Table:
     table = Table("offering", "code", "refused", "retry after", "reported by", box=None, header_style="bold")
     for refusal in refusals:
-        table.add_row(Text(refusal.scope()), Text(refusal.code), Text(f"{humanize(now - refusal.refused_at)} ago"),
-                      Text(humanize(refusal.until - now)), Text(refusal.machine or "-"))
+        table.add_row(shown(refusal.scope()), shown(refusal.code), shown(f"{humanize(now - refusal.refused_at)} ago"),
+                      shown(humanize(refusal.until - now)), shown(refusal.machine or "-"))
     return table
 
 
 def probes_table(probes: list[Probe], now: datetime) -> Table:
     table = Table("being tried", "by (workflow)", "since", "ends at the latest in", box=None, header_style="bold")
     for probe in probes:
-        table.add_row(Text(probe.offering.describe()), Text(probe.holder()),
-                      Text(f"{humanize(now - probe.began())} ago"), Text(humanize(probe.until - now)))
+        table.add_row(shown(probe.offering.describe()), shown(probe.holder()),
+                      shown(f"{humanize(now - probe.began())} ago"), shown(humanize(probe.until - now)))
     return table
 
 

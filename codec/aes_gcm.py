@@ -16,7 +16,9 @@ from google.protobuf.message import DecodeError
 from temporalio.api.common.v1 import Payload
 from temporalio.converter import PayloadCodec
 
+from codec.holders import KeyHolders
 from codec.keys import KeyRing
+from codec.missing_keys import MissingKeys
 from codec.undecodable import marker
 from models.undecodable import CorruptPayloadError, MissingKeyError, UndecodablePayloadError
 
@@ -29,13 +31,21 @@ _TAG = 16  # AES-GCM's authentication tag: a sealed payload is at least nonce + 
 
 
 class AesGcmCodec(PayloadCodec):
-    def __init__(self, keys: KeyRing, mark_undecodable: bool = False) -> None:
+    def __init__(self, keys: KeyRing, mark_undecodable: bool = False, holders: KeyHolders | None = None,
+                 missing: MissingKeys | None = None) -> None:
         self._keys = keys
         self._mark = mark_undecodable
+        self._holders = holders or KeyHolders()
+        self._missing = missing
 
-    def marking(self) -> "AesGcmCodec":
-        """The same keys, turning what does not open into markers (a worker's codec)."""
-        return AesGcmCodec(self._keys, mark_undecodable=True)
+    def marking(self, holders: KeyHolders | None = None, missing: MissingKeys | None = None) -> "AesGcmCodec":
+        """The same keys, turning what does not open into markers (a worker's codec): `holders` says which keys
+        other live workers hold, `missing` reports a key this worker lacks."""
+        return AesGcmCodec(self._keys, mark_undecodable=True, holders=holders, missing=missing)
+
+    @property
+    def key_ids(self) -> list[str]:
+        return list(self._keys.keys)
 
     def describe(self) -> str:
         """One line for a log: the key ids, never the keys."""
@@ -64,6 +74,12 @@ class AesGcmCodec(PayloadCodec):
             return self._open(payload)
         try:
             return self._open(payload)
+        except MissingKeyError as error:
+            # A key this worker holds that does not open it would not open it elsewhere either: a forged payload.
+            elsewhere = error.key_id not in self._keys.keys and self._holders.hold(error.key_id)
+            if self._missing is not None:
+                self._missing.met(error.key_id, elsewhere)
+            return marker(error, held_elsewhere=elsewhere)
         except UndecodablePayloadError as error:
             return marker(error)
 
@@ -78,12 +94,12 @@ class AesGcmCodec(PayloadCodec):
         if key is None:
             have = ", ".join(self._keys.keys) or "none"
             raise MissingKeyError(f"payload encrypted with codec key {key_id[:64]!r}, which this process does not "
-                                  f"have (keys: {have}); add it to AZMC_CODEC_KEYS / AZMC_CODEC_KEYS_FILE")
+                                  f"have (keys: {have}); add it to AZMC_CODEC_KEYS / AZMC_CODEC_KEYS_FILE", key_id)
         try:
             plain = AESGCM(key).decrypt(payload.data[:_NONCE], payload.data[_NONCE:], key_id.encode())
         except InvalidTag:
             raise MissingKeyError(f"payload does not open with codec key {key_id!r}: the key under that id differs "
-                                  "from the one that encrypted it, or the payload was altered") from None
+                                  "from the one that encrypted it, or the payload was altered", key_id) from None
         opened = Payload()
         try:
             opened.ParseFromString(plain)

@@ -14,17 +14,21 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
+from pydantic_core import ValidationError
 from temporalio.api.common.v1 import Payload, Payloads
 from temporalio.common import RawValue
 from temporalio.contrib.pydantic import PydanticPayloadConverter, pydantic_data_converter
 from temporalio.converter import DataConverter
 
-from codec.aes_gcm import AesGcmCodec
+from codec.aes_gcm import ENCODING, AesGcmCodec
+from codec.holders import KeyHolders
 from codec.keys import KeyRing
+from codec.missing_keys import MissingKeys
 from codec.undecodable import read_marker
 from models.audit import AUDIT_METADATA, TRAIL, Audited
 from models.undecodable import Undecodable
 
+_AS_JSON = "send the value as JSON (encoding json/plain), as the `temporal` CLI's --input does"
 # The type hints of handlers that take any value (`*args: Any`, `x: Any`): these get an Undecodable.
 _ANY_VALUE = (None, Any, object)
 
@@ -73,11 +77,27 @@ class WorkerPayloadConverter(AzmcPayloadConverter):
         try:
             (value,) = super().from_payloads([payload])
         except Exception as error:  # a payload no worker can read the same way: the handler refuses it
-            encoding = payload.metadata.get("encoding", b"").decode(errors="replace") or "none"
-            detail = str(error.__cause__ or error).splitlines()[0][:200] if str(error.__cause__ or error) else ""
-            return Undecodable(f"payload encoding {encoding!r} does not decode: {type(error).__name__} {detail}"
-                               .rstrip(), depends_on_keys=False)
+            return Undecodable(self._why(payload, error), depends_on_keys=False)
         return value
+
+    def _why(self, payload: Payload, error: Exception) -> str:
+        """What was wrong, in an operator's words: the encoding met, and why no worker reads it."""
+        encoding = payload.metadata.get("encoding")
+        if not encoding:
+            return f"payload has no encoding in its metadata, so nothing says how to read it: {_AS_JSON}"
+        shown = encoding.decode(errors="replace")[:64]
+        if encoding not in self.converters:
+            known = ", ".join(sorted(known.decode() for known in self.converters))
+            return (f"payload encoding {shown!r} is not one azmc reads ({known}, and {ENCODING.decode()} sealed by "
+                    f"azmc's codec): {_AS_JSON}")
+        if encoding.endswith(b"/protobuf"):
+            return f"payload encoding {shown!r} carries a protobuf message, which no azmc handler takes: {_AS_JSON}"
+        cause = error.__cause__ or error
+        detail = cause.errors()[0]["msg"] if isinstance(cause, ValidationError) else str(cause)
+        detail = (detail.splitlines() or [""])[0][:200]
+        if encoding == b"json/plain":
+            return f"payload encoding 'json/plain' does not decode: its data is not a JSON value ({detail})"
+        return f"payload encoding {shown!r} does not decode: {detail}"
 
     def from_payloads_wrapper(self, payloads: Payloads | None) -> list[Any]:
         """Failures' and heartbeats' details: never an Undecodable (a failure is not a handler's message)."""
@@ -92,12 +112,22 @@ def azmc_data_converter(keys: KeyRing) -> DataConverter:
                                payload_codec=AesGcmCodec(keys))
 
 
-def for_workers(converter: DataConverter) -> DataConverter:
-    """The same keys, as a worker decodes: markers for what does not open, Undecodable for handlers."""
+def for_workers(converter: DataConverter, holders: KeyHolders | None = None,
+                missing: MissingKeys | None = None) -> DataConverter:
+    """The same keys, as a worker decodes: markers for what does not open, Undecodable for handlers. `holders`:
+    which keys the other live workers hold; `missing`: reports a key this worker lacks (codec/missing_keys.py).
+    A converter that decodes as a worker already is returned as it is."""
     codec = converter.payload_codec
-    if not isinstance(codec, AesGcmCodec):
+    if not isinstance(codec, AesGcmCodec) or converter.payload_converter_class is WorkerPayloadConverter:
         return converter
-    return dataclasses.replace(converter, payload_converter_class=WorkerPayloadConverter, payload_codec=codec.marking())
+    return dataclasses.replace(converter, payload_converter_class=WorkerPayloadConverter,
+                               payload_codec=codec.marking(holders, missing))
+
+
+def key_ids(converter: DataConverter) -> list[str]:
+    """The codec keys a converter holds (none when it does not encrypt)."""
+    codec = converter.payload_codec
+    return codec.key_ids if isinstance(codec, AesGcmCodec) else []
 
 
 def describe_codec(converter: DataConverter) -> str:

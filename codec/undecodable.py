@@ -13,15 +13,17 @@ from models.undecodable import Undecodable, UndecodablePayloadError
 ENCODING = b"binary/azmc-undecodable"
 _REASON = "azmc-undecodable-reason"
 _KEYS = "azmc-undecodable-depends-on-keys"
+_ELSEWHERE = "azmc-undecodable-held-elsewhere"
 
 
-def marker(error: UndecodablePayloadError) -> Payload:
+def marker(error: UndecodablePayloadError, held_elsewhere: bool = False) -> Payload:
     return Payload(metadata={"encoding": ENCODING, _REASON: str(error).encode(),
-                             _KEYS: b"1" if error.depends_on_keys else b"0"})
+                             _KEYS: b"1" if error.depends_on_keys else b"0",
+                             _ELSEWHERE: b"1" if held_elsewhere else b"0"})
 
 
 def read_marker(payload: Payload) -> Undecodable | None:
     if payload.metadata.get("encoding") != ENCODING:
         return None
     return Undecodable(payload.metadata.get(_REASON, b"").decode(errors="replace"),
-                       payload.metadata.get(_KEYS) == b"1")
+                       payload.metadata.get(_KEYS) == b"1", payload.metadata.get(_ELSEWHERE) == b"1")

@@ -94,12 +94,13 @@ async def _dispatch(request: web.Request) -> web.StreamResponse:
         return error_response(ArmError(401, "AuthenticationFailed",
                                        "Authentication failed. The 'Authorization' header is missing or "
                                        "is not a Bearer token."), headers)
-    matched = request.app[ROUTER].match(request.method, request.path)
+    raw_path = request.rel_url.raw_path  # still percent-encoded: what the route's segments are cut from
+    matched = request.app[ROUTER].match(request.method, raw_path)
     if matched is None:
-        if request.app[ROUTER].path_known(request.path):
+        if request.app[ROUTER].path_known(raw_path):
             return error_response(ArmError(405, "MethodNotAllowed",
                                            f"The method '{request.method}' is not supported here."), headers)
-        return error_response(ArmError(404, "NotFound", f"No emulated ARM route for '{request.path}'."), headers)
+        return error_response(ArmError(404, "NotFound", f"No emulated ARM route for '{raw_path}'."), headers)
     route, params = matched
     state.request_counts[route.operation] += 1
     request[_OPERATION] = route.operation

@@ -46,6 +46,9 @@ class ActivityName(StrEnum):
     # A template change the machines take in place: update_spec to each (models.pool_io.InPlaceInput ->
     # list[InPlaceOutcome]); the machines' own workflows make the Azure calls
     UPDATE_POOL_MACHINES = "update_pool_machines"
+    # Open machine workflows a pool's earlier life started (visibility, then describes, their status, their
+    # spec; update_spec when they differ only in place): models.pool_io.AdoptionInput -> Adoption; no Azure call
+    ADOPT_POOL_MACHINES = "adopt_pool_machines"
     # What Azure holds under a pool's tag (graph, then ARM GETs, describes): PoolLeftoversInput -> PoolLeftovers
     FIND_POOL_LEFTOVERS = "find_pool_leftovers"
     # The shared memory of refused offerings (the `Offerings` workflow), asked and told by a machine's creation:

@@ -72,12 +72,20 @@ def pool_workflow_id(resource_group: str, name: str) -> str:
     return f"{POOL_WORKFLOW_ID_PREFIX}{resource_group}/{name}"
 
 
-def pool_machine_name(pool: str, revision: str, counter: int) -> str:
-    """`<pool>-<5 chars>` from the template revision and the pool's counter: the same inputs always give
-    the same name (replay, retries), a new counter a new one (the pool skips the rare hash collision)."""
-    digest = int.from_bytes(hashlib.sha256(f"{revision}/{counter}".encode()).digest()[:8], "big")
+def pool_machine_name(pool: str, revision: str, counter: int, life: str = "") -> str:
+    """`<pool>-<5 chars>` from the pool's life (its first run's id: a pool applied again after it was deleted or
+    terminated is a new life), the template revision and the pool's counter: the same inputs always give the same
+    name (replay, retries), a new counter or a new life a new one (the pool skips the rare hash collision)."""
+    seed = f"{life}/{revision}/{counter}" if life else f"{revision}/{counter}"
+    digest = int.from_bytes(hashlib.sha256(seed.encode()).digest()[:8], "big")
     suffix = ""
     for _ in range(POOL_MACHINE_SUFFIX):
         digest, index = divmod(digest, len(_SUFFIX_ALPHABET))
         suffix += _SUFFIX_ALPHABET[index]
     return f"{pool}-{suffix}"
+
+
+def is_pool_machine_name(pool: str, name: str) -> bool:
+    """Whether `name` is one pool_machine_name gives pool `pool`: `<pool>-` and a suffix of its alphabet."""
+    suffix = name.removeprefix(f"{pool}-")
+    return suffix != name and len(suffix) == POOL_MACHINE_SUFFIX and all(c in _SUFFIX_ALPHABET for c in suffix)

@@ -13,11 +13,11 @@ from typing import Annotated, Any, Self
 
 from pydantic import Field, ValidationError, ValidationInfo, field_validator, model_validator
 
-from models.arm_names import MACHINE_NAME, RESOURCE_GROUP_NAME, NameRule
+from models.arm_names import MACHINE_NAME, NameRule
 from models.durations import Bounded
 from models.naming import POOL_MACHINE_SUFFIX, pool_machine_name
 from models.pool_status import PoolMachine, PoolOperation, PoolStatus, RolloutPhase
-from models.spec import MachineSpec, _Strict
+from models.spec import MachineSpec, ResourceGroup, _Strict
 from models.validation import field_path, problem
 
 __all__ = ["POOL_SETTINGS", "PoolMachine", "PoolOperation", "PoolSpec", "PoolStatus", "PoolTemplate", "RolloutPhase",
@@ -87,8 +87,8 @@ def template_revision(template: Mapping[str, Any]) -> str:
 
 
 class PoolSpec(_Strict):
-    name: str  # POOL_SPEC_NAME (its message says the length)
-    resource_group: str = Field(min_length=RESOURCE_GROUP_NAME.min_length, max_length=RESOURCE_GROUP_NAME.max_length)
+    name: str = Field(json_schema_extra=POOL_SPEC_NAME.json_schema())  # checked by POOL_SPEC_NAME
+    resource_group: ResourceGroup
     replicas: int = Field(ge=0, le=MAX_REPLICAS)
     template: PoolTemplate
     strategy: Strategy = Strategy()
@@ -138,11 +138,6 @@ class PoolSpec(_Strict):
         if isinstance(self.max_unhealthy, int):
             return self.max_unhealthy
         return self.replicas * int(self.max_unhealthy[:-1]) // 100
-
-    @field_validator("resource_group")
-    @classmethod
-    def _rg_name(cls, value: str) -> str:
-        return RESOURCE_GROUP_NAME.check(value)
 
     @field_validator("template")
     @classmethod

@@ -5,6 +5,7 @@ A pool believes what a machine's own workflow says (describe and query, strongly
 holds under its `azmc-pool` tag, never a notice alone: anyone who can signal the pool can send a notice.
 """
 
+from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
@@ -63,6 +64,38 @@ class InPlaceOutcome(_Io):
     name: str
     applied: bool
     detail: str = ""  # why not (refused by the machine, gone), or what changed ("tagged VM web-x, NIC ...")
+
+
+class AdoptionInput(_Io):
+    """Open machine workflows a pool may adopt: its own (started by its workflow id, on its task queue) that it
+    does not know. `names` empty: every open machine of the pool (a visibility listing); else only these."""
+
+    pool_workflow_id: str
+    task_queue: str
+    resource_group: str
+    pool: str
+    template: dict[str, Any]  # the pool's template as JSON: each machine is compared with it, sent it in place
+    known: list[str] = []
+    names: list[str] = []
+
+
+class AdoptedMachine(_Io):
+    name: str
+    phase: Phase
+    current: bool  # it runs the pool's template (sent in place when it differed only in what it takes so)
+    revision: str = ""  # when not current: a revision of its own (models/pool_adoption.py), rolled by the pool
+    zone: str = ""
+    preserved: bool = False
+    since: datetime | None = None  # when it was preserved (its preserve_timeout counts from then)
+    waiting_for_quota: str = ""
+    detail: str = ""  # why it is not current, or what changed in place
+
+
+class Adoption(_Io):
+    adopted: list[AdoptedMachine] = []
+    # Open machine workflows under the pool's name that are not its own, one line each (the first few).
+    refused: list[str] = []
+    listed: int = 0  # open machine workflows the listing showed under the pool's name
 
 
 class PoolLeftoversInput(_Io):

@@ -1,4 +1,5 @@
-"""PoolStatus, the pool's `status` query: replica counts, revisions, one compact entry per machine."""
+"""PoolStatus, the pool's `status` query: replica counts, revisions, one compact entry per machine; and its
+PoolHeadline, the counts the pool keeps in its memo for the server to answer."""
 
 from datetime import datetime
 from enum import StrEnum
@@ -12,6 +13,8 @@ from models.status import Phase
 class RolloutPhase(StrEnum):
     STABLE = "Stable"  # every counted machine runs the target revision, replicas as asked
     SCALING = "Scaling"  # machines are being added or removed (same revision)
+    # As many machines as replicas, some not available: unhealthy, unknown or Failed, re-created or replaced
+    REPAIRING = "Repairing"
     ROLLING = "Rolling"  # replacing machines of an older revision
     PAUSED = "Paused"  # a rollout waits for `resume` (healing goes on)
     STUCK = "Stuck"  # the new revision did not become Running within its creation timeout
@@ -39,6 +42,8 @@ class PoolMachine(BaseModel):
     replacement: bool = False
     # Running for the pool's min_ready: set when that timer fired (workflows/pool/clock.py); `available` means it.
     ready: bool = False
+    # It was Running once: back in Pending or Creating it is being re-created (repaired), not a new machine.
+    ran: bool = False
 
 
 class PoolOperation(BaseModel):
@@ -57,6 +62,8 @@ class PoolStatus(BaseModel):
     ready: int = 0  # Running
     updated: int = 0  # on the target revision
     available: int = 0  # Running for at least min_ready
+    # While Repairing: the machines that do not serve as they did (unhealthy, unknown, Failed, being re-created).
+    repairing: int = 0
     # The revision the pool last completed a rollout to, and the one it rolls to (the template's).
     current_revision: str = ""
     target_revision: str = ""
@@ -86,3 +93,30 @@ class PoolStatus(BaseModel):
     # is left, and what tagged so remains that was not the pool's to delete (one line each).
     azure_checked: bool = False
     left_in_azure: list[str] = []
+
+
+# The memo key under which a pool keeps its PoolHeadline.
+POOL_MEMO = "azmc-pool"
+
+
+class PoolHeadline(BaseModel):
+    """What `azmc pool get` shows of a pool, kept by the pool in its memo whenever it changes
+    (workflows/pool/view.py): the server answers it from the workflow's own record (a listing, a describe), where
+    the `status` query waits for the pool's pending workflow task, and a pool told of a hundred machines' phases
+    at once has one pending all the time."""
+
+    phase: RolloutPhase = RolloutPhase.STABLE
+    replicas: int = 0
+    current: int = 0
+    ready: int = 0
+    updated: int = 0
+    available: int = 0
+    repairing: int = 0
+    current_revision: str = ""
+    target_revision: str = ""
+    machines: int = 0  # every machine the pool holds, those it deletes included: what a deletion has left
+
+    @classmethod
+    def of(cls, status: PoolStatus) -> "PoolHeadline":
+        return cls.model_validate({**status.model_dump(include=set(cls.model_fields)),
+                                   "machines": len(status.machines)})

@@ -36,16 +36,24 @@ class QuotaUsage(BaseModel):
 
 
 class QuotaReading(BaseModel):
-    """What usages said at `taken_at` (the memory's time); `error` when they could not be read: nothing foreseen."""
+    """What usages said at `taken_at` (the memory's time); `error` when they could not be read: nothing foreseen.
+    `after_refusal`: taken at once because Azure refused a VM for quota since the reading before."""
 
     model_config = ConfigDict(frozen=True)
 
     taken_at: datetime
     usages: list[QuotaUsage] = []
     error: str = ""
+    after_refusal: bool = False
 
     def usage(self, name: str) -> QuotaUsage | None:
         return next((u for u in self.usages if u.name.lower() == name.lower()), None)
+
+    def sees(self, offering: Offering) -> bool:
+        """Whether this reading lists every quota the offering counts against (and the size's vCPUs are known): only
+        then can it tell whether the offering fits."""
+        return vcpus(offering.vm_size) is not None and all(
+            self.usage(name) is not None for name in quotas_of(offering.vm_size, offering.priority))
 
 
 class QuotaClaim(BaseModel):

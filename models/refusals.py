@@ -58,6 +58,15 @@ class RefusalRule:
     duration: timedelta
 
 
+def is_quota_refusal(code: str, message: str) -> bool:
+    """Whether Azure refused for quota (QuotaExceeded, OperationNotAllowed "... exceeding approved ... quota"): the
+    usages say how full it is, so a reading taken after the refusal decides (workflows/offerings/quota.py)."""
+    lowered = code.lower()
+    if lowered == "operationnotallowed":
+        return "quota" in message.lower()
+    return lowered in ("quotaexceeded", "allocationfailedquotaexceeded")
+
+
 def is_capacity_error(code: str, message: str) -> bool:
     """Whether Azure's answer means "no room or no quota for this offering" (not a mistake, not a conflict)."""
     lowered = code.lower()
@@ -93,7 +102,7 @@ def refusal_rule(code: str, message: str, priority: Priority) -> RefusalRule | N
     if lowered == "skunotavailable":
         spot = priority == Priority.SPOT
         return RefusalRule(Scope.SIZE, SKU_NOT_AVAILABLE_SPOT_FOR if spot else SKU_NOT_AVAILABLE_REGULAR_FOR)
-    if lowered in ("quotaexceeded", "operationnotallowed", "allocationfailedquotaexceeded"):
+    if is_quota_refusal(code, message):
         return _quota_rule(message)
     return RefusalRule(Scope.OFFERING, OTHER_CAPACITY_FOR)
 

@@ -1,22 +1,27 @@
 """MachineSpec: what an operator asks for. Validation errors name the field (pydantic's `loc`)."""
 
-import re
 from datetime import timedelta
 from enum import StrEnum
 from typing import Annotated, Any, Self
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationInfo, field_validator, model_validator
 
+from models.arm_ids import SUBNET, arm_id, subscription_of
 from models.arm_names import (
     DISK_NAME,
+    IMAGE_VERSION,
+    LOCATION,
     MACHINE_NAME,
+    MARKETPLACE_OFFER,
+    MARKETPLACE_PLAN,
+    MARKETPLACE_PUBLISHER,
     NIC_NAME,
     POOL_NAME,
     PUBLIC_IP_NAME,
     RESOURCE_GROUP_NAME,
-    SUBNET_NAME,
-    VNET_NAME,
+    VM_SIZE,
     check_user_tags,
+    named,
 )
 from models.bootstrap import check_bootstrap_size
 from models.durations import Bounded
@@ -43,18 +48,21 @@ from models.spec_placement import (
 )
 from models.spec_vm_features import CommunityGalleryImageId, Identity, ImageId, PurchasePlan, SharedGalleryImageId
 
-_SUBNET_ID = re.compile(
-    r"/subscriptions/(?P<subscription>[^/]+)/resourceGroups/(?P<rg>[^/]+)/providers/Microsoft\.Network/"
-    r"virtualNetworks/(?P<vnet>[^/]+)/subnets/(?P<subnet>[^/]+)",
-    re.IGNORECASE,
-)
 DISK_SKUS = ("Standard_LRS", "StandardSSD_LRS", "Premium_LRS", "PremiumV2_LRS", "UltraSSD_LRS",
              "StandardSSD_ZRS", "Premium_ZRS")
 
 
-VM_SIZE_PATTERN = r"^[A-Za-z0-9_]+$"
+ResourceGroup = named(RESOURCE_GROUP_NAME)
+Location = named(LOCATION)
+SubnetId = arm_id(SUBNET, optional=False)
+PoolName = named(POOL_NAME, optional=True)
 ZONE_PATTERN = r"^([1-3])?$"  # "" = regional: Azure picks the zone (or the region has none)
-VmSize = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, pattern=VM_SIZE_PATTERN)]
+VmSize = named(VM_SIZE)
+# A marketplace image: its publisher, offer and sku are the marketplace's ids (the sku is a plan id).
+ImagePublisher = named(MARKETPLACE_PUBLISHER, optional=True)
+ImageOffer = named(MARKETPLACE_OFFER, optional=True)
+ImageSku = named(MARKETPLACE_PLAN, optional=True)
+ImageVersion = named(IMAGE_VERSION)
 Zone = Annotated[str, StringConstraints(strip_whitespace=True, pattern=ZONE_PATTERN)]
 # The single-value fields of older specs, histories and carried states: read as a list of one.
 _SINGLE_TO_LIST = (("vm_size", "vm_sizes"), ("zone", "zones"))
@@ -72,10 +80,10 @@ class ImageReference(_Strict):
     """A marketplace image (publisher/offer/sku/version), a managed or gallery image id, a shared gallery image id
     or a community gallery image id: exactly one kind."""
 
-    publisher: str = ""
-    offer: str = ""
-    sku: str = ""
-    version: str = "latest"
+    publisher: ImagePublisher = ""
+    offer: ImageOffer = ""
+    sku: ImageSku = ""
+    version: ImageVersion = "latest"
     id: ImageId = Field(
         "", description="A managed image or Azure Compute Gallery image (version) id")
     shared_gallery_image_id: SharedGalleryImageId = Field(
@@ -165,20 +173,20 @@ class Timeouts(_Strict):
 
 
 class MachineSpec(_Strict):
-    name: str = Field(min_length=MACHINE_NAME.min_length, max_length=MACHINE_NAME.max_length)
-    resource_group: str = Field(min_length=RESOURCE_GROUP_NAME.min_length, max_length=RESOURCE_GROUP_NAME.max_length)
-    location: str = Field(min_length=1, pattern=r"^[a-z0-9]+$")
+    name: str = Field(json_schema_extra=MACHINE_NAME.json_schema())  # checked with the names derived from it
+    resource_group: ResourceGroup
+    location: Location
     # Acceptable sizes and zones, in the order they are tried (models/offerings.py: offerings_of).
     vm_sizes: list[VmSize] = Field(min_length=1)
     image: ImageReference
-    subnet_id: str
+    subnet_id: SubnetId
     admin_username: str = Field("azureuser", pattern=r"^[a-z_][a-z0-9_-]{0,31}$")
     ssh_public_key: str = Field(min_length=1)
     os_disk: OsDisk = OsDisk()
     data_disks: list[DataDisk] = []
     zones: list[Zone] = Field([""], min_length=1)
     tags: dict[str, str] = {}
-    pool: str = Field("", max_length=POOL_NAME.max_length)
+    pool: PoolName = ""
     priority: Priority = Priority.REGULAR
     spot: SpotSettings | None = None
     accelerated_networking: bool | None = Field(None, description=ACCELERATED_DESCRIPTION)
@@ -244,8 +252,7 @@ class MachineSpec(_Strict):
     @property
     def subscription(self) -> str:
         """The subscription of the subnet, which is the VM's: Azure puts a NIC only in its VNet's subscription."""
-        parts = _SUBNET_ID.fullmatch(self.subnet_id)
-        return parts["subscription"] if parts else ""
+        return subscription_of(self.subnet_id)
 
     @field_validator("name")
     @classmethod
@@ -254,32 +261,6 @@ class MachineSpec(_Strict):
         NIC_NAME.check_derived(nic_name(value))
         PUBLIC_IP_NAME.check_derived(public_ip_name(value))
         DISK_NAME.check_derived(os_disk_name(value))
-        return value
-
-    @field_validator("resource_group")
-    @classmethod
-    def _rg_name(cls, value: str) -> str:
-        return RESOURCE_GROUP_NAME.check(value)
-
-    @field_validator("pool")
-    @classmethod
-    def _pool_name(cls, value: str) -> str:
-        return POOL_NAME.check(value) if value else value
-
-    @field_validator("subnet_id")
-    @classmethod
-    def _subnet(cls, value: str) -> str:
-        parts = _SUBNET_ID.fullmatch(value)
-        if not parts:
-            raise ValueError(
-                "an ARM subnet id: /subscriptions/<id>/resourceGroups/<rg>/providers/"
-                "Microsoft.Network/virtualNetworks/<vnet>/subnets/<subnet>"
-            )
-        for rule, name in ((RESOURCE_GROUP_NAME, parts["rg"]), (VNET_NAME, parts["vnet"]),
-                           (SUBNET_NAME, parts["subnet"])):  # fmt: skip
-            problem = rule.problem(name)
-            if problem:
-                raise ValueError(f"{rule.kind} {name!r}: {problem}")
         return value
 
     @field_validator("ssh_public_key")

@@ -1,43 +1,24 @@
 """MachineSpec's networking fields (issue 28): the NIC's security group, application security groups and load
-balancer backend pools, a public IP, and accelerated networking. Each ARM id is checked for its type's shape
-here, so a wrong id is refused before anything is created, naming the field (pydantic's `loc`)."""
+balancer backend pools, a public IP, and accelerated networking. Each ARM id is checked for its type's shape and
+every name in it for Azure's rule (models/arm_ids.py), so a wrong id is refused before anything is created, naming
+the field (pydantic's `loc`)."""
 
-import re
 from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
-_GROUP = r"/subscriptions/[^/]+/resourceGroups/[^/]+/providers/Microsoft\.Network/"
-_NAME = r"[^/]+"
-_SHAPES = {
-    "networkSecurityGroups": re.compile(f"{_GROUP}networkSecurityGroups/{_NAME}", re.IGNORECASE),
-    "applicationSecurityGroups": re.compile(f"{_GROUP}applicationSecurityGroups/{_NAME}", re.IGNORECASE),
-    "loadBalancers/backendAddressPools": re.compile(
-        f"{_GROUP}loadBalancers/{_NAME}/backendAddressPools/{_NAME}", re.IGNORECASE),
-}
+from models.arm_ids import ASG, BACKEND_POOL, NSG, arm_id
 
-
-def _id_of(kind: str, example: str) -> AfterValidator:
-    def check(value: str) -> str:
-        if value and not _SHAPES[kind].fullmatch(value):
-            raise ValueError(f"an ARM id of Microsoft.Network/{kind}: /subscriptions/<id>/resourceGroups/<rg>/"
-                             f"providers/Microsoft.Network/{example}")
-        return value
-    return AfterValidator(check)
-
-
-NsgId = Annotated[str, _id_of("networkSecurityGroups", "networkSecurityGroups/<name>")]
-AsgId = Annotated[str, Field(min_length=1),
-                  _id_of("applicationSecurityGroups", "applicationSecurityGroups/<name>")]
-BackendPoolId = Annotated[str, Field(min_length=1), _id_of(
-    "loadBalancers/backendAddressPools", "loadBalancers/<lb>/backendAddressPools/<pool>")]
+NsgId = arm_id(NSG)
+AsgId = arm_id(ASG, optional=False)
+BackendPoolId = arm_id(BACKEND_POOL, optional=False)
 
 
 def _unique_ids(values: list[str]) -> list[str]:
     lowered = [v.lower() for v in values]  # ARM ids compare case-insensitively
     twice = sorted({v for v in values if lowered.count(v.lower()) > 1})
     if twice:
-        raise ValueError(f"{twice[0]} is listed twice")
+        raise ValueError(f"{twice[0]!r} is listed twice")
     return values
 
 

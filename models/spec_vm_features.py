@@ -1,26 +1,25 @@
 """MachineSpec fields of issue 28 (identity, gallery images, marketplace plan, boot diagnostics): their models and
-local checks. Each ARM resource id is checked for its type's shape, so a typo is refused before anything is made."""
+local checks. Each ARM resource id is checked for its type's shape and Azure's name rules (models/arm_ids.py), and
+each marketplace id for the marketplace's (models/arm_names.py), so a typo is refused before anything is made."""
 
-import re
 from enum import StrEnum
-from typing import Annotated, Self
+from typing import Self
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-USER_ASSIGNED_IDENTITY_ID = re.compile(
-    r"/subscriptions/[^/]+/resourceGroups/[^/]+/providers/Microsoft\.ManagedIdentity/userAssignedIdentities/[^/]+",
-    re.IGNORECASE,
+from models.arm_ids import (
+    COMMUNITY_GALLERY_IDS,
+    IMAGE_IDS,
+    SHARED_GALLERY_IDS,
+    USER_ASSIGNED_IDENTITY,
+    arm_id,
+    check_id,
 )
-# A managed image, or a gallery image (its latest version) or image version, in the operator's subscription.
-IMAGE_RESOURCE_ID = re.compile(
-    r"/subscriptions/[^/]+/resourceGroups/[^/]+/providers/Microsoft\.Compute/"
-    r"(images/[^/]+|galleries/[^/]+/images/[^/]+(/versions/[^/]+)?)",
-    re.IGNORECASE,
-)
-# Azure's ids of a directly shared and of a community gallery image (version), as ImageReference takes them.
-SHARED_GALLERY_IMAGE_ID = re.compile(r"/SharedGalleries/[^/]+/Images/[^/]+(/Versions/[^/]+)?", re.IGNORECASE)
-COMMUNITY_GALLERY_IMAGE_ID = re.compile(r"/CommunityGalleries/[^/]+/Images/[^/]+(/Versions/[^/]+)?",
-                                        re.IGNORECASE)
+from models.arm_names import MARKETPLACE_OFFER, MARKETPLACE_PLAN, MARKETPLACE_PUBLISHER, named
+
+PublisherId = named(MARKETPLACE_PUBLISHER)
+OfferId = named(MARKETPLACE_OFFER)
+PlanId = named(MARKETPLACE_PLAN)
 
 
 class _Strict(BaseModel):
@@ -46,9 +45,7 @@ class Identity(_Strict):
     @classmethod
     def _ids(cls, ids: list[str]) -> list[str]:
         for identity_id in ids:
-            if not USER_ASSIGNED_IDENTITY_ID.fullmatch(identity_id):
-                raise ValueError(f"{identity_id!r} is not a user-assigned identity id: /subscriptions/<id>/"
-                                 "resourceGroups/<rg>/providers/Microsoft.ManagedIdentity/userAssignedIdentities/<name>")
+            check_id(identity_id, USER_ASSIGNED_IDENTITY)
         lowered = [identity_id.lower() for identity_id in ids]
         if len(set(lowered)) != len(lowered):
             raise ValueError("an identity is listed twice (ARM ids ignore case)")
@@ -68,31 +65,11 @@ class Identity(_Strict):
 class PurchasePlan(_Strict):
     """A marketplace image's purchase plan (Azure's `plan`): the image's publisher, offer (`product`) and plan."""
 
-    name: str = Field(min_length=1, description="The plan id (often the image's sku)")
-    publisher: str = Field(min_length=1, description="The publisher id")
-    product: str = Field(min_length=1, description="The offer id")
+    name: PlanId = Field(description="The plan id (often the image's sku)")
+    publisher: PublisherId = Field(description="The publisher id")
+    product: OfferId = Field(description="The offer id")
 
 
-def check_image_id(value: str) -> str:
-    if value and not IMAGE_RESOURCE_ID.fullmatch(value):
-        raise ValueError("a managed image or gallery image (version) id: /subscriptions/<id>/resourceGroups/<rg>/"
-                         "providers/Microsoft.Compute/images/<name> or .../galleries/<g>/images/<i>/versions/<v>")
-    return value
-
-
-def check_shared_gallery_image_id(value: str) -> str:
-    if value and not SHARED_GALLERY_IMAGE_ID.fullmatch(value):
-        raise ValueError("a shared gallery image id: /SharedGalleries/<unique name>/Images/<image>[/Versions/<v>]")
-    return value
-
-
-def check_community_gallery_image_id(value: str) -> str:
-    if value and not COMMUNITY_GALLERY_IMAGE_ID.fullmatch(value):
-        raise ValueError("a community gallery image id: /CommunityGalleries/<public name>/Images/<image>"
-                         "[/Versions/<v>]")
-    return value
-
-
-ImageId = Annotated[str, AfterValidator(check_image_id)]
-SharedGalleryImageId = Annotated[str, AfterValidator(check_shared_gallery_image_id)]
-CommunityGalleryImageId = Annotated[str, AfterValidator(check_community_gallery_image_id)]
+ImageId = arm_id(*IMAGE_IDS)
+SharedGalleryImageId = arm_id(*SHARED_GALLERY_IDS)
+CommunityGalleryImageId = arm_id(*COMMUNITY_GALLERY_IDS)

@@ -144,9 +144,19 @@ class MachineStatus(BaseModel):
     preserved: bool = False
     preserved_reason: str = ""
     preserved_at: datetime | None = None
-    # Each health signal the spec asks for, as last read (empty until the VM was read with them).
+    # Each health signal the spec asks for, as last read (empty until the VM was read with them), when, and why
+    # they are not current ("" while they are): a check found no VM, or could not read it.
     health: list[HealthSignal] = []
+    health_read_at: datetime | None = None
+    health_stale: str = ""
     # The repair ladder's progress while Unhealthy (None otherwise).
     repair: RepairProgress | None = None
     # The last messages refused because their payload could not be decoded, oldest first.
     refused: list[RefusedMessage] = []
+
+    def health_heading(self) -> str:
+        """What the signals listed are: "" while current; else "not current (<why>): as read at <time> UTC"."""
+        if not self.health_stale:
+            return ""
+        read = f": as read at {self.health_read_at:%Y-%m-%d %H:%M:%S} UTC" if self.health_read_at else ""
+        return f"not current ({self.health_stale}){read}"

@@ -22,6 +22,10 @@ class MissingKeyError(UndecodablePayloadError):
 
     depends_on_keys = True
 
+    def __init__(self, message: str, key_id: str = "") -> None:
+        super().__init__(message)
+        self.key_id = key_id
+
 
 class CorruptPayloadError(UndecodablePayloadError):
     """No key can open it: too short, no key id, or not a Temporal payload once opened."""
@@ -33,6 +37,7 @@ class Undecodable:
 
     reason: str
     depends_on_keys: bool
+    held_elsewhere: bool = False  # another live worker holds the key: leave the message to it (workflows/refusals.py)
 
     def error(self) -> UndecodablePayloadError:
         return (MissingKeyError if self.depends_on_keys else CorruptPayloadError)(self.reason)

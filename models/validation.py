@@ -3,6 +3,8 @@
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
+from models.visible_text import visible
+
 
 def problem(item: ErrorDetails) -> str:
     """The message of one refused field, in words a user can act on."""
@@ -14,8 +16,9 @@ def problem(item: ErrorDetails) -> str:
 
 
 def field_path(item: ErrorDetails, whole: str = "(whole spec)") -> str:
-    """`data_disks.1.lun`: where the refused value sits; `whole` when it is the object itself."""
-    return ".".join(str(part) for part in item["loc"]) or whole
+    """`data_disks.1.lun`: where the refused value sits; `whole` when it is the object itself. A key the user wrote
+    (an unknown field, a tag) is shown with its invisible characters escaped."""
+    return visible(".".join(str(part) for part in item["loc"])) or whole
 
 
 def describe_validation_error(error: ValidationError, what: str = "MachineSpec") -> str:

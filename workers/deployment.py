@@ -13,7 +13,7 @@ import logging
 from importlib import metadata
 from pathlib import Path
 
-from temporalio.api.enums.v1 import VersionDrainageStatus
+from temporalio.api.enums.v1 import TaskQueueType, VersionDrainageStatus
 from temporalio.api.workflowservice.v1 import (
     DescribeWorkerDeploymentRequest,
     DescribeWorkerDeploymentResponse,
@@ -26,7 +26,9 @@ from temporalio.worker import WorkerDeploymentConfig
 
 import models
 import workflows
+from models.offerings_memory import offerings_task_queue
 from workers.settings import Settings, SettingsError
+from workers.task_queues import describe_task_queue
 from workflows.api import UPGRADABLE_TYPES
 
 log = logging.getLogger("azmc.deployment")
@@ -72,6 +74,11 @@ def build_id() -> str:
 def worker_version(settings: Settings) -> WorkerDeploymentVersion:
     """This code's version, or the one the Temporal Worker Controller registered for the pod (AZMC_BUILD_ID)."""
     return WorkerDeploymentVersion(deployment_name=settings.deployment_name, build_id=settings.build_id or build_id())
+
+
+def named(version: WorkerDeploymentVersion) -> str:
+    """`deployment:build`, as the TemporalWorkerDeploymentVersion search attribute writes it."""
+    return f"{version.deployment_name}:{version.build_id}"
 
 
 def pinned(version: WorkerDeploymentVersion) -> WorkerDeploymentConfig:
@@ -147,20 +154,95 @@ async def make_current(client: Client, deployment: str, build: str, *, wait_s: f
         await asyncio.sleep(1.0)
 
 
+def workflow_queues(task_queue: str) -> tuple[str, ...]:
+    """The installation's task queues that start runs (the machines', the offerings memory's): the ones a current
+    version serves. The paced activity queues follow their workflows' versions."""
+    return task_queue, offerings_task_queue(task_queue)
+
+
+async def serving(client: Client, task_queue: str) -> WorkerDeploymentVersion | None:
+    """The version the server sends the task queue's new runs to: the latest current version of any Worker
+    Deployment that polls it (a task queue may be in several). None: unversioned workers take them."""
+    info = (await describe_task_queue(client, task_queue, TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW)).versioning_info
+    version = info.current_deployment_version
+    if info.HasField("current_deployment_version") and version.build_id:
+        return WorkerDeploymentVersion(version.deployment_name, version.build_id)
+    return None
+
+
+async def served_by_others(client: Client, task_queue: str, deployment: str) -> dict[str, WorkerDeploymentVersion]:
+    """The installation's workflow task queues that another Worker Deployment's current version serves."""
+    found = {queue: await serving(client, queue) for queue in workflow_queues(task_queue)}
+    return {queue: version for queue, version in found.items()
+            if version is not None and version.deployment_name != deployment}
+
+
+def taken(taken_by: dict[str, WorkerDeploymentVersion]) -> str:
+    return "; ".join(f"task queue {queue} is served by {named(version)}, the current version of Worker Deployment "
+                     f"{version.deployment_name}" for queue, version in taken_by.items())
+
+
+async def refuse_taking_over(client: Client, settings: Settings) -> None:
+    """Raises SettingsError when this worker would make its version current on a task queue another deployment
+    serves: every run there would move to it, and stall once it stops. AZMC_TAKE_OVER=true means it."""
+    if not settings.worker_versioning or settings.make_current == "never" or settings.take_over:
+        return
+    others = await served_by_others(client, settings.task_queue, settings.deployment_name)
+    if others:
+        mine = named(worker_version(settings))
+        deployment = next(iter(others.values())).deployment_name
+        raise SettingsError(
+            f"{taken(others)}; this worker is {mine}, of Worker Deployment {settings.deployment_name}, and would "
+            f"make its version current there (AZMC_MAKE_CURRENT={settings.make_current}), moving every run to it. "
+            f"Join that deployment (AZMC_DEPLOYMENT_NAME={deployment}), serve only the runs pinned to {mine} "
+            f"(AZMC_MAKE_CURRENT=never), or move the task queues to {settings.deployment_name} on purpose "
+            "(AZMC_TAKE_OVER=true; docs/upgrades.md)")
+
+
 async def activate_if_due(client: Client, settings: Settings, build: str) -> str:
     """What AZMC_MAKE_CURRENT asks of a starting worker: `first` makes its version current only when none is
-    (a new installation works at once; a deploy waits for the operator), `always` every time (`azmc dev`)."""
+    (a new installation works at once; a deploy waits for the operator), `always` every time (`azmc dev`); never
+    where another deployment serves the task queues, unless AZMC_TAKE_OVER says so."""
     current = current_build(await describe(client, settings.deployment_name))
-    if current == build:
+    others = await served_by_others(client, settings.task_queue, settings.deployment_name)
+    if current == build and not others:
         return f"version {build} is current"
+    if settings.make_current == "never":
+        return f"{taken(others)}: this worker serves the runs pinned to {build}" if others else \
+            _not_current(current, build)
     if unversioned := await unversioned_runs(client):
         return f"not made current: {unversioned} {UNVERSIONED_LEFT}"
-    if settings.make_current == "always" or (settings.make_current == "first" and current is None):
+    if others and not settings.take_over:
+        return f"not made current: {taken(others)} (AZMC_TAKE_OVER=true moves them; docs/upgrades.md)"
+    said = []
+    if current != build and (settings.make_current == "always" or current is None):
         await make_current(client, settings.deployment_name, build)
-        return f"made version {build} current" + (f" (was {current})" if current else "")
+        said.append(f"made version {build} current" + (f" (was {current})" if current else ""))
+    if others:  # AZMC_TAKE_OVER: the other deployment's claim is withdrawn, not only outdated by a newer one
+        await release(client, others)
+        said.append(f"task queues taken over from {', '.join(sorted({named(v) for v in others.values()}))}")
+    return "; ".join(said) or _not_current(current, build)
+
+
+def _not_current(current: str | None, build: str) -> str:
     if current is None:
         return f"no version is current: `azmc deployment promote` (or AZMC_MAKE_CURRENT=first) makes {build} current"
+    if current == build:
+        return f"version {build} is current"
     return f"version {current} is current; this worker's {build} takes new work once promoted (docs/upgrades.md)"
+
+
+async def release(client: Client, others: dict[str, WorkerDeploymentVersion]) -> None:
+    """The Worker Deployments of `others` stop serving task queues: each one's current version becomes
+    "unversioned", so the server routes by the other deployments' current versions. Runs pinned to their versions
+    stay there."""
+    for deployment in sorted({version.deployment_name for version in others.values()}):
+        described = await describe(client, deployment)
+        if described is None:
+            continue
+        await client.workflow_service.set_worker_deployment_current_version(SetWorkerDeploymentCurrentVersionRequest(
+            namespace=client.namespace, deployment_name=deployment, build_id="",
+            conflict_token=described.conflict_token, identity="azmc", ignore_missing_task_queues=True))
 
 
 async def open_runs(client: Client, deployment: str, build: str) -> int:
@@ -178,6 +260,23 @@ async def wait_current(address: str, namespace: str, deployment: str, build: str
             return True
         await asyncio.sleep(1.0)
     return False
+
+
+# Open runs read to find the versions of other deployments that runs are pinned to (then each version is counted).
+SCANNED_RUNS = 1000
+
+
+async def runs_on_other_deployments(client: Client, deployment: str) -> dict[str, int]:
+    """Open runs of azmc's types pinned to versions of other Worker Deployments than `deployment` (one that took the
+    task queues for a while), by `deployment:build`: they move only through workers of their own version."""
+    types = ", ".join(repr(t) for t in UPGRADABLE_TYPES)
+    query = (f'ExecutionStatus = "Running" AND WorkflowType IN ({types}) '
+             f'AND TemporalWorkerDeployment != "{deployment}"')
+    found: set[str] = set()
+    async for run in client.list_workflows(query, limit=SCANNED_RUNS):  # the list leaves versioning_info empty
+        found.update(str(v) for v in run.search_attributes.get("TemporalWorkerDeploymentVersion", []))
+    versions = sorted(tuple(version.split(":", 1)) for version in found if ":" in version)
+    return {f"{name}:{build}": await open_runs(client, name, build) for name, build in versions}
 
 
 # Why no version of this code may become current while runs begun before Worker Versioning remain.

@@ -1,36 +1,49 @@
-"""How many worker processes share the installation's ARM budgets (activities/arm_pace.py): the distinct
-identities the server saw polling the machines' task queue, asked again every half minute.
+"""What a worker knows of the installation's other workers, asked every REFRESH_S (workers/live_workers.py): how
+many worker processes share the ARM budgets (activities/arm_pace.py), and which codec keys the others hold
+(codec/holders.py).
 
-The server remembers a poller for a few minutes after its last poll, so a worker that just stopped still counts
-for a while: the others then send a little less than they could, never more."""
+A worker that stopped leaves the count once its last poll is LIVE_WINDOW old (70 s): the others then send a little
+less than they could meanwhile, never more."""
 
 import asyncio
 import logging
 
-from temporalio.api.enums.v1 import TaskQueueType
 from temporalio.client import Client
+from temporalio.common import WorkerDeploymentVersion
 from temporalio.service import RPCError
 
 from activities.arm_pace import ArmPace
-from workers.task_queues import describe_task_queue
+from codec.holders import KeyHolders
+from workers.live_workers import LiveWorker, live_workers, polling
 
-REFRESH_S = 30.0
+REFRESH_S = 10.0
 log = logging.getLogger("azmc.worker")
 
 
+def count_of(workers: list[LiveWorker]) -> int:
+    return max(1, len(workers))  # a worker counts itself before its first poll shows
+
+
 async def count_replicas(client: Client, task_queue: str) -> int:
-    described = await describe_task_queue(client, task_queue, TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW)
-    return max(1, len({poller.identity for poller in described.pollers}))
+    return count_of(await live_workers(client, task_queue))
 
 
-async def keep_replicas_counted(client: Client, task_queue: str, pace: ArmPace) -> None:
-    """Runs until cancelled; a failed count keeps the last one (at worst this worker sends its old share)."""
+async def keep_replicas_counted(client: Client, task_queue: str, pace: ArmPace | None,
+                                holders: KeyHolders | None = None, own_identity: str = "",
+                                own_version: WorkerDeploymentVersion | None = None) -> None:
+    """Runs until cancelled; a failed count keeps the last one (at worst this worker sends its old share).
+    `holders` learns the keys of the other workers of this worker's version (`own_version`, None: unversioned):
+    only they take the tasks it leaves (a pinned run's tasks go to its version alone)."""
     while True:
         try:
-            counted = await count_replicas(client, task_queue)
-            if counted != pace.replicas:
+            workers = await live_workers(client, task_queue)
+            counted = count_of(workers)
+            if pace is not None and counted != pace.replicas:
                 log.info("ARM budgets shared by %d worker(s)", counted)
-            pace.replicas = counted
+                pace.replicas = counted
+            if holders is not None:
+                holders.update(frozenset().union(*(w.codec_keys for w in polling(workers, own_version)
+                                                   if w.identity != own_identity)))
         except RPCError as error:
             log.warning("could not count the workers sharing ARM's budgets: %s", error)
         await asyncio.sleep(REFRESH_S)

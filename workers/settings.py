@@ -94,6 +94,9 @@ class Settings(BaseSettings):
     build_id: str | None = Field(None, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,254}$")
     worker_versioning: bool = True
     make_current: str = Field("first", pattern="^(first|always|never)$")
+    # A worker refuses to make its version current on a task queue another deployment's current version serves
+    # (every run there would move to it); true moves the task queues to this worker's deployment on purpose.
+    take_over: bool = False
 
     # Worker process
     metrics_port: int = Field(METRICS_PORT, ge=0, le=65535)  # 0 turns the Prometheus endpoint off

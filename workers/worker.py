@@ -23,13 +23,16 @@ from temporalio.worker import Worker
 from activities.audit import AuditInterceptor
 from activities.config import AzureConfig
 from activities.driver import AzureDriver
-from codec.converter import describe_codec, for_workers
+from codec.converter import describe_codec, for_workers, key_ids
+from codec.holders import KeyHolders
+from codec.missing_keys import MissingKeys
 from models.offerings_memory import offerings_task_queue
 from models.pace import DEFAULT_PACES, Budget, budget_task_queue
 from models.validation import problem
 from workers.connect import connect
-from workers.deployment import activate_if_due, deployment_config, describe
+from workers.deployment import activate_if_due, deployment_config, describe, refuse_taking_over
 from workers.installation import installation_id
+from workers.live_workers import with_codec_keys
 from workers.pace_brake import PaceBrake
 from workers.replicas import keep_replicas_counted
 from workers.sandbox import workflow_runner
@@ -100,13 +103,23 @@ def concurrency(settings: Settings) -> dict[str, Any]:
     }
 
 
-def worker_client(client: Client) -> Client:
+def worker_client(client: Client, holders: KeyHolders | None = None) -> Client:
     """The client a worker polls with: the same connection and keys, decoding as a worker must (a payload that
-    does not decode reaches the workflow, which refuses the message, instead of failing its task forever)."""
-    converter = for_workers(client.data_converter)
-    if converter is client.data_converter:
+    does not decode reaches the workflow, which refuses the message, instead of failing its task forever).
+    `holders`: which keys the other workers hold, kept by workers/replicas.py. A worker's client is returned as it
+    is."""
+    converter = client.data_converter
+    if converter is for_workers(converter):
         return client
-    return Client(**{**client.config(), "data_converter": converter})
+    runtime = client.service_client.config.runtime or Runtime.default()
+    missing = MissingKeys(runtime.metric_meter, key_ids(converter))
+    return Client(**{**client.config(), "data_converter": for_workers(converter, holders, missing)})
+
+
+def worker_identity(client: Client) -> str:
+    """The identity every worker of the process polls with: the client's, naming its codec keys
+    (workers/live_workers.py), so a worker that lacks a key knows whether another has it."""
+    return with_codec_keys(client.identity, key_ids(client.data_converter))
 
 
 def build_worker(settings: Settings, client: Client, driver: AzureDriver) -> Worker:
@@ -122,6 +135,7 @@ def build_worker(settings: Settings, client: Client, driver: AzureDriver) -> Wor
         **concurrency(settings),
         graceful_shutdown_timeout=timedelta(seconds=settings.graceful_shutdown_s),
         deployment_config=deployment_config(settings),
+        identity=worker_identity(client),
     )
 
 
@@ -129,7 +143,9 @@ def offerings_worker(client: Client, task_queue: str, max_cached_workflows: int 
     """The shared memory of offerings on its own queue (models/offerings_memory.offerings_task_queue), so its
     answers never wait behind a backlog of machine tasks; every worker process polls it beside its own."""
     options.setdefault("workflow_runner", workflow_runner())
-    return Worker(worker_client(client), task_queue=offerings_task_queue(task_queue), workflows=[Offerings],
+    client = worker_client(client)
+    options.setdefault("identity", worker_identity(client))
+    return Worker(client, task_queue=offerings_task_queue(task_queue), workflows=[Offerings],
                   max_cached_workflows=max_cached_workflows, **options)
 
 
@@ -139,6 +155,7 @@ def paced_workers(client: Client, task_queue: str, activities: Sequence[Callable
     its activities at most at `paces[budget]` a second across every worker of the installation."""
     client = worker_client(client)
     options.setdefault("interceptors", [AuditInterceptor(client.data_converter)])  # each result's ARM requests
+    options.setdefault("identity", worker_identity(client))
     return [Worker(client, task_queue=budget_task_queue(task_queue, budget), activities=list(activities),
                    max_task_queue_activities_per_second=paces[budget], **options)
             for budget in Budget]
@@ -184,9 +201,11 @@ async def activate(client: Client, settings: Settings, build: str) -> None:
 async def run_worker(settings: Settings) -> None:
     """Run until SIGTERM/SIGINT. Raises SettingsError (one line) when a setting or Temporal is unusable."""
     azure_config(settings)  # validate Azure settings before touching the network
-    client = await connect(settings, telemetry_runtime(settings))
+    holders = KeyHolders()  # which codec keys the other workers hold: kept by keep_replicas_counted
+    client = worker_client(await connect(settings, telemetry_runtime(settings)), holders)
     if settings.worker_versioning:
         await describe(client, settings.deployment_name)  # a server without Worker Versioning: one line, and stop
+        await refuse_taking_over(client, settings)  # before its polls put this version on the task queues
     installation = await installation_id(settings, client)
     if settings.ensure_schedule:
         log.info("fleet sweep schedule %s", await ensure_sweep_schedule(client, settings))
@@ -203,7 +222,9 @@ async def run_worker(settings: Settings) -> None:
         version = deployment_config(settings)
         # The server learns of the version from the polls just started; a stop never waits for this.
         activation = asyncio.create_task(activate(client, settings, version.version.build_id)) if version else None
-        counting = asyncio.create_task(keep_replicas_counted(client, settings.task_queue, driver.pace))
+        own_version = version.version if version else None
+        counting = asyncio.create_task(keep_replicas_counted(client, settings.task_queue, driver.pace, holders,
+                                                             worker_identity(client), own_version))
         brake = PaceBrake(client, settings.task_queue, settings.paces())
         driver.pace.on_queue_throttled = brake.queue_throttled
         releasing = asyncio.create_task(brake.keep_releasing())

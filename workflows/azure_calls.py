@@ -39,6 +39,21 @@ def error_type(err: BaseException) -> str:
     return ""
 
 
+# The error type a worker reports when it lacks the codec key an activity's input is sealed with (the SDK fails the
+# attempt "Failed decoding arguments", caused by the codec's models.undecodable.MissingKeyError).
+MISSING_KEY = "MissingKeyError"
+
+
+def lacked_key(err: BaseException) -> bool:
+    """Whether an activity failed only because the workers that took it lack the key of its input."""
+    cause: BaseException | None = err
+    while cause is not None:
+        if isinstance(cause, ApplicationError) and cause.type == MISSING_KEY:
+            return True
+        cause = cause.cause if isinstance(cause, FailureError) else None
+    return False
+
+
 def suggested_delay(err: BaseException) -> timedelta | None:
     """Azure's own hint (NIC reservation left, Retry-After), carried as next_retry_delay."""
     cause = err.cause if isinstance(err, ActivityError) else err
@@ -88,7 +103,20 @@ class AzureCalls:
         budget = ACTIVITY_BUDGET.get(name)
         if budget is not None:  # on its budget's queue, handed out at Azure's pace across the fleet (models/pace.py)
             options["task_queue"] = budget_task_queue(workflow.info().task_queue, budget)
-        return await self._detachable(workflow.start_activity(name, arg, **options))
+        attempt = 0
+        while True:
+            try:
+                return await self._detachable(workflow.start_activity(name, arg, **options))
+            except ActivityError as err:
+                if not lacked_key(err):
+                    raise
+                # Its attempts all met workers without the key this worker sealed the input with (a rotation rolled
+                # out in the wrong order): Azure was not called. Another worker has the key: this one does.
+                attempt += 1
+                wait = policies.capped_backoff(attempt, policies.KEY_WAIT_START, policies.KEY_WAIT_CAP)
+                workflow.logger.warning(f"[{workflow.info().workflow_id}] {name.value}: the workers that took it "
+                                        f"lack the codec key of its input; scheduled again in {wait}")
+                await workflow.sleep(wait)
 
     async def short_call(self, name: ActivityName, arg: Any, result_type: Any, summary: str) -> Any:
         """A short call: one read, or a question to the offerings memory, as a local activity (the worker running

@@ -24,10 +24,19 @@ SHORTEST_TIMER = timedelta(seconds=1)
 # identity or plan's terms that are not there), is fixed only when a person acts: retrying sooner would change
 # nothing; `reconcile` cuts the wait short once they have.
 OPERATOR_BACKOFF = timedelta(minutes=10)
+# A pool whose replacements keep failing without ever running (a resource group or template an operator must fix)
+# replaces the next one only after this, doubling to the cap; one machine Running ends it.
+UNRAN_REPLACEMENT_BACKOFF_START = timedelta(seconds=30)
+UNRAN_REPLACEMENT_BACKOFF_CAP = timedelta(minutes=10)
 
 # Deletion stages and compensations retry forever with this capped backoff.
 CLEANUP_BACKOFF_START = timedelta(seconds=5)
 CLEANUP_BACKOFF_CAP = timedelta(minutes=3)
+
+# An activity whose every attempt met workers lacking the codec key its input is sealed with is scheduled again,
+# for a worker that has it (workflows/azure_calls.py): after this capped backoff, never counted as a failure.
+KEY_WAIT_START = timedelta(seconds=5)
+KEY_WAIT_CAP = timedelta(minutes=2)
 
 # Fallback history length that triggers continue-as-new when the server has not suggested it yet.
 DEFAULT_HISTORY_LIMIT = 10_000

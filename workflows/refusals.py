@@ -2,9 +2,12 @@
 
 The worker's converter hands a handler an `Undecodable` where a payload did not decode (codec/undecodable.py),
 and the handler asks here what to do. The question is who could not read it:
-- A message arriving now (the task is not a replay): the sender's fault, or a key this installation does not
-  use. A signal is ignored, an update refused by its validator, a fresh start fails at once; each named, with
-  why, in the log and the workflow's status.
+- A message arriving now, sealed with a key this worker lacks and another live worker holds (`held_elsewhere`,
+  codec/holders.py: a key rotation rolled out in the wrong order): it is left to that worker. The workflow task
+  fails, Temporal hands it out again, and a worker with the key takes it; nothing is refused or lost.
+- A message arriving now (the task is not a replay) that no live worker can read: the sender's fault, or a key
+  this installation does not use. A signal is ignored, an update refused by its validator, a fresh start fails at
+  once; each named, with why, in the log and the workflow's status.
 - A message met while replaying: the worker that took it when it arrived could read it and acted on it; this
   one lacks a key the history uses. The workflow task fails (Temporal retries it) until a worker with the key
   replays it. Failing the workflow instead would close it, and the fleet sweep would collect its VM as an orphan.
@@ -44,8 +47,9 @@ MARKED_PER_RUN = 20
 
 
 class MissingKeyInHistory(RuntimeError):
-    """Replaying a message this worker cannot read: fails the workflow task (not an ApplicationError), never
-    the workflow, so the run waits for a worker with the key."""
+    """A message this worker cannot read and another can (met while replaying, or sealed with a key another live
+    worker holds): fails the workflow task (not an ApplicationError), never the workflow, so the run waits for a
+    worker with the key."""
 
 
 def found_in(args: Sequence[Any]) -> Undecodable | None:
@@ -59,6 +63,11 @@ def _replaying() -> bool:
 def _waits_for_key(what: str, found: Undecodable) -> MissingKeyInHistory:
     return MissingKeyInHistory(f"{what}: {found.reason}; a worker with that key read it when it arrived, so this "
                                "workflow task fails until one replays it")
+
+
+def _left_to_holder(what: str, found: Undecodable) -> MissingKeyInHistory:
+    return MissingKeyInHistory(f"{what}: {found.reason}; another worker polling has that key, so this workflow "
+                               "task fails until one of them takes it")
 
 
 class Refusals:
@@ -80,6 +89,8 @@ class Refusals:
             return True
         if found is None:
             return False
+        if found.held_elsewhere and not _replaying():
+            raise _left_to_holder(f"signal {name!r}", found)
         if found.depends_on_keys and self._marked < MARKED_PER_RUN:
             if _replaying():
                 raise _waits_for_key(f"signal {name!r}", found)
@@ -93,8 +104,10 @@ class Refusals:
         found = found_in(args)
         if found is None:
             return
-        self._note("update", name, found.reason)
-        raise invalid_input(f"{name}: {found.reason}")
+        # A validator cannot leave an update to another worker: the sender hears at once, and may send it again.
+        again = "; another worker polling has that key: send it again" if found.held_elsewhere else ""
+        self._note("update", name, found.reason + again)
+        raise invalid_input(f"{name}: {found.reason}{again}")
 
     def _note(self, kind: str, name: str, reason: str) -> None:
         if not _replaying():
@@ -124,10 +137,13 @@ REFUSED_AT_START = "the input could not be decoded when the workflow started"
 
 def refuse_input(found: Undecodable, what: str) -> str:
     """The reason a fresh start fails with. Raises instead, failing the task, when azmc wrote the input (a
-    continued run, a pool's machine) or a worker replays it: a worker with the key can read it."""
+    continued run, a pool's machine), a worker replays it, or another live worker holds its key: a worker with
+    the key can read it."""
     info = workflow.info()
     written_by_azmc = info.continued_run_id is not None or info.parent is not None
     if found.depends_on_keys:
+        if found.held_elsewhere and not _replaying():
+            raise _left_to_holder(what, found)
         if _replaying() or written_by_azmc:
             raise _waits_for_key(what, found)
         workflow.patched(REFUSED_INPUT)

@@ -1,5 +1,7 @@
 """Resource Health's view of one VM: availabilityStatuses/current (one ARM read)."""
 
+from urllib.parse import quote
+
 from activities.arm import classified, get_or_none, log_start
 from activities.clients import AzureClients
 from models.activity_io import MachineRef
@@ -7,8 +9,11 @@ from models.health_io import ResourceHealthReading
 
 
 def vm_id(clients: AzureClients, machine: MachineRef) -> str:
-    return (f"/subscriptions/{clients.subscription_id}/resourceGroups/{machine.resource_group}/providers/"
-            f"Microsoft.Compute/virtualMachines/{machine.name}")
+    """The VM's id as a URL path: the SDK puts `resourceUri` into the URL as it is (its only path parameter it does
+    not escape), so each name is escaped here and stays one segment, whatever it holds."""
+    subscription, group, name = (quote(part, safe="") for part in (clients.subscription_id, machine.resource_group,
+                                                                   machine.name))
+    return f"/subscriptions/{subscription}/resourceGroups/{group}/providers/Microsoft.Compute/virtualMachines/{name}"
 
 
 async def read_resource_health(clients: AzureClients, machine: MachineRef) -> ResourceHealthReading:

@@ -6,32 +6,18 @@
 vm1) is dropped here, at the price of listing it (short, zero-padded machine names avoid that). ARM
 answers from its own state (a resource is listed from its PUT until its delete), so "nothing left"
 read here is Azure's word, unlike the lagging Resource Graph; and with tags, so the caller applies the
-ownership rules (activities/ownership.py) to each resource as it would to a GET.
+ownership rules (activities/ownership.py) to each resource as it would to a GET. Machines of one group that
+ask together share one list of the whole group (group_listing.py).
 """
-
-from dataclasses import dataclass, field
 
 from activities.arm import classified
 from activities.clients import AzureClients
+from activities.reading.group_listing import Listed
 
-
-@dataclass(frozen=True)
-class Listed:
-    id: str
-    name: str
-    type: str  # lower-case, e.g. microsoft.compute/disks
-    tags: dict[str, str] = field(default_factory=dict)
-
-
-def name_filter(prefix: str) -> str:
-    return f"substringof('{prefix.replace(chr(39), chr(39) * 2)}', name)"  # OData doubles a quote
+__all__ = ["Listed", "machine_resources"]
 
 
 async def machine_resources(clients: AzureClients, resource_group: str, machine: str) -> list[Listed]:
     """The VM <machine> and every resource named "<machine>-..." in `resource_group` (all pages), with tags."""
     async with classified(f"list the resources of {machine}"):
-        pages = clients.resources.resources.list_by_resource_group(resource_group, filter=name_filter(machine))
-        found = [Listed(str(r.id), str(r.name), str(r.type).lower(), dict(r.tags or {})) async for r in pages]
-    # substringof matches anywhere in the name: keep the machine's own names only.
-    own, prefix = machine.lower(), f"{machine}-".lower()
-    return [res for res in found if res.name.lower() == own or res.name.lower().startswith(prefix)]
+        return await clients.listings.resources_of(resource_group, machine)

@@ -101,6 +101,7 @@ async def check_orphan(clients: AzureClients, client: Client, inp: OrphanCheckIn
     vm_disks = set(vm_inventory(vm_body).disk_names) if ours else set()
     kept: list[tuple[str, str]] = []
     unmarked: list[tuple[str, str]] = []
+    with_vm: list[tuple[str, str]] = []  # untagged disks of our VM: they go with it, and are seen with it
     skipped: list[Skipped] = []
     times = [closed_at] if closed_at else []
     for (kind, name), body in zip(names, bodies, strict=True):
@@ -113,9 +114,11 @@ async def check_orphan(clients: AzureClients, client: Client, inp: OrphanCheckIn
         times += [t for t in (_created(body), mark) if t is not None]
         if closed_at is None and mark is None and owner.classify(body.tags) == Ownership.OURS:
             unmarked.append((kind, name))  # Temporal knows no workflow to measure from: its first sighting
+        elif owner.classify(body.tags) == Ownership.UNTAGGED:
+            with_vm.append((kind, name))
     verdict = OrphanVerdict(workflow_id=orphan.workflow_id, arm_requests=sum(requests.values()))
     if unmarked:
-        return _first_seen(verdict, orphan, inp, kept, unmarked, skipped)
+        return _first_seen(verdict, orphan, inp, kept, unmarked, with_vm, skipped)
     if kept and not times:
         skipped += [Skipped(resource=f"{k} {n}", reason=SkipReason.AGE_UNKNOWN, workflow_id=orphan.workflow_id,
                             detail="no creation time, no closed workflow and no mark to measure from") for k, n in kept]
@@ -137,17 +140,19 @@ async def check_orphan(clients: AzureClients, client: Client, inp: OrphanCheckIn
 
 
 def _first_seen(verdict: OrphanVerdict, orphan: OrphanMachine, inp: OrphanCheckInput, kept: list[tuple[str, str]],
-                unmarked: list[tuple[str, str]], skipped: list[Skipped]) -> OrphanVerdict:
+                unmarked: list[tuple[str, str]], with_vm: list[tuple[str, str]],
+                skipped: list[Skipped]) -> OrphanVerdict:
     """Temporal knows no workflow of the owner and some resource carries no mark: the orphan is seen for the
     first time now. Nothing goes; the sweep marks what is unmarked, and the grace counts from this sweep."""
     seen_at = inp.now.replace(microsecond=0)  # as the mark says it
     mark = orphan_mark(seen_at)
     eligible_at = seen_at + inp.orphan_grace
     for kind, name in kept:
-        first = (kind, name) in unmarked
+        first = (kind, name) in unmarked or (kind, name) in with_vm
         detail = (f"Temporal knows no workflow {orphan.workflow_id}: first seen now; the sweep marks it "
-                  f"{ORPHAN_SEEN_TAG}={mark} (a dry run does not)" if first else
-                  "marked before; other resources of its machine are first seen now")
+                  f"{ORPHAN_SEEN_TAG}={mark} (a dry run does not)" if (kind, name) in unmarked else
+                  f"Temporal knows no workflow {orphan.workflow_id}: first seen now, with the VM it goes with"
+                  if first else "marked before; other resources of its machine are first seen now")
         skipped.append(Skipped(resource=f"{kind} {name}", workflow_id=orphan.workflow_id, detail=detail,
                                reason=SkipReason.FIRST_SEEN if first else SkipReason.YOUNGER_THAN_GRACE,
                                orphan_since=seen_at, eligible_at=eligible_at))

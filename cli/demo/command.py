@@ -16,7 +16,7 @@ from cli.demo.scenario import DEMO_POOL, DemoResult, DemoScenario, MachineTrack,
 from cli.emulator_client import EmulatorControl
 from cli.errors import fail
 from cli.processes import StackError, stop_on_signals, tcp_open
-from cli.render import phase_text
+from cli.render import phase_text, shown
 from cli.stack import DevStack, StackConfig
 from cli.stack_keys import dev_keys_file
 from emulator.seed import SEED_SUBSCRIPTION
@@ -45,7 +45,7 @@ def phases_table(tracks: list[MachineTrack]) -> Table:
             Text(str(status.attempts if status else 0)),
             Text(f"{operation.stage} {operation.state}" if operation else "-"),
             Text(_short_inventory(status.inventory) if status else "-"),
-            Text((track.errors[-1] if track.errors else "")[:70], style="yellow"),
+            shown((track.errors[-1] if track.errors else "")[:70], style="yellow"),
         )
     return table
 
@@ -82,15 +82,15 @@ def summary(result: DemoResult) -> Group:
         status = track.status
         machines.add_row(
             Text(track.spec.name), phase_text(track.phase), Text(str(track.vm_create_attempts)),
-            Text(_compact(track.stages)), Text(_short_inventory(status.inventory) if status else "-"),
+            shown(_compact(track.stages)), Text(_short_inventory(status.inventory) if status else "-"),
         )  # fmt: skip
-    events = [Text(f"{track.spec.name}: {line[:200]}", style="yellow") for track in result.tracks
+    events = [shown(f"{track.spec.name}: {line[:200]}", style="yellow") for track in result.tracks
               for line in [*track.azure_errors, *track.notes]]  # fmt: skip
     requests = Table(title="ARM requests the emulator served", header_style="bold")
     requests.add_column("operation")
     requests.add_column("count", justify="right")
     for operation, count in result.requests.items():
-        requests.add_row(Text(operation), Text(str(count)))
+        requests.add_row(shown(operation), Text(str(count)))
     leftover = len(result.leftovers)
     verdict = Text(
         f"emulator: {leftover} resources left" + ("" if leftover else " (zero leftovers)"),
@@ -140,7 +140,7 @@ async def _run(config: StackConfig, count: int, interactive: bool, console: Cons
             operation = changed.status.last_operation
             detail = f"{operation.stage} {operation.state}: {operation.description}" if operation else ""
             line = f"{time.monotonic() - started:6.1f}s {changed.spec.name:<14} {changed.phase:<16} {detail}"
-            console.print(Text(line))  # Azure's messages are text, not markup
+            console.print(shown(line))  # Azure's messages are text, not markup
 
     scenario = DemoScenario(client, emulator, specs, TASK_QUEUE, on_change)
     if live is None:

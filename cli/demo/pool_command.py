@@ -12,7 +12,7 @@ from rich.text import Text
 from cli.demo.command import show_scenario
 from cli.demo.pool_scenario import PoolDemo, PoolDemoResult, demo_pool_spec
 from cli.emulator_client import EmulatorControl
-from cli.render import pool_view
+from cli.render import pool_view, shown
 from cli.stack import StackConfig
 from cli.stack_keys import dev_keys_file
 from emulator.seed import SEED_SUBSCRIPTION
@@ -31,12 +31,12 @@ def summary(result: PoolDemoResult) -> Group:
     machines.add_column("machine")
     machines.add_column("phases", overflow="fold")
     for name, seen in result.phases.items():
-        machines.add_row(Text(name), Text(" > ".join(seen)))
+        machines.add_row(shown(name), shown(" > ".join(seen)))
     requests = Table(title="ARM requests the emulator served", header_style="bold")
     requests.add_column("operation")
     requests.add_column("count", justify="right")
     for operation, count in result.requests.items():
-        requests.add_row(Text(operation), Text(str(count)))
+        requests.add_row(shown(operation), Text(str(count)))
     healed = (f"healed: {', '.join(result.hit)}: creation failed, compensated, created again, Running"
               if result.healed else "not healed: no machine whose creation failed ran afterwards")
     left = len(result.leftovers)
@@ -61,7 +61,7 @@ async def _run(config: StackConfig, interactive: bool, console: Console) -> tupl
             live.update(pool_view(status, f"pool/{status.resource_group}/{status.name}"))
             return
         for line in lines:  # Azure's and the pool's text: printed as text, never markup
-            console.print(Text(f"{time.monotonic() - started:6.1f}s {line}"))
+            console.print(shown(f"{time.monotonic() - started:6.1f}s {line}"))
 
     demo = PoolDemo(client, emulator, spec, TASK_QUEUE, on_change)
     if live is None:

@@ -12,6 +12,7 @@ from temporalio.api.common.v1 import Payload
 from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client
 
+from cli.render import shown
 from models.audit import AUDIT_DETAIL, AUDIT_METADATA, TRAIL, AuditTrail
 
 
@@ -66,13 +67,13 @@ def requests_table(attempts: list[Attempt]) -> Table:
                   title="Azure requests, oldest first (--json for every field)", title_justify="left")
     for attempt in attempts:
         for request in attempt.trail.requests:
-            table.add_row(attempt.activity, request.method, request.operation, _short(request.resource),
+            table.add_row(attempt.activity, request.method, request.operation, shown(_short(request.resource)),
                           str(request.status or "no answer"), str(request.duration_ms),
-                          f"{request.request_id}\n{request.correlation_id}")
+                          shown(f"{request.request_id}\n{request.correlation_id}", lines=True))
         if attempt.trail.left_out:
             table.add_row(attempt.activity, "", f"(+{attempt.trail.left_out} earlier requests not kept)")
         if attempt.outcome != "completed":
-            table.add_row(attempt.activity, "", "failed", attempt.outcome)
+            table.add_row(attempt.activity, "", "failed", shown(attempt.outcome))
     table.columns[-1].no_wrap = True
     return table
 

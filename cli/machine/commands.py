@@ -4,13 +4,14 @@ from collections.abc import Awaitable, Callable
 from typing import Annotated
 
 import typer
-from rich.text import Text
 from temporalio.client import Client
 
 from cli import machines
 from cli.errors import run_friendly, settings_or_exit
 from cli.options import Namespace, ResourceGroup, TemporalAddress
-from cli.render import console, describe_view
+from cli.render import console, describe_view, shown
+from models.status import MachineStatus
+from models.visible_text import visible_json
 from workers.connect import connect
 
 MachineName = Annotated[str, typer.Argument(help="NAME, RESOURCE_GROUP/NAME or the workflow id")]
@@ -53,13 +54,16 @@ def describe(
             from cli.machine.audit_trail import attempts_json, read_attempts, requests_table
 
             attempts = await read_attempts(client, wf_id)
-            print(attempts_json(attempts)) if as_json else console.print(requests_table(attempts))
+            print(visible_json(attempts_json(attempts))) if as_json else console.print(requests_table(attempts))
             return
-        status = await machines.status(client, wf_id)
-        if as_json:
-            print(status.model_dump_json(indent=2))
-        else:
-            console.print(describe_view(status, wf_id))
+        await machines.check_answering(client, wf_id)
+        if as_json:  # the machine's own answer, waited for: a script reads every field of it
+            print(visible_json((await machines.status(client, wf_id)).model_dump_json(indent=2)))
+            return
+        from cli.machine.answered import status_or_view
+
+        status = await status_or_view(client, wf_id)
+        console.print(describe_view(status, wf_id) if isinstance(status, MachineStatus) else status)
 
     _on_machine(name, resource_group, temporal_address, namespace, show)
 
@@ -77,7 +81,7 @@ def delete(
 
     async def remove(client: Client, wf_id: str) -> None:
         await machines.request_delete(client, wf_id, force=force)
-        console.print(Text(f"deletion requested for {wf_id}"))
+        console.print(shown(f"deletion requested for {wf_id}"))
         if wait:
             await wait_deleted(client, wf_id, console)
 

@@ -5,6 +5,7 @@ from temporalio.exceptions import ApplicationError
 
 from cli.errors import run_friendly, settings_or_exit
 from cli.machines import MachineError, machine_of, machine_ref
+from models.visible_text import visible
 from workers.worker import azure_config
 
 
@@ -26,6 +27,7 @@ def print_console(name: str, resource_group: str, lines: int) -> None:
             raise MachineError(str(error)) from None
         finally:
             await clients.close()
-        print(text)
+        # The guest writes this log: its escape sequences and controls are shown, never obeyed by the terminal.
+        print(visible(text.replace("\r\n", "\n"), keep_newlines=True))
 
     run_friendly(main)

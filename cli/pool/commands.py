@@ -10,17 +10,18 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.text import Text
 from temporalio.client import Client, WorkflowExecutionStatus
 
 from cli import pool_workflow
 from cli.errors import run_friendly, settings_or_exit
 from cli.options import HELP_MARKUP, Namespace, ResourceGroup, TemporalAddress
-from cli.pool.lookup import list_pools, pool_ref, resolve
+from cli.pool.headline import described, headline_of
+from cli.pool.lookup import list_pools, pool_of, pool_ref, resolve
 from cli.pool.table import pools_table
 from cli.pool_workflow import PoolError
-from cli.render import console, pool_view
+from cli.render import console, pool_view, shown
 from models.pool import PoolSpec, PoolStatus
+from models.visible_text import visible_json
 from workers.connect import connect
 from workers.settings import Settings
 
@@ -46,7 +47,7 @@ def _on_pool(name: str, resource_group: str, address: str | None, namespace: str
 def apply_pool_document(spec: PoolSpec, settings: Settings, out: Console) -> None:
     async def main() -> None:
         applied = await pool_workflow.apply_pool(await connect(settings), spec, settings.task_queue)
-        out.print(Text(applied.line(spec)))
+        out.print(shown(applied.line(spec)))
 
     run_friendly(main)
 
@@ -80,8 +81,12 @@ def describe(
 ) -> None:
     """Show a pool: counts, revisions, each machine (phase, revision, preserved) and the last operations."""
     async def show(client: Client, wf_id: str) -> None:
-        status = await pool_workflow.status(client, wf_id)
-        print(status.model_dump_json(indent=2)) if as_json else console.print(pool_view(status, wf_id))
+        if as_json:  # the pool's own answer, waited for: a script reads every field of it
+            print(visible_json((await pool_workflow.status(client, wf_id)).model_dump_json(indent=2)))
+            return
+        rg, pool = pool_of(wf_id) or ("", "")
+        status, note = await described(client, wf_id, rg, pool)
+        console.print(pool_view(status, wf_id, note))
 
     _on_pool(name, resource_group, temporal_address, namespace, show)
 
@@ -97,7 +102,7 @@ def scale(
     """Set the pool's replicas (a Temporal Update: the pool accepts, or says why not)."""
     async def set_replicas(client: Client, wf_id: str) -> None:
         status = await pool_workflow.scale(client, wf_id, replicas)
-        console.print(Text(f"pool {wf_id} accepted replicas {status.replicas}: {status.summary or status.phase}"))
+        console.print(shown(f"pool {wf_id} accepted replicas {status.replicas}: {status.summary or status.phase}"))
 
     _on_pool(name, resource_group, temporal_address, namespace, set_replicas)
 
@@ -113,7 +118,7 @@ def resume_repairs(
     fewer are unhealthy, when the guard holds again."""
     async def resume(client: Client, wf_id: str) -> None:
         status = await pool_workflow.resume_repairs(client, wf_id)
-        console.print(Text(f"pool {wf_id} resumed repairs: {status.summary or status.phase}"))
+        console.print(shown(f"pool {wf_id} resumed repairs: {status.summary or status.phase}"))
 
     _on_pool(name, resource_group, temporal_address, namespace, resume)
 
@@ -130,7 +135,7 @@ def delete(
     """Delete the pool: every machine deleted (verified against Azure), then the pool's workflow completes."""
     async def request(client: Client, wf_id: str) -> None:
         await pool_workflow.request_delete(client, wf_id, reason)
-        console.print(Text(f"deletion requested for {wf_id}"))
+        console.print(shown(f"deletion requested for {wf_id}"))
         if wait:
             await wait_pool_deleted(client, wf_id, console)
 
@@ -140,20 +145,19 @@ def delete(
 async def wait_pool_deleted(client: Client, wf_id: str, out: Console, poll_s: float = 0.5) -> None:
     """Until the pool's workflow completed, showing how many machines are left."""
     with out.status("deleting...") as spinner:
-        while True:
-            state = (await client.get_workflow_handle(wf_id).describe()).status
-            if state != WorkflowExecutionStatus.RUNNING:
+        while True:  # describes only: a query would take the one place the server holds for a busy pool's queries
+            found = await client.get_workflow_handle(wf_id).describe()
+            if found.status != WorkflowExecutionStatus.RUNNING:
                 break
-            try:
-                status = await pool_workflow.status(client, wf_id)
-                spinner.update(Text(f"{wf_id}: {len(status.machines)} machines left - {status.summary}"))
-            except Exception:  # a worker restarting: keep waiting, the describe above says when it ends
-                pass
+            kept = await headline_of(found)
+            if kept is not None:
+                spinner.update(shown(f"{wf_id}: {kept.machines} machines left ({kept.phase})"))
             await asyncio.sleep(poll_s)
+    state = found.status
     if state != WorkflowExecutionStatus.COMPLETED:
         raise PoolError(f"{wf_id} ended {state.name.lower() if state else 'unknown'}; see `azmc pool describe`")
     final = await client.get_workflow_handle(wf_id, result_type=PoolStatus).result()
-    out.print(Text(deleted_line(wf_id, final)))
+    out.print(shown(deleted_line(wf_id, final)))
 
 
 def deleted_line(wf_id: str, final: PoolStatus) -> str:

@@ -8,10 +8,11 @@ from datetime import datetime
 from temporalio.client import Client, WorkflowExecution, WorkflowExecutionStatus
 
 from cli.machines import MachineError, WorkflowNaming
+from cli.pool.headline import headline_of
 from cli.pool_workflow import PoolError, status
 from models.arm_names import POOL_NAME
 from models.naming import POOL_WORKFLOW_ID_PREFIX, pool_workflow_id
-from models.pool import PoolStatus
+from models.pool_status import PoolHeadline
 from workflows.api import POOL_WORKFLOW_TYPE
 
 
@@ -63,13 +64,14 @@ class PoolRow:
     workflow_id: str
     resource_group: str
     name: str
-    status: PoolStatus | None  # None: closed (deleted), or its status could not be read
+    status: PoolHeadline | None  # None: closed (deleted), or its status could not be read
     started: datetime | None = None
     note: str = ""
 
 
 async def list_pools(client: Client, include_closed: bool = False) -> list[PoolRow]:
-    """Every pool, with its status (one query per open pool, side by side)."""
+    """Every pool, with the headline it keeps in its memo (cli/pool/headline.py): one visibility listing, no pool
+    asked; only a pool that keeps none (older azmc) is queried."""
     async def row(wf: WorkflowExecution) -> PoolRow:
         wf_id, state, started = wf.id, wf.status, wf.start_time
         rg, name = pool_of(wf_id) or ("", wf_id)
@@ -77,9 +79,10 @@ async def list_pools(client: Client, include_closed: bool = False) -> list[PoolR
             shown = state.name.title().replace("_", " ") if state else "Closed"
             return PoolRow(wf_id, rg, name, None, started, note="Deleted" if shown == "Completed" else shown)
         try:
-            return PoolRow(wf_id, rg, name, await status(client, wf_id), started)
+            kept = await headline_of(wf) or PoolHeadline.of(await status(client, wf_id))
         except Exception as error:  # a pool whose worker is away still shows, with why it has no numbers
             return PoolRow(wf_id, rg, name, None, started, note=f"status unavailable ({type(error).__name__})")
+        return PoolRow(wf_id, rg, name, kept, started)
 
     rows = await asyncio.gather(*(row(wf) for wf in await _pools(client, include_closed)))
     return sorted(rows, key=lambda r: (r.resource_group, r.name))

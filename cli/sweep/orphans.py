@@ -9,9 +9,9 @@ import uuid
 from datetime import UTC, datetime, timedelta
 
 from rich.table import Table
-from rich.text import Text
 from temporalio.client import Client
 
+from cli.render import shown
 from models.durations import humanize
 from models.sweep import SWEEP_WORKFLOW, SweepInput, SweepReport, orphan_mark
 from workers.settings import Settings
@@ -37,7 +37,7 @@ def orphans_table(report: SweepReport, now: datetime | None = None) -> Table:
     table = Table("resource", "machine workflow", "what happens", "why", "orphaned since", "eligible at",
                   box=None, pad_edge=False)
     def row(*cells: str) -> None:
-        table.add_row(*(Text(cell) for cell in cells))  # names and Azure's messages are text, never markup
+        table.add_row(*(shown(cell) for cell in cells))  # names and Azure's messages: text, never markup
 
     for line in report.deleted:
         row(*_split(line), "deleted", "orphaned longer than the grace")

@@ -1,5 +1,6 @@
 """ARM's request validation, one home for every rule: body size and JSON (`json_body`), resource names
-(`names`), tags (`tags`) and JSON types per resource type (`shapes`). Each broken rule is a 400 (413 for
+(`names`), tags (`tags`), JSON types per resource type (`shapes`) and the ids a body links to (`linked_ids`);
+the marketplace's ids (`marketplace`) are checked where a request uses them. Each broken rule is a 400 (413 for
 size) in ARM's error shape with Azure's code, raised before any backend sees the request.
 
 Independent of azmc's own `models/arm_names.py` on purpose: the emulator stands for Azure, so azmc's
@@ -10,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from emulator.arm_rules.json_body import MAX_BODY_BYTES, parse, too_large
+from emulator.arm_rules.linked_ids import check_linked_ids
 from emulator.arm_rules.names import check_computer_name, check_name
 from emulator.arm_rules.shapes import check_shape
 from emulator.arm_rules.tags import check_tags
@@ -29,6 +31,7 @@ def check_request(resource_type: str, verb: str, params: dict[str, str], body: d
         if verb == "put":
             check_name(resource_type, params.get(_NAMED_BY.get(resource_type, "name"), ""))
         check_shape(resource_type, verb, body)
+        check_linked_ids(resource_type, body)
         if resource_type != "resourceGraph":
             check_tags(body.get("tags"))
         props = body.get("properties") or {}

@@ -9,11 +9,14 @@ from typing import Any
 from emulator.backends.vm_model import os_type
 from emulator.errors import ArmError
 
-# Resource groups: letters and digits (Unicode too), '-', '_', '.', '(', ')'; not ending in '.'.
-_GROUP_ALLOWED = re.compile(r"[\w\-.()]")
+# Resource groups: letters and digits (.NET's Char.IsLetterOrDigit: these Unicode categories), '-', '_', '.', '(',
+# ')'; not ending in '.'.
+_GROUP_LETTERS = {"Lu", "Ll", "Lt", "Lm", "Lo", "Nd"}
+_GROUP_MARKS = set("-_.()")
 # Network resources: word characters, '.', '-', '_'; begin with a word character, end with one or '_'.
 _NETWORK_NAME = re.compile(r"^[A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_])?$")
-_NETWORK_MAX = {"networkInterfaces": 80, "subnets": 80, "virtualNetworks": 64}
+_NETWORK_MAX = {"networkInterfaces": 80, "publicIPAddresses": 80, "networkSecurityGroups": 80,
+                "applicationSecurityGroups": 80, "loadBalancers": 80, "subnets": 80, "virtualNetworks": 64}
 _NETWORK_MIN = {"virtualNetworks": 2}
 _DISK_NAME = re.compile(r"^[A-Za-z0-9_-]{1,80}$")
 # VM resource names: up to 64; not these characters, not starting with '_', not ending with '.' or '-'.
@@ -65,7 +68,7 @@ def check_computer_name(properties: dict[str, Any]) -> None:
 
 
 def _check_group(name: str) -> None:
-    invalid = sorted({c for c in name if not _GROUP_ALLOWED.fullmatch(c)})
+    invalid = sorted({c for c in name if c not in _GROUP_MARKS and unicodedata.category(c) not in _GROUP_LETTERS})
     if invalid:
         raise ArmError(400, "InvalidResourceGroup",
                        f"The provided resource group name '{name}' has these invalid characters: "

@@ -37,7 +37,7 @@ from emulator.backends.vm_force_delete import (
     parse_flag,
     refused_force,
 )
-from emulator.backends.vm_instance_view import instance_view
+from emulator.backends.vm_instance_view import instance_view, status_only
 from emulator.backends.vm_model import (
     SECRETS,
     VM_TYPE,
@@ -95,6 +95,10 @@ class VirtualMachinesBackend:
             vms = [v for v in vms if v.body.get("location", "").lower() == location.lower()]
         return [v.body for v in vms]
 
+    def list_statuses(self, subscription: str) -> list[dict]:
+        """The subscription's VMs with `statusOnly=true`: each one's run-time status, nothing of its model."""
+        return [status_only(vm, self.state) for vm in listed(self.state, VM_TYPE, subscription, None)]
+
     def delete(self, scope: Scope, name: str, force_deletion: str | None = None) -> Outcome:
         """`force_deletion`: the query's `forceDeletion` as sent; a forced delete skips the guest's shutdown,
         so its operation is shorter (vm_force_delete.py); the cascades are the same."""
@@ -119,7 +123,8 @@ class VirtualMachinesBackend:
                                                   timing=timing))
 
     async def delete_with_cascades(self, vm: Resource, was_failed: bool = False) -> None:
-        """Remove the VM, then its NICs/disks by deleteOption (Detach: they stay, detached).
+        """Remove the VM's NICs/disks by deleteOption (Detach: they stay, detached), then the VM: ARM lists the VM
+        (provisioningState Deleting) until its delete operation has ended, cascades included.
 
         NICs of a Failed VM are detached and reserved (180 s) instead: Azure refuses to delete them
         until the reservation expires, which is exactly the case azmc must clean up later.
@@ -129,7 +134,6 @@ class VirtualMachinesBackend:
         nics = [(nic, nic_delete_option(vm, nic)) for nic in attached_nics(self.state, vm)]
         storage = vm.properties.get("storageProfile", {})
         disk_entries = ([storage["osDisk"]] if storage.get("osDisk") else []) + storage.get("dataDisks", [])
-        store.delete(vm.id)
         for nic, option in nics:
             self.nics.detach(nic)
             if was_failed:
@@ -145,6 +149,7 @@ class VirtualMachinesBackend:
             if entry.get("deleteOption") == "Delete":
                 await self.state.clock.sleep_scaled(duration(profile, "disks.delete"))
                 store.delete(disk.id)
+        store.delete(vm.id)
 
     # ---- the write PUT and PATCH share
 

@@ -11,6 +11,7 @@ import copy
 import uuid
 from typing import Any
 
+from emulator.arm_rules.marketplace import check_plan_ids, check_platform_image
 from emulator.errors import ArmError
 from emulator.seed import SEED_TENANT
 from emulator.state import EmulatorState
@@ -80,6 +81,8 @@ def _check_identities(state: EmulatorState, vm_id: str, identity: Any) -> None:
 
 def _check_image(state: EmulatorState, image: dict[str, Any], location: str) -> None:
     image_id = str(image.get("id") or "")
+    if not image_id and not any(image.get(name) for name in _GALLERY_FIELDS):
+        check_platform_image(image)
     if image_id and not state.catalog.image_exists(image_id):
         if "/galleries/" in image_id.lower():
             raise ArmError(404, "GalleryImageNotFound",
@@ -101,6 +104,7 @@ def _check_plan(state: EmulatorState, plan: Any) -> None:
     if not isinstance(plan, dict):
         return
     publisher, offer, name = (str(plan.get(key) or "") for key in ("publisher", "product", "name"))
+    check_plan_ids(publisher, offer, name)
     if state.catalog.accepted(publisher, offer, name):
         return
     raise ArmError(400, "MarketplacePurchaseEligibilityFailed",

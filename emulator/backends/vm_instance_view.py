@@ -10,7 +10,8 @@ from emulator.state import EmulatorState
 from emulator.store import Resource
 
 
-def instance_view(vm: Resource, state: EmulatorState) -> dict[str, Any]:
+def _statuses(vm: Resource, state: EmulatorState) -> list[dict[str, Any]]:
+    """The instance view's `statuses`: the provisioning state (with its error when Failed) and the power state."""
     provisioning = vm.properties.get("provisioningState", "Succeeded")
     now = state.clock.utc_iso()
     statuses: list[dict[str, Any]] = []
@@ -27,6 +28,23 @@ def instance_view(vm: Resource, state: EmulatorState) -> dict[str, Any]:
     power = vm.extra.get("power")
     if power:
         statuses.append({"code": f"PowerState/{power}", "level": "Info", "displayStatus": POWER_TEXT[power]})
+    return statuses
+
+
+def status_only(vm: Resource, state: EmulatorState) -> dict[str, Any]:
+    """A VM as the subscription's list with `statusOnly=true` shows it: its identity, provisioning state and
+    instance view statuses, none of its model (no tags, an empty hardware profile), as Microsoft's own sample of
+    that call prints it; no VM agent (Azure's list leaves the instance view's other blocks out)."""
+    return {"id": vm.body["id"], "name": vm.name, "type": vm.body.get("type", "Microsoft.Compute/virtualMachines"),
+            "location": vm.body.get("location", ""),
+            "properties": {"vmId": vm.properties.get("vmId", ""), "hardwareProfile": {},
+                           "provisioningState": vm.properties.get("provisioningState", "Succeeded"),
+                           "instanceView": {"statuses": _statuses(vm, state)}}}
+
+
+def instance_view(vm: Resource, state: EmulatorState) -> dict[str, Any]:
+    now = state.clock.utc_iso()
+    statuses = _statuses(vm, state)
     storage = vm.properties.get("storageProfile", {})
     disks = [storage.get("osDisk")] if storage.get("osDisk") else []
     disks += storage.get("dataDisks", [])

@@ -8,6 +8,7 @@ from typing import Any
 
 from aiohttp import web
 
+from emulator.arm_rules.marketplace import terms_not_found, valid_id
 from emulator.errors import ArmError
 from emulator.handlers.responses import json_response
 from emulator.handlers.routing import Call, Route, route
@@ -20,6 +21,8 @@ def _terms(call: Call) -> dict[str, Any]:
     p = call.params
     if p["offer_type"].lower() != "virtualmachine":
         raise ArmError(400, "BadRequest", f"Offer type '{p['offer_type']}' is not supported; use 'virtualmachine'.")
+    if not all(valid_id(p[key]) for key in ("publisher", "offer", "plan")):  # no offer has such an id
+        raise terms_not_found(p["offer"], p["plan"])
     catalog = call.backends.state.catalog
     links = f"https://mpstoreeu.blob.core.windows.net/legalterms/3E5ED_legalterms_{p['publisher'].upper()}"
     return {

@@ -1,4 +1,7 @@
-"""Case-insensitive ARM path routing (ARM paths ignore case; aiohttp's router does not)."""
+"""Case-insensitive ARM path routing (ARM paths ignore case; aiohttp's router does not).
+
+Routes match the path as sent, still percent-encoded, and each name is decoded after: a name is one segment, so
+an escaped '/' (`%2F`) stays inside its name instead of making the path longer (as ARM reads paths)."""
 
 from __future__ import annotations
 
@@ -6,6 +9,7 @@ import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import unquote
 
 from aiohttp import web
 
@@ -71,18 +75,19 @@ class Router:
     def routes(self) -> list[Route]:
         return list(self._routes)
 
-    def match(self, method: str, path: str) -> tuple[Route, dict[str, str]] | None:
+    def match(self, method: str, raw_path: str) -> tuple[Route, dict[str, str]] | None:
+        """The route of `raw_path` (percent-encoded, as sent) and its parameters, decoded."""
         lookup = "GET" if method == "HEAD" else method
         for candidate in self._routes:
             if candidate.method != lookup:
                 continue
-            found = candidate.pattern.match(path)
+            found = candidate.pattern.match(raw_path)
             if found:
-                return candidate, found.groupdict()
+                return candidate, {key: unquote(value) for key, value in found.groupdict().items()}
         return None
 
-    def path_known(self, path: str) -> bool:
-        return any(r.pattern.match(path) for r in self._routes)
+    def path_known(self, raw_path: str) -> bool:
+        return any(r.pattern.match(raw_path) for r in self._routes)
 
 
 async def read_body(request: web.Request) -> dict[str, Any]:

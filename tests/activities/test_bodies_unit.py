@@ -12,7 +12,8 @@ from models.inventory import DataDiskRef
 from models.schema import spec_json_schema
 from models.spec import MachineSpec
 
-SUBNET = "/subscriptions/s/resourceGroups/rg/providers/Microsoft.Network/virtualNetworks/vnet/subnets/default"
+SUBNET = ("/subscriptions/00000000-0000-0000-0000-000000000001/resourceGroups/rg/providers/Microsoft.Network/"
+          "virtualNetworks/vnet/subnets/default")
 
 
 def spec(**changes: Any) -> MachineSpec:

@@ -1,4 +1,5 @@
-"""Disks a VM PUT creates implicitly get our ownership tags, so a disk that outlives its VM is found and deleted."""
+"""Disks a VM PUT creates implicitly that can outlive it (data disks, deleteOption Detach) get our ownership tags,
+so one that outlives its VM is found and deleted; its OS disk (deleteOption Delete) goes with it, untagged."""
 
 from typing import Any
 
@@ -18,32 +19,36 @@ async def disk_tags(sdk: Any) -> dict[str, dict[str, str]]:
     return {d.name: d.tags or {} async for d in sdk.compute.disks.list_by_resource_group(RG)}
 
 
-async def test_created_machine_tags_every_disk(driver, env, make_spec, create_machine, sdk, emulator) -> None:
+async def test_created_machine_tags_the_disks_that_outlive_its_vm(
+        driver, env, make_spec, create_machine, sdk, emulator) -> None:
     spec = make_spec(tags={"team": "render"},
                      data_disks=[{"lun": 0, "size_gb": 32}, {"lun": 2, "size_gb": 8, "name": "logs"}])
     await create_machine(spec)
-    assert await disk_tags(sdk) == {
-        name: {"team": "render", "azmc-machine": "vm1", "azmc-owner": OWNER}
-        for name in ("vm1-os-disk", "vm1-0-data-disk", "vm1-logs-2-data-disk")}
+    ours = {"team": "render", "azmc-machine": "vm1", "azmc-owner": OWNER}
+    assert await disk_tags(sdk) == {"vm1-os-disk": {}, "vm1-0-data-disk": ours, "vm1-logs-2-data-disk": ours}
+    vm = await sdk.compute.virtual_machines.get(RG, "vm1")
+    assert vm.storage_profile.os_disk.delete_option == "Delete"  # why the OS disk needs no tag
     counts = emulator.requests()["by_operation"]
     # A VM azmc just created names only disks its PUT made: tagged without reading them first (the disk
-    # GETs are the SDK's final GET after a data disk's PATCH, for its uniqueId; the OS disk's has none).
-    assert counts["disks.patch"] == 3 and counts["disks.get"] == 2
+    # GETs are the SDK's final GET after a data disk's PATCH, for its uniqueId). No write for the OS disk.
+    assert counts["disks.patch"] == 2 and counts["disks.get"] == 2
 
 
-async def test_disks_left_by_an_out_of_band_vm_delete_are_found_and_deleted(
+async def test_a_data_disk_left_by_an_out_of_band_vm_delete_is_found_and_deleted(
         driver, env, make_spec, create_machine, sdk) -> None:
     spec = make_spec()
     await create_machine(spec)
+    # Whoever turns the OS disk's deleteOption to Detach and deletes the VM keeps that disk: untagged, it is shown
+    # under the machine's name as not azmc's, and left alone.
     await delete_vm_keeping_disks(sdk, "vm1")
     inventory = await env.run(driver.read_inventory, spec)
     assert inventory.provider_id == "" and not inventory.has_vm
-    assert inventory.disk_names == ["vm1-os-disk", "vm1-0-data-disk"]
+    assert inventory.disk_names == ["vm1-0-data-disk"] and inventory.not_ours == ["disk vm1-os-disk"]
     machine = MachineRef(resource_group=RG, name="vm1")
-    for name in inventory.disk_names:
-        await env.run(driver.delete_disk, DeleteResourceInput(machine=machine, name=name))
-    assert await disk_tags(sdk) == {}
-    assert (await env.run(driver.read_inventory, spec)).is_empty
+    await env.run(driver.delete_disk, DeleteResourceInput(machine=machine, name="vm1-0-data-disk"))
+    assert await disk_tags(sdk) == {"vm1-os-disk": {}}
+    left = await env.run(driver.read_inventory, spec)
+    assert left.is_empty and left.not_ours == ["disk vm1-os-disk"]
 
 
 async def test_adopted_vm_tags_its_untagged_disks_but_not_another_machines(
@@ -68,11 +73,11 @@ async def test_adopted_vm_tags_its_untagged_disks_but_not_another_machines(
 
 async def test_failed_tagging_is_finished_by_the_retry(driver, env, make_spec, create_machine, sdk, emulator) -> None:
     spec = make_spec()
-    emulator.add_fault("disks.patch", name="vm1-os-disk", status=500, code="InternalExecutionError",
+    emulator.add_fault("disks.patch", name="vm1-0-data-disk", status=500, code="InternalExecutionError",
                        stage="operation")
     with pytest.raises(ApplicationError):
         await create_machine(spec)
-    assert (await disk_tags(sdk))["vm1-os-disk"] == {}
+    assert (await disk_tags(sdk))["vm1-0-data-disk"] == {}
     await env.run(driver.ensure_vm, EnsureVmInput(spec=spec, nic_id=await env.run(driver.ensure_nic, spec)))
     ours = {"azmc-machine": "vm1", "azmc-owner": OWNER}
-    assert await disk_tags(sdk) == {"vm1-os-disk": ours, "vm1-0-data-disk": ours}
+    assert (await disk_tags(sdk))["vm1-0-data-disk"] == ours

@@ -77,3 +77,43 @@ def test_valid_examples_pass_validation_and_then_need_temporal(example: str) -> 
     assert result.exit_code == 1
     assert "cannot reach Temporal at 127.0.0.1:9" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
+
+
+# Issue 37's hostile-operator probe: a plan that puts a path and a right-to-left override into an ARM URL, and a
+# security group whose name Azure refuses (accepted before, it failed only at the NIC PUT, in CrashLoopBackOff).
+HOSTILE_PLAN = {"name": "p'|x", "publisher": "../..", "product": "\u00fc\u202e"}
+NSG_PARENT = "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/azmc-demo/providers/" \
+             "Microsoft.Network/networkSecurityGroups"
+
+
+def _one_line(code: int, stderr: str) -> str:
+    lines = stderr.strip().splitlines()
+    assert code == 1 and len(lines) == 1, stderr
+    assert "Temporal" not in stderr and "\u202e" not in stderr, stderr  # refused before any call, shown escaped
+    return lines[0]
+
+
+def test_the_probes_plan_is_refused_before_any_call_naming_the_fields_with_the_values_escaped(tmp_path: Path) -> None:
+    line = _one_line(*_apply(tmp_path, _with(plan=HOSTILE_PLAN, accept_terms=True)))
+    assert "plan.publisher: marketplace publisher id '../..'" in line
+    assert "plan.product: marketplace offer id '\u00fc\\u202e'" in line and "plan.name: marketplace plan" in line
+
+
+def test_a_security_group_name_azure_refuses_is_refused_before_any_call(tmp_path: Path) -> None:
+    line = _one_line(*_apply(tmp_path, _with(network_security_group_id=f"{NSG_PARENT}/a'b|c")))
+    assert "network_security_group_id: network security group name \"a'b|c\"" in line
+
+
+def test_a_pool_file_s_template_is_refused_by_the_same_rules(tmp_path: Path) -> None:
+    template = {k: v for k, v in EXAMPLE.items() if k not in ("name", "pool")}
+    pool = {"kind": "MachinePool", "name": "web", "resource_group": "azmc-demo", "replicas": 1,
+            "template": {**template, "plan": HOSTILE_PLAN, "accept_terms": True}}
+    line = _one_line(*_apply(tmp_path, json.dumps(pool)))
+    assert "template.plan.publisher: marketplace publisher id '../..'" in line
+
+
+def test_a_file_name_with_invisible_characters_is_shown_escaped(tmp_path: Path) -> None:
+    missing = tmp_path / "spec\u202e\x1b[2J.json"
+    result = CliRunner().invoke(app, ["apply", "-f", str(missing), *NO_TEMPORAL])
+    line = _one_line(result.exit_code, result.stderr)
+    assert "spec\\u202e\\x1b[2J.json: cannot read" in line and "\x1b" not in result.stderr

@@ -36,7 +36,7 @@ def _status(phase: Phase, attempts: int, stage: Stage, second: int) -> MachineSt
 
 
 def test_stages_are_recorded_once_however_often_the_same_answer_is_polled() -> None:
-    track = MachineTrack(spec=demo_specs(2, "s", 0, "abcd")[0], wf_id="machine/rg/m")
+    track = MachineTrack(spec=demo_specs(2, "00000000-0000-0000-0000-000000000000", 0, "abcd")[0], wf_id="machine/rg/m")
     assert track.observe(_status(Phase.CREATING, 1, Stage.CREATE, 1))
     assert not track.observe(_status(Phase.CREATING, 1, Stage.CREATE, 1))  # same answer again
     track.observe(_status(Phase.CRASH_LOOP_BACK_OFF, 2, Stage.COMPENSATE, 2))

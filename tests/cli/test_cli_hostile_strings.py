@@ -1,7 +1,8 @@
 """Hostile strings through `azmc` on a real Temporal dev server, emulator and `azmc worker` process.
 
 Names that are not valid machine / resource group / pool names never reach a visibility query (they
-are refused in one line); names, file names and Azure's messages holding rich markup are printed as text.
+are refused in one line); names, file names and Azure's messages holding rich markup are printed as text, and
+their invisible characters (a right-to-left override, a terminal escape sequence) escaped.
 """
 
 import asyncio
@@ -23,6 +24,8 @@ from tests.e2e.stack import CODEC_KEYS, STACK_CONVERTER, Stack, running_stack, w
 
 RG = SEED_RESOURCE_GROUP
 MARKUP = "[/x] Azure said [bold]no[/bold] :x:"
+INVISIBLE = " for 'x\u202egnp.exe'\x1b[2J"  # reorders what follows; clears the terminal
+SHOWN = " for 'x\\u202egnp.exe'\\x1b[2J"
 
 
 @pytest.fixture(scope="module")
@@ -100,7 +103,7 @@ def test_hostile_names_never_reach_a_visibility_query(stack: Stack, tmp_path: Pa
 def test_markup_in_file_names_and_azure_messages_is_printed_as_text(stack: Stack, tmp_path: Path) -> None:
     name = "markup-vm"
     stack.emulator.control.add_fault(operation="networkInterfaces.put", name=f"{name}-nic", status=500,
-                                     message=MARKUP, times=-1)  # fmt: skip
+                                     message=MARKUP + INVISIBLE, times=-1)  # fmt: skip
     applied = _apply(stack, name, "[/x]spec[bold].json", tmp_path)
     assert applied.exit_code == 0, applied.output
 
@@ -114,7 +117,10 @@ def test_markup_in_file_names_and_azure_messages_is_printed_as_text(stack: Stack
     assert described.exit_code == 0, described.output
     # As written: no markup, no emoji. The panel wraps long lines at spaces: read it as one line of words.
     words = " ".join(re.sub(r"[│╭╮╰╯─]", " ", described.stdout).split())
-    assert "[/x] Azure said [bold]no[/bold] :x:" in words
+    assert "[/x] Azure said [bold]no[/bold] :x:" + SHOWN in words
+    as_json = azmc(stack, "describe", name, "--json").stdout
+    assert SHOWN in json.loads(as_json)["last_error"]  # the worker's error text itself is escaped
+    assert not any(char in described.stdout + as_json for char in "\u202e\x1b")
     assert azmc(stack, "get").exit_code == 0
 
     bad = tmp_path / "[/x]bad[bold].json"

@@ -188,3 +188,23 @@ def test_apply_changes_every_setting_of_a_running_pool(stack: Stack, tmp_path: P
     assert resumed.exit_code == 0 and "pool pool/azmc-demo/api resumed repairs" in resumed.stdout, resumed.output
     assert any(op["kind"] == "resume_repairs" for op in _described(stack, "api")["recent_operations"])
     assert azmc(stack, "pool", "delete", "api", "--wait").exit_code == 0
+
+
+def test_a_pool_applied_again_after_its_workflow_was_terminated_runs_its_replicas_once(
+        stack: Stack, tmp_path: Path) -> None:
+    """Issue 37's case: `azmc apply`, `temporal workflow terminate`, `azmc apply` again: the new pool adopts the two
+    machines the terminated one started (a visibility listing on a real server), and runs no others."""
+    assert _apply(stack, tmp_path, name="rp", replicas=2, min_ready="0s").exit_code == 0
+    wait_until(lambda: " 2/2/2/2 " in _row(stack, name="rp"), 90, "2 machines Running")
+    machines = sorted(m["name"] for m in _described(stack, "rp")["machines"])
+    _run(["temporal", "workflow", "terminate", "-w", "pool/azmc-demo/rp", "--reason", "by hand"], stack)
+
+    again = _apply(stack, tmp_path, name="rp", replicas=2, min_ready="0s")
+    assert again.exit_code == 0 and "pool azmc-demo/rp created" in again.stdout, again.output
+    wait_until(lambda: " 2/2/2/2 " in _row(stack, name="rp") and "Stable" in _row(stack, name="rp"), 90,
+               "the pool to settle")
+    status = _described(stack, "rp")
+    assert sorted(m["name"] for m in status["machines"]) == machines == _tagged(stack, "rp", "virtualMachines")
+    assert any(op["kind"] == "adopt" for op in status["recent_operations"]), status["recent_operations"]
+    assert azmc(stack, "pool", "delete", "rp", "--wait").exit_code == 0
+    assert _tagged(stack, "rp") == []

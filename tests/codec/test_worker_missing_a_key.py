@@ -7,24 +7,16 @@
 """
 
 import asyncio
-import uuid
 
 from temporalio.api.enums.v1 import EventType
 from temporalio.client import WorkflowExecutionStatus, WorkflowHandle
-from temporalio.testing import WorkflowEnvironment
 
-from activities.config import AzureConfig
-from activities.driver import AzureDriver
 from cli.machines import apply
-from cli.stack import ONE_PARTITION_FLAGS
 from codec.keys import new_key_json as key
 from codec.keys import parse_keys
-from models.spec import MachineSpec
 from models.status import MachineStatus, Phase
-from tests.codec.keyed import keyed_client, keyed_worker
+from tests.codec.keyed import keyed_client, keyed_worker, rotation_stack
 from tests.support.emulator import EmulatorHandle
-from tests.workflows.helpers import spec_dict
-from workflows.search_attributes import ALL_KEYS
 
 K1 = parse_keys(key("k1"), "test")
 K12 = K1.merged(parse_keys(key("k2"), "test"))
@@ -47,53 +39,45 @@ async def _task_failures(handle: WorkflowHandle) -> list[str]:
 
 
 async def test_a_worker_missing_a_key_waits_and_a_refusal_for_a_key_stays(emulator: EmulatorHandle) -> None:
-    driver = await AzureDriver.open(AzureConfig(installation_id="rotation", subscription_id=emulator.subscription_id,
-                                                endpoint=emulator.url, emulator_token="rotation"))
-    env = await WorkflowEnvironment.start_local(
-        dev_server_extra_args=ONE_PARTITION_FLAGS, dev_server_existing_path=".venv/bin/temporal",
-                                                search_attributes=list(ALL_KEYS), ui=False)
-    queue = f"rotation-{uuid.uuid4()}"
-    spec = MachineSpec.model_validate(spec_dict("vm1", subnet_id=emulator.subnet_id))
-    try:
-        async with env:
-            current = await keyed_client(env, K12)  # the installation's keys: k2 seals
-            handle = current.get_workflow_handle((await apply(current, spec, queue)).workflow_id,
-                                                 result_type=MachineStatus)
-            async with keyed_worker(env, K12, driver, queue):
-                await _status(handle, "Running", lambda s: s.phase == Phase.RUNNING)
+    async with rotation_stack(emulator) as stack:
+        env, driver, queue, spec = stack.env, stack.driver, stack.queue, stack.spec
+        current = await keyed_client(env, K12)  # the installation's keys: k2 seals
+        handle = current.get_workflow_handle((await apply(current, spec, queue)).workflow_id,
+                                             result_type=MachineStatus)
+        async with keyed_worker(env, K12, driver, queue):
+            await _status(handle, "Running", lambda s: s.phase == Phase.RUNNING)
 
-            # A worker without k2 replays the history to take a `reconcile`: its tasks fail, naming k2.
-            await (await keyed_client(env, K1)).get_workflow_handle(handle.id).signal("reconcile")
-            async with keyed_worker(env, K1, driver, queue):
-                for _ in range(100):
-                    failures = await _task_failures(handle)
-                    if failures:
-                        break
-                    await asyncio.sleep(0.3)
-            assert "codec key 'k2', which this process does not have (keys: k1)" in failures[0], failures
-            assert (await handle.describe()).status == WorkflowExecutionStatus.RUNNING
-            assert [r["name"] for r in emulator.resources("virtualMachines")] == ["vm1"]
+        # A worker without k2 replays the history to take a `reconcile`: its tasks fail, naming k2.
+        await (await keyed_client(env, K1)).get_workflow_handle(handle.id).signal("reconcile")
+        async with keyed_worker(env, K1, driver, queue):
+            for _ in range(100):
+                failures = await _task_failures(handle)
+                if failures:
+                    break
+                await asyncio.sleep(0.3)
+        assert "codec key 'k2', which this process does not have (keys: k1)" in failures[0], failures
+        assert (await handle.describe()).status == WorkflowExecutionStatus.RUNNING
+        assert [r["name"] for r in emulator.resources("virtualMachines")] == ["vm1"]
 
-            async with keyed_worker(env, K12, driver, queue):
-                await handle.signal("reconcile")
-                # A client ahead of the workers seals `delete` with k3: refused, named, the machine runs on.
-                await (await keyed_client(env, K123)).get_workflow_handle(handle.id).signal("delete", {"reason": "k3"})
-                status = await _status(handle, "refused", lambda s: s.refused)
-            assert status.phase == Phase.RUNNING
-            assert [(m.kind, m.name) for m in status.refused] == [("signal", "delete")]
-            assert "codec key 'k3', which this process does not have (keys: k1, k2)" in status.refused[0].reason
-            # This worker seals with k3: read with every key from here on.
-            reader = (await keyed_client(env, K123)).get_workflow_handle(handle.id, result_type=MachineStatus)
-            failed_before = len(await _task_failures(reader))
+        async with keyed_worker(env, K12, driver, queue):
+            await handle.signal("reconcile")
+            # A client ahead of the workers seals `delete` with k3: refused, named, the machine runs on.
+            await (await keyed_client(env, K123)).get_workflow_handle(handle.id).signal("delete", {"reason": "k3"})
+            status = await _status(handle, "refused", lambda s: s.refused)
+        assert status.phase == Phase.RUNNING
+        assert [(m.kind, m.name) for m in status.refused] == [("signal", "delete")]
+        assert "codec key 'k3', which this process does not have (keys: k1, k2)" in status.refused[0].reason
+        # This worker seals with k3: read with every key from here on.
+        reader = (await keyed_client(env, K123)).get_workflow_handle(handle.id, result_type=MachineStatus)
+        failed_before = len(await _task_failures(reader))
 
-            # A worker with k3 replays the run: the marked refusal stands, and only a readable `delete` deletes.
-            async with keyed_worker(env, K123, driver, queue):
-                await handle.signal("reconcile")
-                await _status(reader, "Running", lambda s: s.phase == Phase.RUNNING)
-                await handle.signal("delete", {"reason": "readable"})
-                final = await reader.result()
-            assert final.phase == Phase.DELETED and [m.name for m in final.refused] == ["delete"]
-            assert len(await _task_failures(reader)) == failed_before
-            assert emulator.resources("virtualMachines") == []
-    finally:
-        await driver.close()
+        # A worker with k3 replays the run: the marked refusal stands, and only a readable `delete` deletes.
+        async with keyed_worker(env, K123, driver, queue):
+            await handle.signal("reconcile")
+            await _status(reader, "Running", lambda s: s.phase == Phase.RUNNING)
+            await handle.signal("delete", {"reason": "readable"})
+            final = await reader.result()
+        assert final.phase == Phase.DELETED and [m.name for m in final.refused] == ["delete"]
+        assert len(await _task_failures(reader)) == failed_before
+        assert emulator.resources("virtualMachines") == []
+

@@ -73,7 +73,7 @@ async def test_sigkilled_worker_during_a_rolling_update_ends_with_replicas_on_th
     emulator = stack.emulator.control
     client = await Client.connect(stack.address, data_converter=STACK_CONVERTER)
     wf_id = pool_workflow_id(SEED_RESOURCE_GROUP, POOL)
-    old, new = _pool({"rev": "one"}), _pool({"rev": "two"})
+    old, new = _pool({"rev": "1"}), _pool({"rev": "2"})
     assert (await apply_pool(client, old, TASK_QUEUE)).started
     first = await _until(client, wf_id, _settled(old.revision), 60, "10 machines on the first revision")
     old_names = {m.name for m in first.machines}
@@ -106,7 +106,7 @@ async def test_sigkilled_worker_during_a_rolling_update_ends_with_replicas_on_th
     for name in old_names:
         assert owned(emulator, name) == [], name
     vm_tags = [r["tags"] for r in emulator.resources() if r["name"] in names]
-    assert all(tags.get("rev") == "two" for tags in vm_tags)
+    assert all(tags.get("rev") == "2" for tags in vm_tags)
 
     await request_delete(client, wf_id, "chaos done")
     await client.get_workflow_handle(wf_id).result()

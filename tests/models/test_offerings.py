@@ -5,7 +5,7 @@ from datetime import UTC, datetime, timedelta
 from models import MachineSpec
 from models.offerings import Availability, Offering, Refusal, availability, narrowed, offering_in_use, offerings_of
 from models.spec import Priority
-from tests.models.test_spec import spec_dict
+from tests.models.test_spec import SUBSCRIPTION, spec_dict
 
 NOW = datetime(2026, 1, 1, 12, tzinfo=UTC)
 
@@ -23,7 +23,7 @@ def names(offerings: list[Offering]) -> list[str]:
 def test_size_first_then_zone_and_subscription_from_the_subnet() -> None:
     offerings = offerings_of(spec())
     assert names(offerings) == ["D4 in zone 1", "D4 in zone 2", "D8 in zone 1", "D8 in zone 2"]
-    assert {(o.location, o.subscription) for o in offerings} == {("westeurope", "s1")}
+    assert {(o.location, o.subscription) for o in offerings} == {("westeurope", SUBSCRIPTION)}
 
 
 def test_spot_falls_back_to_regular_only_with_the_flag() -> None:
@@ -35,7 +35,8 @@ def test_spot_falls_back_to_regular_only_with_the_flag() -> None:
 
 def test_narrowed_spec_asks_for_exactly_one_offering() -> None:
     spot = spec(priority="Spot", spot={"fallback_to_regular": True, "max_price": 0.2})
-    regular = Offering(vm_size="D8", zone="2", priority=Priority.REGULAR, location="westeurope", subscription="s1")
+    regular = Offering(vm_size="D8", zone="2", priority=Priority.REGULAR, location="westeurope",
+                       subscription=SUBSCRIPTION)
     one = narrowed(spot, regular)
     assert (one.vm_size, one.zone, one.priority, one.spot) == ("D8", "2", Priority.REGULAR, None)
     assert offering_in_use(one) == regular

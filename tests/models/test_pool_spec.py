@@ -64,8 +64,8 @@ def test_a_changed_template_is_a_new_revision_and_the_old_one_comes_back() -> No
 
 
 @pytest.mark.parametrize(("overrides", "expected"), [
-    ({"name": "Web_1"}, "name: lower-case letters, digits and '-'"),
-    ({"name": "w" * 59}, "name: must be 1-58 characters long"),
+    ({"name": "Web_1"}, "name: pool name 'Web_1': lower-case letters, digits and '-'"),
+    ({"name": "w" * 59}, f"name: pool name {'w' * 59!r}: must be 1-58 characters long"),
     ({"replicas": -1}, "replicas: Input should be greater than or equal to 0"),
     ({"max_replacements": -1}, "max_replacements: Input should be greater than or equal to 0"),
     ({"preserve_failed": -2}, "preserve_failed: Input should be greater than or equal to 0"),

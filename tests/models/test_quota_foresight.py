@@ -5,9 +5,9 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from models.offering_claims import ClaimRequest, Proven, claim_offering
+from models.offering_claims import ClaimRequest, Proven, claim_offering, outcome
 from models.offerings import Offering, SkippedOffering
-from models.offerings_memory import OfferingsMemory
+from models.offerings_memory import OfferingsMemory, RefusalReport
 from models.quota import (
     CLAIM_KEPT,
     CLAIM_LANDS,
@@ -19,6 +19,7 @@ from models.quota import (
     shortfall,
     uncounted,
 )
+from models.refusals import refusal_of
 from models.spec import Priority
 from models.vm_size_quota import family, quotas_of, vcpus
 from workflows.offerings import quota
@@ -55,9 +56,25 @@ def ask(memory: OfferingsMemory, machine: str, now: datetime = NOW, **extra: obj
     first = quota.before_claim(memory, request, now)
     if first is not None:
         return first
-    answer, memory.probes = claim_offering(request.offerings, machine, memory.refusals, memory.probes,
-                                           memory.proven, now, quota.over_quota(memory, request, now))
+    over = quota.over_quota(memory, request, now)
+    answer, memory.probes = claim_offering(request.offerings, machine, quota.standing(memory, request, over),
+                                           memory.probes, memory.proven, now, over)
     return quota.counted(memory, request, answer, now)
+
+
+# Compute's answer to a VM PUT over the family's quota.
+OVER_QUOTA = ("Operation could not be completed as it results in exceeding approved Standard DSv5 Family Cores "
+              "quota. Additional details - Current Limit: 8, Current Usage: 8, Additional Required: 2")
+
+
+def refuse(memory: OfferingsMemory, machine: str, at: datetime) -> None:
+    """Azure refused `machine`'s VM PUT for quota, told to the memory as the `refused` update does."""
+    report = RefusalReport(offering=D2, code="OperationNotAllowed", message=OVER_QUOTA, machine=machine)
+    refusal = refusal_of(D2, report.code, report.message, at, machine)
+    assert refusal is not None
+    memory.refusals = [*(r for r in memory.refusals if r.key != refusal.key), refusal]
+    memory.probes, memory.proven = outcome(D2, machine, False, memory.probes, memory.proven, at)
+    quota.refused(memory, report)
 
 
 def test_machines_claiming_together_do_not_all_get_the_last_vcpus() -> None:
@@ -129,3 +146,40 @@ def test_a_machine_every_offering_of_which_is_over_quota_says_why_in_one_line() 
         f"{FAMILY} 8 of 8 vCPUs in use (Standard_D2s_v5 needs 2), and 1 more offering over quota"
     assert quota_wait([skip(D2), skip(zone_2, "ZonalAllocationFailed")]) == ""  # Azure refused one: no quota wait
     assert quota_wait([]) == ""
+
+
+def test_azures_quota_refusal_asks_for_a_reading_at_once_which_decides_in_its_place() -> None:
+    memory = OfferingsMemory(subscription="sub", location="westeurope", usages=reading(0, 8),
+                             proven=[Proven(offering=D2, until=NOW + timedelta(minutes=10))])
+    assert ask(memory, "rg/a").shares == 1  # room for 4: rg/a, and half of the rest from its worker
+    refuse(memory, "rg/a", NOW + timedelta(seconds=5))  # the quota was lowered meanwhile
+    assert memory.quota_claims == []  # neither rg/a's claim nor the shares handed out on that reading hold quota
+    then = NOW + timedelta(seconds=10)
+    assert ask(memory, "rg/a", then).read_usages  # at once, not at the next regular reading
+    assert ask(memory, "rg/b", then).usages_reader == "rg/a"  # another refused meanwhile waits for it
+    full = ask(memory, "rg/a", then, usages=reading(8, 8).usages)
+    (skipped,) = full.availability.skipped
+    assert (skipped.code, skipped.reason) == (QUOTA_FORESEEN, f"quota {FAMILY} 8 of 8 vCPUs in use, 2 more needed")
+    refuse(memory, "rg/b", then + timedelta(seconds=1))  # refused after the reading, which says full as well
+    assert ask(memory, "rg/b", then + timedelta(seconds=2)).availability.skipped[0].code == QUOTA_FORESEEN
+    # Raised: the next regular reading shows room, and the refusals, older, give way to it.
+    due = then + timedelta(minutes=3)
+    assert ask(memory, "rg/a", due).read_usages
+    assert ask(memory, "rg/a", due, usages=reading(8, 12).usages).offering == D2
+
+
+def test_a_quota_refusal_the_reading_cannot_explain_stands_and_asks_for_no_reading_after_the_first() -> None:
+    memory = OfferingsMemory(subscription="sub", location="westeurope", usages=reading(0, 8))
+    assert ask(memory, "rg/a").offering == D2
+    refuse(memory, "rg/a", NOW + timedelta(seconds=5))
+    then = NOW + timedelta(seconds=10)
+    assert ask(memory, "rg/a", then).read_usages
+    # The usages show room: Azure counts what they do not (or the quota was raised): tried once more...
+    assert ask(memory, "rg/a", then, usages=reading(0, 8).usages).offering == D2
+    refuse(memory, "rg/a", then + timedelta(seconds=5))
+    # ...and refused again: the refusal stands, no reading is taken at once, no PUT is tried, until the next
+    # regular reading.
+    again = ask(memory, "rg/a", then + timedelta(seconds=10))
+    assert again.offering is None and not again.read_usages
+    assert again.availability.skipped[0].code == "OperationNotAllowed"
+    assert ask(memory, "rg/a", then + timedelta(minutes=3)).read_usages

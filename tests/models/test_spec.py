@@ -8,7 +8,9 @@ from pydantic import ValidationError
 from models import MachineSpec
 from models.naming import data_disk_name, nic_name, os_disk_name
 
-SUBNET = "/subscriptions/s1/resourceGroups/rg/providers/Microsoft.Network/virtualNetworks/vnet/subnets/default"
+SUBSCRIPTION = "00000000-0000-0000-0000-000000000001"
+SUBNET = (f"/subscriptions/{SUBSCRIPTION}/resourceGroups/rg/providers/Microsoft.Network/virtualNetworks/vnet/"
+          "subnets/default")
 
 
 def spec_dict(**overrides: object) -> dict:
@@ -67,8 +69,8 @@ def test_round_trips_through_json_with_human_durations() -> None:
         ({"timeouts": {"creation": "0s"}}, "timeouts"),
         ({"timeouts": {"creation": "soon"}}, "timeouts.creation"),
         ({"image": {"publisher": "Canonical"}}, "image"),
-        ({"image": {"id": "/subscriptions/s/resourceGroups/rg/providers/Microsoft.Compute/images/i", "publisher": "a",
-                    "offer": "b", "sku": "c"}}, "image"),
+        ({"image": {"id": f"/subscriptions/{SUBSCRIPTION}/resourceGroups/rg/providers/Microsoft.Compute/images/i",
+                    "publisher": "a", "offer": "b", "sku": "c"}}, "image"),
         ({"image": {"id": "/x"}}, "image.id"),
         ({"colour": "blue"}, "colour"),
         ({"vm_size": 3}, "vm_sizes.0"),

@@ -6,7 +6,7 @@ from pydantic import ValidationError
 from models import MachineSpec
 from models.arm_names import MACHINE_NAME, MAX_TAGS, MAX_USER_TAGS, NIC_NAME, POOL_NAME, RESOURCE_GROUP_NAME
 from models.naming import MACHINE_TAG, POOL_TAG
-from tests.models.test_spec import spec_dict
+from tests.models.test_spec import SUBSCRIPTION, spec_dict
 
 
 def first_error(data: dict) -> tuple[str, str]:
@@ -91,7 +91,7 @@ def test_pool_names(pool: str, ok: bool) -> None:
 def test_subnet_id_segments_follow_arm_names(segment: str, value: str) -> None:
     defaults = {"resourceGroups": "rg", "virtualNetworks": "vnet", "subnets": "default"}
     parts = {**defaults, segment: value}
-    subnet = (f"/subscriptions/s1/resourceGroups/{parts['resourceGroups']}/providers/Microsoft.Network/"
+    subnet = (f"/subscriptions/{SUBSCRIPTION}/resourceGroups/{parts['resourceGroups']}/providers/Microsoft.Network/"
               f"virtualNetworks/{parts['virtualNetworks']}/subnets/{parts['subnets']}")
     field, message = first_error(spec_dict(subnet_id=subnet))
     assert field == "subnet_id" and repr(value) in message

@@ -41,7 +41,7 @@ def test_defaults_keep_a_plain_machine_as_before() -> None:
     ("network_security_group_id", seed_asg_id(), "networkSecurityGroups"),
     ("application_security_group_ids", [seed_nsg_id()], "applicationSecurityGroups"),
     ("load_balancer_backend_address_pool_ids", [seed_backend_pool_id().rsplit("/backendAddressPools", 1)[0]],
-     "loadBalancers/backendAddressPools"),
+     "loadBalancers/<load balancer name>/backendAddressPools"),
 ])
 def test_an_id_of_another_shape_is_refused_naming_the_field(field: str, value: Any, shape: str) -> None:
     loc, message = _error(**{field: value})

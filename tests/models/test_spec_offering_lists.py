@@ -38,7 +38,7 @@ def test_spot_fallback_is_off_unless_asked() -> None:
 @pytest.mark.parametrize(("data", "field", "says"), [
     (lists(vm_sizes=[]), "vm_sizes", "at least 1 item"),
     (lists(vm_sizes=["Standard_D2s_v5", "standard_d2s_v5"]), "vm_sizes", "listed twice"),
-    (lists(vm_sizes=["Standard D2s"]), "vm_sizes.0", "pattern"),
+    (lists(vm_sizes=["Standard D2s"]), "vm_sizes.0", "VM size 'Standard D2s': letters, digits"),
     (lists(), "vm_sizes", "required field is missing"),
     (spec_dict(zones=["1", "2", "1"]), "zones", "'1' is listed twice"),
     (spec_dict(zones=["4"]), "zones.0", "pattern"),

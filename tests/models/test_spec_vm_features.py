@@ -7,7 +7,8 @@ from emulator.seed_vm_features import SEED_PLAN, seed_identity_id
 from models.spec import MachineSpec
 from tests.workflows.helpers import spec_dict
 
-GALLERY = "/subscriptions/s/resourceGroups/rg/providers/Microsoft.Compute/galleries/g/images/i/versions/1.0.0"
+GALLERY = ("/subscriptions/00000000-0000-0000-0000-000000000001/resourceGroups/rg/providers/Microsoft.Compute/"
+           "galleries/g/images/i/versions/1.0.0")
 
 
 def error_fields(data: dict) -> list[str]:

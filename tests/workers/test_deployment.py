@@ -86,7 +86,8 @@ async def first_task_done(handle: WorkflowHandle) -> None:
 
 
 async def azmc(server: WorkflowEnvironment, *args: str) -> Done:
-    return await run_azmc(server.client.service_client.config.target_host, "deployment", *args)
+    return await run_azmc(server.client.service_client.config.target_host, "deployment", *args,
+                          AZMC_TASK_QUEUE=QUEUE)
 
 
 async def test_a_new_installation_takes_work_at_once_and_a_deploy_waits_for_the_operator(

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
+from rich.console import Console
 from temporalio.api.enums.v1 import IndexedValueType
 from temporalio.api.operatorservice.v1 import AddSearchAttributesRequest
 from temporalio.api.workflowservice.v1 import ListOpenWorkflowExecutionsRequest
@@ -20,6 +21,7 @@ from temporalio.testing import ActivityEnvironment, WorkflowEnvironment
 from temporalio.worker import Worker
 
 from activities.audit import AuditInterceptor
+from cli.render import describe_view
 from codec.converter import azmc_data_converter
 from codec.keys import parse_keys
 from emulator.seed import SEED_LOCATION, SEED_RESOURCE_GROUP, seed_subnet_id
@@ -39,7 +41,9 @@ TEST_SERVER = ".venv/bin/temporal-test-server"
 DEV_SERVER = ".venv/bin/temporal"  # `temporal server start-dev`
 # Workflow tests run encrypted, as production does. A fixed test key (never a real one), so histories
 # recorded with it (record_history) replay in test_replay_recorded_histories.py.
-TEST_CODEC_KEYS = parse_keys('{"workflow-tests": "AiHvlaTRQ7Q9zuqhkAAL0JIJvMLMiw7x1NIOQpGXx5U="}', "workflow tests")
+# As AZMC_CODEC_KEYS, for `azmc` run against a test's server.
+TEST_CODEC_KEYS_JSON = '{"workflow-tests": "AiHvlaTRQ7Q9zuqhkAAL0JIJvMLMiw7x1NIOQpGXx5U="}'
+TEST_CODEC_KEYS = parse_keys(TEST_CODEC_KEYS_JSON, "workflow tests")
 TEST_CONVERTER = azmc_data_converter(TEST_CODEC_KEYS)
 RESOURCE_GROUP = SEED_RESOURCE_GROUP
 SUBNET_ID = seed_subnet_id()
@@ -171,7 +175,7 @@ async def wait_status(
         try:
             status = await read()
         except RPCError as err:  # a worker too busy to answer this query in time: the next read asks again
-            if err.status != RPCStatusCode.DEADLINE_EXCEEDED:
+            if err.status not in (RPCStatusCode.DEADLINE_EXCEEDED, RPCStatusCode.CANCELLED):  # "Timeout expired"
                 raise
         else:
             if seen is not None:
@@ -191,6 +195,13 @@ async def wait_for(
 ) -> MachineStatus:
     """Let virtual time pass in small steps until the machine's status query satisfies `accept`."""
     return await wait_status(env, lambda: status_of(handle), accept, step=step, virtual_limit=virtual_limit)
+
+
+def described(status: MachineStatus) -> str:
+    """What `azmc describe` prints for the machine with this status."""
+    console = Console(width=200, record=True)
+    console.print(describe_view(status, workflow_id(status.resource_group, status.name)))
+    return console.export_text()
 
 
 def in_phase(*phases: Phase) -> Callable[[MachineStatus], bool]:

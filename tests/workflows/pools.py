@@ -1,17 +1,24 @@
 """Shared pieces of the pool tests: a PoolSpec, starting a pool, waiting on its status, its machines' resources."""
 
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from datetime import timedelta
 from typing import Any
 
 from temporalio.client import Client, WorkflowHandle
 from temporalio.testing import WorkflowEnvironment
+from temporalio.worker import Worker
 
+from activities.audit import AuditInterceptor
+from activities.driver import AzureDriver
 from models.naming import POOL_TAG, pool_workflow_id
 from models.pool import PoolStatus
 from models.status import Phase
 from tests.support.emulator import EmulatorHandle
 from tests.workflows.helpers import RESOURCE_GROUP, spec_dict, wait_status
+from workers.sandbox import workflow_runner
+from workers.worker import offerings_worker, paced
+from workflows import ALL_WORKFLOWS
 from workflows.api import POOL_WORKFLOW_TYPE, STATUS_QUERY
 
 POOL = "web"
@@ -66,3 +73,13 @@ def pool_vms(emulator: EmulatorHandle, pool: str = POOL) -> list[str]:
 
 def pool_resources(emulator: EmulatorHandle, pool: str = POOL) -> list[dict[str, Any]]:
     return [r for r in emulator.resources() if (r.get("tags") or {}).get(POOL_TAG) == pool]
+
+
+@asynccontextmanager
+async def worker_of(client: Client, driver: AzureDriver, task_queue: str) -> AsyncIterator[None]:
+    """A worker of its own on `task_queue`, as `azmc worker` runs, for a test that stops or adds one."""
+    activities = driver.activities()
+    async with Worker(client, task_queue=task_queue, workflows=ALL_WORKFLOWS, activities=activities,
+                      interceptors=[AuditInterceptor(client.data_converter)], workflow_runner=workflow_runner()), \
+            offerings_worker(client, task_queue), paced(client, task_queue, activities):
+        yield

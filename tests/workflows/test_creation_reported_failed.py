@@ -4,6 +4,8 @@ running is the attempt's result, not a leftover to delete. A VM really Failed is
 
 The create's own activity retries (policies.CREATE_RETRY) already adopt a VM that finished by their next try;
 what they leave to the saga is a create reported Failed on their last try, set up here by two refusals first.
+The worker's shared status reads see a VM that finished as Succeeded and never ask its operation: the saga's read
+matters where the operation itself is polled (a principal that may not list the subscription's VMs, as here).
 """
 
 import asyncio
@@ -39,6 +41,11 @@ async def _vm_id_while_created(stack: Stack) -> str:
     return await _vm_id(stack)
 
 
+def _polled_one_by_one(stack: Stack) -> None:
+    """The principal may not list the subscription's VMs: every operation is polled (activities/lro.py)."""
+    stack.emulator.add_fault("virtualMachines.list", status=403, code="AuthorizationFailed", times=-1)
+
+
 def _create_reported_failed(stack: Stack, late_success_s: float | None) -> None:
     """The VM create's operation ends Failed (OSProvisioningTimedOut); with `late_success_s` the VM finishes."""
     stack.emulator.add_fault("virtualMachines.put", name="vm1", status=500, code="OSProvisioningTimedOut",
@@ -54,6 +61,7 @@ async def test_a_creation_reported_failed_but_finished_is_kept(stack: Stack) -> 
     # Failed, though the VM finishes: no try of the activity is left to see it, the saga's own read does.
     stack.emulator.add_fault("virtualMachines.put", name="vm1", status=409, code="RetryableError", times=2)
     _create_reported_failed(stack, late_success_s=0)
+    _polled_one_by_one(stack)
     handle = await start_machine(stack.env.client, stack.task_queue, spec_dict(subnet_id=stack.emulator.subnet_id))
     vm_id = await _vm_id_while_created(stack)
     running = await _ended(stack, handle)
@@ -67,9 +75,23 @@ async def test_a_creation_reported_failed_but_finished_is_kept(stack: Stack) -> 
     assert (await handle.result()).phase == Phase.DELETED
 
 
+async def test_a_creation_reported_failed_that_the_status_reads_see_finished_is_simply_running(
+        stack: Stack) -> None:
+    stack.emulator.add_fault("virtualMachines.put", name="vm1", status=409, code="RetryableError", times=2)
+    _create_reported_failed(stack, late_success_s=0)
+    handle = await start_machine(stack.env.client, stack.task_queue, spec_dict(subnet_id=stack.emulator.subnet_id))
+    vm_id = await _vm_id_while_created(stack)
+    running = await _ended(stack, handle)
+    assert running.phase == Phase.RUNNING and running.attempts == 1 and await _vm_id(stack) == vm_id
+    assert _requests(stack, "delete") == 0 and not any("failed" in d for d in descriptions(running))
+    await handle.signal("delete")
+    assert (await handle.result()).phase == Phase.DELETED
+
+
 async def test_a_kept_vm_whose_guest_never_starts_is_compensated_after_the_startup_timeout(stack: Stack) -> None:
     stack.emulator.add_fault("virtualMachines.put", name="vm1", status=409, code="RetryableError", times=2)
     _create_reported_failed(stack, late_success_s=0)
+    _polled_one_by_one(stack)
     stack.emulator.add_guest_fault("vm1", "boot_failure")  # the kept VM never boots; it ends with its deletion
     spec = spec_dict(subnet_id=stack.emulator.subnet_id, timeouts={"startup": "3m"})
     handle = await start_machine(stack.env.client, stack.task_queue, spec)

@@ -3,21 +3,12 @@ longer listed, and the view says when Azure told what it lists. The real driver 
 
 from datetime import timedelta
 
-from rich.console import Console
-
-from cli.render import describe_view
 from models.spec import MachineSpec
-from models.status import MachineStatus, Phase
+from models.status import Phase
 from tests.activities.conftest import put_disk
 from tests.workflows.data_disks import DATA_DISK, disk, operator
-from tests.workflows.helpers import spec_dict, start_machine, status_of, wait_for
+from tests.workflows.helpers import described, spec_dict, start_machine, status_of, wait_for
 from tests.workflows.stack import Stack
-
-
-def described(status: MachineStatus) -> str:
-    console = Console(width=200, record=True)
-    console.print(describe_view(status, "machine/azmc-demo/vm1"))
-    return console.export_text()
 
 
 async def test_describe_stops_listing_a_disk_deleted_while_a_nic_still_stalls(stack: Stack) -> None:

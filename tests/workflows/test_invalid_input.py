@@ -111,3 +111,16 @@ async def test_invalid_spec_with_the_real_driver_sends_no_azure_request(stack: S
     await record_history(handle, "invalid_spec_rejected")
     status = await handle.query("status", result_type=MachineStatus)
     assert status.phase == Phase.FAILED and "data_disks.0.lun" in status.last_error
+
+
+async def test_names_azure_refuses_fail_at_once_with_the_values_escaped(stack: Stack) -> None:
+    """Issue 37's probe through `temporal workflow start`: a plan that would put a path and a right-to-left override
+    into an ARM URL, and a security group Azure refuses, fail before any Azure call; the failure shows them escaped."""
+    plan = {"name": "p'|x", "publisher": "../..", "product": "\u00fc\u202e"}
+    nsg = stack.emulator.subnet_id.split("/virtualNetworks/")[0] + "/networkSecurityGroups/a'b|c"
+    spec = spec_dict(subnet_id=stack.emulator.subnet_id, plan=plan, accept_terms=True, network_security_group_id=nsg)
+    handle = await start_machine(stack.env.client, stack.task_queue, spec)
+    message = await _fails_at_once_naming(stack, handle, "plan.publisher: marketplace publisher id '../..'",
+                                          "plan.product: marketplace offer id '\u00fc\\u202e'",
+                                          "network_security_group_id: network security group name \"a'b|c\"")
+    assert "\u202e" not in message

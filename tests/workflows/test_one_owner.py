@@ -39,7 +39,9 @@ async def test_second_installation_reports_not_owned_and_leaves_the_machine_alon
     first = await start_machine(stack.env.client, stack.task_queue, spec)
     running = await wait_for(stack.env, first, in_phase(Phase.RUNNING))
     before = _snapshot(stack)
-    assert all(tags["azmc-owner"] == f"{INSTALLATION}/machine/azmc-demo/vm1" for _, tags in before)
+    untagged = [rid.rsplit("/", 1)[-1] for rid, tags in before if not tags]
+    assert untagged == ["vm1-os-disk"]  # it goes with its VM (deleteOption Delete): no owner tag needed
+    assert all(tags["azmc-owner"] == f"{INSTALLATION}/machine/azmc-demo/vm1" for _, tags in before if tags)
 
     second = await start_machine(other.env.client, other.task_queue, spec)
     refused = await wait_for(other.env, second, lambda s: s.phase == Phase.CRASH_LOOP_BACK_OFF

@@ -2,39 +2,32 @@
 finishes it with its state (exactly `replicas` machines on the new revision, nothing duplicated or lost)."""
 
 import uuid
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 
 import pytest
 from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client, WorkflowHandle
 from temporalio.testing import WorkflowEnvironment
-from temporalio.worker import Worker
 
-from activities.audit import AuditInterceptor
-from activities.driver import AzureDriver
 from models.pool import PoolStatus
 from tests.support.driver import emulator_driver
 from tests.support.emulator import EmulatorHandle
 from tests.workflows.conftest import INSTALLATION, TOKEN
 from tests.workflows.helpers import REAL_TIME, record_history
-from tests.workflows.pools import pool_dict, pool_resources, pool_vms, settled, start_pool, template_dict, wait_pool
+from tests.workflows.pools import (
+    pool_dict,
+    pool_resources,
+    pool_vms,
+    settled,
+    start_pool,
+    template_dict,
+    wait_pool,
+    worker_of,
+)
 from tests.workflows.stack import Stack
-from workers.sandbox import workflow_runner
-from workers.worker import offerings_worker, paced
-from workflows import ALL_WORKFLOWS
 from workflows.api import SET_TEMPLATE_UPDATE
 from workflows.continuation import HISTORY_LIMIT_MEMO
 from workflows.policies import MIN_HISTORY_LIMIT
 from workflows.pool.state import PoolState
-
-
-@asynccontextmanager
-async def _worker(client: Client, driver: AzureDriver, task_queue: str) -> AsyncIterator[None]:
-    async with Worker(client, task_queue=task_queue, workflows=ALL_WORKFLOWS, activities=driver.activities(),
-                      interceptors=[AuditInterceptor(client.data_converter)], workflow_runner=workflow_runner()), \
-            offerings_worker(client, task_queue), paced(client, task_queue, driver.activities()):
-        yield
 
 
 async def _carried_states(client: Client, first_run: WorkflowHandle) -> list[PoolState]:
@@ -61,7 +54,7 @@ IMAGE_V2 = {"publisher": "Canonical", "offer": "ubuntu-24_04-lts", "sku": "serve
 async def test_a_new_worker_resumes_a_rollout_mid_way(dev_env: WorkflowEnvironment, emulator: EmulatorHandle) -> None:
     task_queue, env = f"azmc-pool-{uuid.uuid4()}", dev_env
     async with emulator_driver(emulator, INSTALLATION, TOKEN) as driver:
-        async with _worker(env.client, driver, task_queue):
+        async with worker_of(env.client, driver, task_queue):
             handle = await start_pool(env.client, task_queue, pool_dict(emulator.subnet_id, 3))
             first = await wait_pool(env, handle, settled(3), **REAL_TIME)
             changed: PoolStatus = await handle.execute_update(
@@ -70,7 +63,7 @@ async def test_a_new_worker_resumes_a_rollout_mid_way(dev_env: WorkflowEnvironme
             mid = await wait_pool(env, handle, lambda s: s.updated >= 1 and s.current - s.updated >= 1,
                                   **REAL_TIME)
         # The worker is gone mid-rollout; a new one (no cached state: it replays the histories) takes over.
-        async with _worker(env.client, driver, task_queue):
+        async with worker_of(env.client, driver, task_queue):
             done = await wait_pool(env, handle, settled(3, changed.target_revision), **REAL_TIME)
             assert done.current_revision == changed.target_revision != first.target_revision
             assert len(pool_vms(emulator)) == 3 and mid.phase == "Rolling"

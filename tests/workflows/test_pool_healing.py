@@ -38,7 +38,7 @@ async def test_five_failed_machines_are_replaced_one_at_a_time(stack: Stack) -> 
     assert not first_names & {m.name for m in done.machines}
     assert all(_replacing(s) <= 1 for s in seen), [s.machines for s in seen if _replacing(s) > 1]
     held = [s.replacements_held for s in seen if s.replacements_held]
-    assert held and "max_replacements 1" in held[0] and "meltdown guard" in held[0]
+    assert any("max_replacements 1" in h and "meltdown guard" in h for h in held), held
     assert any("replacements held back by max_replacements" in s.summary for s in seen)
     replaced = [op.description for op in done.recent_operations if op.kind == "replace"]
     assert len(replaced) >= 5 and all("," not in d for d in replaced), replaced  # one machine per replacement

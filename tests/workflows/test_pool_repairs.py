@@ -82,3 +82,23 @@ async def test_resume_repairs_lets_an_operator_repair_above_max_unhealthy(stack:
 
 async def _status(handle) -> PoolStatus:  # type: ignore[no-untyped-def]
     return await handle.query("status", result_type=PoolStatus)
+
+
+async def test_a_pool_whose_machine_is_repaired_says_repairing_not_scaling(stack: Stack) -> None:
+    """Replicas never change: while a machine is Unhealthy and restarted, the pool says Repairing, with counts."""
+    env, emulator = stack.env, stack.emulator
+    template = template_dict(emulator.subnet_id, **TEMPLATE)
+    handle = await start_pool(env.client, stack.task_queue, pool_dict(emulator.subnet_id, 3, template=template))
+    await wait_pool(env, handle, settled(3), step=timedelta(seconds=10))
+    emulator.add_guest_fault(pool_vms(emulator)[0], "kernel_panic")  # a restart clears it
+    seen: list[PoolStatus] = []
+    await wait_pool(env, handle, lambda s: bool(_unhealthy(s)), step=timedelta(seconds=20), seen=seen)
+    await wait_pool(env, handle, settled(3), step=timedelta(seconds=20), seen=seen)
+    assert _requests(stack, "restart") == 1
+    repairing = [s for s in seen if _unhealthy(s)]
+    assert repairing and all(s.phase == "Repairing" and s.repairing == 1 for s in repairing), \
+        [(s.phase, s.summary) for s in repairing]
+    assert "repairing: 2/3 available, 1 unhealthy" in repairing[0].summary, repairing[0].summary
+    assert all(s.phase in ("Stable", "Repairing") for s in seen), [(s.phase, s.summary) for s in seen]
+    await handle.signal("delete")
+    await handle.result()

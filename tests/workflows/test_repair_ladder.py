@@ -150,3 +150,21 @@ async def test_a_preserved_machine_is_never_repaired(stack: Stack) -> None:
     assert _requests(stack, "restart") == 0 and _requests(stack, "redeploy") == 0
     await handle.signal("delete")
     await handle.result()
+
+
+async def test_the_probe_keeps_counting_during_a_repair_steps_wait_and_a_recovered_guest_is_running_at_once(
+        stack: Stack) -> None:
+    probe = {"tcp": {"port": 22}, "period": "10s", "failure_threshold": 1}
+    handle = await _running(stack, health={"probe": probe}, timeouts={"health": "2m", "health_check_interval": "6h"})
+    stack.emulator.add_guest_fault("vm1", "hang")  # a restart clears it
+    restarted = await wait_for(stack.env, handle, lambda s: s.repair is not None and s.repair.action == "restart",
+                               step=timedelta(seconds=5))
+    assert restarted.repair is not None
+    healed = await wait_for(stack.env, handle, _healed_after("restart"), step=timedelta(seconds=5))
+    # Running at the first probes after the restart (a probe period, 10 s, apart), not at the next full check a
+    # minute later, nor at the end of the step's wait (10 minutes).
+    assert healed.last_operation is not None
+    assert healed.last_operation.updated_at - restarted.repair.started_at <= timedelta(seconds=30)
+    assert all(s.healthy for s in healed.health)
+    await handle.signal("delete")
+    await handle.result()

@@ -10,7 +10,7 @@ from models.naming import workflow_id
 from models.status import MachineStatus, Phase, Stage
 from tests.emulator.builders import LOCATION
 from tests.support.sdk import SyncClients
-from tests.workflows.helpers import in_phase, record_history, spec_dict, status_of, wait_for
+from tests.workflows.helpers import described, in_phase, record_history, spec_dict, status_of, wait_for
 from tests.workflows.stack import Stack
 from tests.workflows.sweeping import azure
 
@@ -48,6 +48,11 @@ async def test_a_deleted_resource_group_makes_the_machine_unknown_and_nothing_is
     assert gone.last_operation is not None and gone.last_operation.stage == Stage.HEALTH_CHECK
     assert f"resource group {GROUP} does not exist" in gone.last_operation.description
     assert gone.next_retry_at == gone.last_operation.updated_at + timedelta(minutes=10)
+    # `azmc describe` shows the agent's last reading as what it was, with its time, not as current.
+    assert gone.health_read_at is not None and gone.health_read_at < gone.last_operation.updated_at
+    shown = described(gone)
+    heading = f"not current (resource group {GROUP} does not exist): as read at {gone.health_read_at:%Y-%m-%d %H:%M:%S}"
+    assert heading in shown and shown.index(heading) < shown.index("vm_agent Ready")
 
     # Checks every 10 minutes for an hour, far past the health timeout: still Unknown, no creation attempted.
     writes = _creations(stack)

@@ -31,6 +31,8 @@ NOKEY = RawValue(Payload(metadata={"encoding": b"binary/encrypted", "encryption-
 SHORT = RawValue(Payload(metadata={"encoding": b"binary/encrypted", "encryption-key-id": b"workflow-tests"},
                          data=b"\x00\x00\x00"))
 NOT_JSON = RawValue(Payload(metadata={"encoding": b"json/plain"}, data=b"{not json"))
+UNKNOWN_ENCODING = RawValue(Payload(metadata={"encoding": b"binary/foo"}, data=b"x"))
+NO_ENCODING = RawValue(Payload(data=b"x"))
 
 
 def _raw(stack: Stack) -> Client:
@@ -57,6 +59,25 @@ async def test_a_machine_refuses_undecodable_signals_and_its_history_replays(sta
     assert (await handle.result()).phase == Phase.DELETED
     assert await _task_failures(handle) == []
     await record_history(handle, "undecodable_signals_refused_then_deleted")
+
+
+async def test_a_refusal_says_what_was_wrong_in_an_operators_words(stack: Stack) -> None:
+    handle = await start_machine(stack.env.client, stack.task_queue, spec_dict(subnet_id=stack.emulator.subnet_id))
+    await wait_for(stack.env, handle, in_phase(Phase.RUNNING))
+    raw = _raw(stack).get_workflow_handle(handle.id)
+    for payload in (UNKNOWN_ENCODING, NO_ENCODING, NOT_JSON):
+        await raw.signal(RECONCILE_SIGNAL, payload)
+    status = await wait_for(stack.env, handle, lambda s: len(s.refused) == 3)
+    unknown, missing, not_json = (message.reason for message in status.refused)
+    assert unknown.startswith("payload encoding 'binary/foo' is not one azmc reads (binary/null, ") and \
+        unknown.endswith("send the value as JSON (encoding json/plain), as the `temporal` CLI's --input does"), unknown
+    assert missing.startswith("payload has no encoding in its metadata, so nothing says how to read it"), missing
+    assert not_json == ("payload encoding 'json/plain' does not decode: its data is not a JSON value (Invalid JSON: "
+                        "key must be a string at line 1 column 2)"), not_json
+    assert not any(python in reason for reason in (unknown, missing, not_json)
+                   for python in ("KeyError", "ValidationError", "RuntimeError"))
+    await handle.signal(DELETE_SIGNAL, {"reason": "readable"})
+    assert (await handle.result()).phase == Phase.DELETED
 
 
 async def test_a_pool_refuses_undecodable_messages_and_still_deletes(stack: Stack) -> None:

@@ -132,7 +132,15 @@ class Machine:
             self._repair_deadline = None
 
     def health_read(self, signals: list[HealthSignal]) -> None:
-        self.state.status.health = signals
+        status = self.state.status
+        status.health, status.health_read_at, status.health_stale = signals, workflow.now(), ""
+        self.refresh()
+
+    def health_unread(self, why: str) -> None:
+        """A check could not read the signals (`why`: no VM, the VM unreadable, stopped, ...): those listed stay as
+        last read, marked not current, so a Ready agent of a VM that is gone is never shown as today's."""
+        status = self.state.status
+        status.health_stale = why if status.health else ""
         self.refresh()
 
     @property
@@ -214,6 +222,8 @@ class Machine:
         # A VM GET names the data disks but not their uniqueIds: keep the ones last read.
         self.state.status.inventory = inventory.with_unique_ids(self.state.status.inventory.unique_ids())
         self.state.status.inventory_at = workflow.now()
+        if not inventory.has_vm:
+            self.health_unread("no VM")
         self.refresh()
 
     def gone(self, name: str) -> None:

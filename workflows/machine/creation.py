@@ -23,6 +23,7 @@ from workflows.deadlines import Deadline
 from workflows.machine import fallback, late_success, recovery, startup
 from workflows.machine.bookkeeping import Machine
 from workflows.machine.deletion import remove_everything
+from workflows.machine.health import resource_group_gone
 from workflows.machine.power_on import start_stopped_vm
 from workflows.machine.retrying import delete_or_gone
 from workflows.machine.saga import Compensations
@@ -222,6 +223,12 @@ async def _until_running_or_timed_out(machine: Machine, azure: AzureCalls, drain
         # stays reserved 180 s), and meanwhile other machines would ask for the refused offering too.
         refusal = await fallback.remember_refusal(machine, azure, offering, failure.error)
         await undo.unwind()
+        if resource_group_gone(failure.error):
+            # azmc creates no resource groups: no attempt can work until an operator creates it.
+            await _fail(machine, azure, drain_timeout,
+                        f"resource group {state.spec.resource_group} does not exist: azmc creates no resource "
+                        "groups; create it, then send `reconcile` (or `delete`)")
+            return
         await _show_leftovers(machine, azure)
         if deadline.passed:
             break
@@ -243,19 +250,22 @@ async def _until_running_or_timed_out(machine: Machine, azure: AzureCalls, drain
     await _fail(machine, azure, drain_timeout)
 
 
-async def _fail(machine: Machine, azure: AzureCalls, drain_timeout: timedelta) -> None:
+async def _fail(machine: Machine, azure: AzureCalls, drain_timeout: timedelta, refused: str = "") -> None:
+    """Failed, and nothing left but the data disks: past the creation timeout, or at once on a refusal only an
+    operator can end (`refused` says which and what to do)."""
     state = machine.state
     state.creation_started_at = None
     cause = state.status.last_error  # the cleanup's own successes would clear it; operators need it
     machine.set_phase(Phase.FAILED)
-    await fallback.release_probes(machine, azure, "creation timed out")
-    machine.operation(Stage.CREATE, OperationState.FAILED,
-                      f"not running after {state.spec.timeouts.creation}; cleaning up", error=cause)
+    await fallback.release_probes(machine, azure, "refused" if refused else "creation timed out")
+    why = refused or f"not running after {state.spec.timeouts.creation}"
+    machine.operation(Stage.CREATE, OperationState.FAILED, f"{why}; cleaning up", error=cause)
     # The compensations already ran; this makes sure, by reading Azure, that nothing is left - but the
     # data disks: only `delete` deletes data.
     kept = await remove_everything(machine, azure, drain=False, force=True, drain_timeout=drain_timeout,
                                    keep_data_disks=True)
     left = f"nothing left in Azure but the data disks {recovery.disk_names(kept)} (kept)" if kept else \
         "nothing left in Azure"
-    machine.operation(Stage.CREATE, OperationState.FAILED,
-                      f"creation timed out; {left}; send `reconcile` to try again or `delete`", error=cause)
+    ending = f"{refused}; {left}" if refused else \
+        f"creation timed out; {left}; send `reconcile` to try again or `delete`"
+    machine.operation(Stage.CREATE, OperationState.FAILED, ending, error=cause)

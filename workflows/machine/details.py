@@ -42,7 +42,8 @@ def render_details(state: LifecycleState, now: datetime) -> str:
         lines += [f"  - {s.stage}: {s.description} (failure {s.failures}): {s.error or 'no error text'}; "
                   f"next retry {_when(s.next_retry_at, now)}" for s in status.stalled]
     if status.health:
-        lines.append("- **Health:**")
+        heading = status.health_heading()
+        lines.append(f"- **Health** ({heading}):" if heading else "- **Health:**")
         lines += [f"  - {signal.describe()}" for signal in status.health]
     if status.repair is not None:
         lines.append(f"- **Repair:** {status.repair.describe()}")

@@ -26,7 +26,7 @@ with workflow.unsafe.imports_passed_through():
     from models.offerings import Availability, Offering, Refusal, SkippedOffering, narrowed, offerings_of
     from models.offerings_memory import ProbeRelease, RefusalReport
     from models.quota import quota_wait
-    from models.refusals import SPOT_EVICTED
+    from models.refusals import SPOT_EVICTED, is_quota_refusal
     from models.spec import Priority
     from models.status import OfferingAttempt, OperationState, Phase, Stage
 
@@ -281,10 +281,12 @@ async def remember_refusal(machine: Machine, azure: AzureCalls, offering: Offeri
 def next_offering_at_once(machine: Machine, offering: Offering, refusal: Refusal, error: BaseException) -> None:
     """After compensating a refused attempt: what was refused, for how long, and that the next offering
     follows at once (the last error, which the compensation's own successes cleared)."""
+    skipped = f"the next usages reading decides when {refusal.scope()} is tried again" \
+        if is_quota_refusal(refusal.code, refusal.message) else \
+        f"{refusal.scope()} is skipped until {refusal.until:%H:%M:%S} UTC"
     machine.operation(Stage.CREATE, OperationState.FAILED,
                       f"attempt {machine.state.status.attempts}: Azure refused {offering.describe()} "
-                      f"({refusal.code}); {refusal.scope()} is skipped until {refusal.until:%H:%M:%S} UTC; "
-                      "next offering at once", error=error_text(error))
+                      f"({refusal.code}); {skipped}; next offering at once", error=error_text(error))
 
 
 def _spot_may_fall_back(machine: Machine) -> bool:

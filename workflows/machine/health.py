@@ -3,8 +3,10 @@ minute while Unhealthy), and between those a probe of the guest every probe peri
 
 A stopped or deallocated VM is started at once (never rebuilt); a VM that is missing or Failed makes the
 machine Unknown, and is re-created (keeping its data disks) if still so after health_timeout. A resource
-group that is gone makes it Unknown too, but nothing is re-created until the group exists again. A running VM
-whose health signals say it does not work makes the machine Unhealthy: the repair ladder (repair.py).
+group that is gone makes it Unknown too, but nothing is re-created until the group exists again; so does a VM
+azmc cannot read (a read that failed once its activity's retries were spent: a 403 at once, a 429 or 5xx after
+READ_RETRY's tries), until a read works. A running VM whose health signals say it does not work makes the
+machine Unhealthy: the repair ladder (repair.py).
 """
 
 from datetime import timedelta
@@ -13,6 +15,7 @@ from temporalio import workflow
 from temporalio.exceptions import ActivityError
 
 with workflow.unsafe.imports_passed_through():
+    from models.durations import humanize
     from models.errors import ErrorType
     from models.status import OperationState, Phase, Stage
 
@@ -26,6 +29,9 @@ from workflows.machine.signals import read_signals
 RESOURCE_GROUP_NOT_FOUND = "resourcegroupnotfound"  # Azure's code, lower-cased
 # While Unhealthy the VM is read this often, to see a repair work (an ARM read only for unhealthy machines).
 UNHEALTHY_RECHECK = timedelta(minutes=1)
+# While Unknown with no health timeout running (the VM unreadable, its resource group gone, another owner's VM
+# under its name), the VM is read this often, to see it readable, back or released: none of these ends by azmc.
+UNKNOWN_RECHECK = timedelta(minutes=10)
 
 
 def resource_group_gone(err: ActivityError) -> bool:
@@ -41,6 +47,8 @@ def next_check_in(machine: Machine) -> timedelta:
     interval = state.spec.timeouts.health_check_interval
     if state.status.repair is not None:
         interval = min(interval, UNHEALTHY_RECHECK)
+    elif machine.phase == Phase.UNKNOWN and state.unknown_since is None:
+        interval = min(interval, UNKNOWN_RECHECK)
     if state.unknown_since is not None or state.status.repair is not None:
         interval += policies.SHORTEST_TIMER
     due = [s.next_retry_at for s in state.status.stalled if s.stage == Stage.POWER_ON and s.next_retry_at]
@@ -62,7 +70,7 @@ async def check_health(machine: Machine, azure: AzureCalls, *, asked: bool = Fal
         if error_type(err) == ErrorType.NOT_OWNED:
             # Our name now holds someone else's VM (re-tagged, or ours deleted and theirs created): never
             # touched, never re-created over it; Unknown until an operator settles it.
-            machine.set_phase(Phase.UNKNOWN)
+            _nothing_to_act_on(machine, "the VM under this machine's name belongs to another owner")
             machine.operation(Stage.HEALTH_CHECK, OperationState.FAILED, "the VM under this machine's name belongs to "
                               "another owner: left alone; checking again at the next check", error=error_text(err),
                               retry_in=next_check_in(machine))
@@ -70,9 +78,7 @@ async def check_health(machine: Machine, azure: AzureCalls, *, asked: bool = Fal
         if resource_group_gone(err):
             resource_group_is_gone(machine, err)
             return False
-        # Cannot tell (Azure unreachable, throttled): keep the phase, try again at the next check.
-        machine.operation(Stage.HEALTH_CHECK, OperationState.FAILED, "could not read the VM; reading it again at the "
-                          "next check", error=error_text(err), retry_in=next_check_in(machine))
+        vm_unreadable(machine, err)
         return False
     machine.vm_observed(inventory)
     if await fallback.evicted_spot_goes_regular(machine, azure, inventory):
@@ -80,6 +86,7 @@ async def check_health(machine: Machine, azure: AzureCalls, *, asked: bool = Fal
         return True
     if inventory.vm_stopped:
         machine.nothing_to_heal()  # a stopped VM is never re-created: no health_timeout runs
+        machine.health_unread(f"the VM was found {inventory.vm_state.power_state}")
         await start_stopped_vm(machine, azure, inventory)
         return False
     machine.unstalled(start_step(machine))
@@ -102,6 +109,7 @@ async def check_health(machine: Machine, azure: AzureCalls, *, asked: bool = Fal
     assert deadline is not None
     machine.set_phase(Phase.UNKNOWN)
     found = inventory.summary() if inventory.has_vm else "VM missing"
+    machine.health_unread(found)
     if deadline.passed:  # its timer fired: the health timeout is over
         machine.operation(Stage.HEALTH_CHECK, OperationState.FAILED,
                           f"{found} for {state.spec.timeouts.health}: re-creating", error=found)
@@ -115,11 +123,31 @@ def resource_group_is_gone(machine: Machine, err: ActivityError) -> None:
     """The group and everything in it were deleted: nothing to start or re-create (azmc creates no resource
     groups), so no health timeout runs. Unknown shows it, and keeps the fleet sweep from signalling again."""
     state = machine.state
-    machine.nothing_to_heal()
-    machine.unstalled(start_step(machine))
-    machine.set_phase(Phase.UNKNOWN)
+    _nothing_to_act_on(machine, f"resource group {state.spec.resource_group} does not exist")
     machine.operation(Stage.HEALTH_CHECK, OperationState.FAILED,
                       f"resource group {state.spec.resource_group} does not exist (deleted with everything in it): "
                       "azmc creates no resource groups, so nothing is re-created; checking again at the next "
                       "check, or on `reconcile` once it exists; `delete` ends the machine",
                       error=error_text(err), retry_in=next_check_in(machine))
+
+
+def vm_unreadable(machine: Machine, err: ActivityError) -> None:
+    """The VM could not be read, and the read's own retries are spent (Azure refused it, 403 AuthorizationFailed:
+    at once; throttled or failing, 429 or 5xx: after READ_RETRY's tries, so a blip never gets here). azmc cannot
+    tell whether the machine works: Unknown with Azure's code and message, read again every UNKNOWN_RECHECK (and on
+    `reconcile`), Running again once a read says so. What it cannot see it does not change: no health timeout, no
+    repair step, no start."""
+    _nothing_to_act_on(machine, "the VM could not be read")
+    machine.operation(Stage.HEALTH_CHECK, OperationState.FAILED,
+                      f"could not read the VM ({fallback.azure_code(err)[0] or error_type(err) or 'no answer'}): "
+                      "Unknown until a read works; nothing is repaired, started or re-created meanwhile; reading it "
+                      f"again in {humanize(next_check_in(machine))}, or on `reconcile`",
+                      error=error_text(err), retry_in=next_check_in(machine))
+
+
+def _nothing_to_act_on(machine: Machine, why: str) -> None:
+    """Unknown, and nothing azmc could do runs meanwhile (the health timeout, the repair ladder, a start due)."""
+    machine.nothing_to_heal()
+    machine.unstalled(start_step(machine))
+    machine.set_phase(Phase.UNKNOWN)
+    machine.health_unread(why)

@@ -60,10 +60,13 @@ async def read_signals(machine: Machine, azure: AzureCalls, vm: Inventory, *, th
 
 
 async def probe_only(machine: Machine, azure: AzureCalls) -> bool:
-    """Between full checks: probe the guest alone. True while every signal still says healthy."""
+    """Between full checks, while Running or Unhealthy (a repair step's wait too): probe the guest alone. True while
+    its verdict stays what it was, so the full check may wait for its timer; False when it changed (a Running guest
+    failing, an Unhealthy one healthy again): check now."""
+    last = last_signal(machine, PROBE)
     probed = await _probe(machine, azure)
     machine.health_read([s for s in machine.state.status.health if s.name != PROBE] + [probed])
-    return probed.healthy
+    return probed.healthy == (last.healthy if last is not None else True)
 
 
 async def _resource_health(machine: Machine, azure: AzureCalls) -> HealthSignal | None:
@@ -106,4 +109,4 @@ def new_vm(machine: Machine) -> None:
     state = machine.state
     state.guest_address = ""
     state.probe_streak = 0
-    state.status.health = []
+    state.status.health, state.status.health_stale = [], ""

@@ -241,13 +241,14 @@ class MachineLifecycle:
 
     async def _watch(self, machine: Machine, azure: AzureCalls) -> None:
         """Wait for the next check (its timer), a timeout of the health or repair waits, or an operator; with a
-        probe, probe the guest every period in between and check at once when it fails."""
+        probe, probe the guest every period in between (while Running or Unhealthy) and check at once when its
+        verdict changes."""
         if self._next_check is None:
             self._next_check = Deadline(workflow.now() + next_check_in(machine), "health check")
         check = self._next_check
         deadlines = [d for d in (check, machine.unhealthy(), machine.repair_deadline()) if d is not None]
         probe = machine.state.spec.health.probe
-        probing = probe is not None and machine.phase == Phase.RUNNING
+        probing = probe is not None and machine.phase in (Phase.RUNNING, Phase.UNHEALTHY)
         every = timeout_clear_of(probe.period, deadlines) if probing and probe is not None else None
         try:
             await workflow.wait_condition(
@@ -262,7 +263,7 @@ class MachineLifecycle:
         skip_wait, self._reconcile_skips_wait = self._reconcile_skips_wait and asked, False
         if probing and not asked and not any(d.passed for d in deadlines):
             if await self._until_deleted(probe_only(machine, azure)) or self._delete_request is not None:
-                return  # still healthy: the full check waits for its timer
+                return  # nothing new: the full check waits for its timer
         check.cancel()
         self._next_check = None
         recreate = await self._until_deleted(check_health(machine, azure, asked=asked, skip_wait=skip_wait))

@@ -118,7 +118,8 @@ class Offerings:
         if first is not None:
             return first
         over_quota, unsupported = quota.over_quota(memory, request, now), skus.unsupported(memory, request, now)
-        answer, memory.probes = claim_offering(request.offerings, request.machine, memory.refusals,
+        refusals = quota.standing(memory, request, over_quota)
+        answer, memory.probes = claim_offering(request.offerings, request.machine, refusals,
                                                memory.probes, memory.proven, now,
                                                lambda offering: unsupported(offering) or over_quota(offering))
         return skus.answered(memory, quota.counted(memory, request, answer, now))
@@ -133,7 +134,7 @@ class Offerings:
         memory.probes, memory.proven = outcome(report.offering, report.machine, report.worked, memory.probes,
                                                memory.proven, now)
         if not report.worked:
-            quota.ended(memory, report.machine)
+            quota.refused(memory, report)
         self._changed = True
         refusal = None if report.worked else refusal_of(report.offering, report.code, report.message, now,
                                                          report.machine)

@@ -40,7 +40,7 @@ class PoolBook:
         state, revision = self.state, self.state.revision
         taken = {m.name for m in state.machines}
         while True:
-            name = pool_machine_name(state.spec.name, revision, state.counter)
+            name = pool_machine_name(state.spec.name, revision, state.counter, state.life)
             state.counter += 1
             if name not in taken:  # the rare suffix collision: the next counter
                 break
@@ -95,6 +95,8 @@ class PoolBook:
         if phase in (Phase.RUNNING, Phase.FAILED):
             machine.replacement = False  # a replacement that runs (or failed itself) no longer counts against the guard
         if phase == Phase.RUNNING:
+            machine.ran = True
+            self.state.unran_failures, self.state.unran_failed_at = 0, None  # the pool can create again
             if machine.revision == self.state.revision:
                 self.state.progress_at = now  # the rollout moved
         return True

@@ -63,7 +63,8 @@ def decode_pool_input(args: Sequence[Any]) -> PoolState:
                       f"{spec.resource_group}/{spec.name} is managed only by workflow {expected!r} "
                       f"(start {POOL_WORKFLOW_TYPE} with --workflow-id {expected})")
     template = data.get("template")
-    return PoolState(spec=spec, revision=template_revision(template if isinstance(template, dict) else {}))
+    return PoolState(spec=spec, revision=template_revision(template if isinstance(template, dict) else {}),
+                     life=workflow.info().run_id, adoption_due=True)
 
 
 class _Request(BaseModel):

@@ -21,6 +21,7 @@ with workflow.unsafe.imports_passed_through():
     from models.status import Phase
 
 from workflows import policies
+from workflows.pool.adoption import stranger
 from workflows.pool.book import PoolBook, names_of
 from workflows.pool.state import Heard, PoolState
 
@@ -71,6 +72,8 @@ class PoolNews:
             return False
         name, said = notice
         if self._state.machine(name) is None:
+            if stranger(self._state, name):  # it may be the pool's own, too new for the adoption's listing
+                return True
             self._book.ignore(f"{name} said {_said(said)}: not one of the pool's machines")
             return False
         earlier = self._state.heard.get(name, [])

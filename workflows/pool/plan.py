@@ -63,9 +63,14 @@ def scale_down_order(machines: list[PoolMachine], target: str) -> list[PoolMachi
     return sorted(machines, key=key)
 
 
-def _heal(spec: PoolSpec, alive: list[PoolMachine], preserved: int, plan: Plan) -> list[PoolMachine]:
-    """Failed machines within the guard are preserved or deleted; returns those that still count."""
+def _heal(spec: PoolSpec, alive: list[PoolMachine], preserved: int, plan: Plan,
+          backing_off: str = "") -> list[PoolMachine]:
+    """Failed machines within the guard are preserved or deleted; returns those that still count. `backing_off`:
+    why none is, now (replacements that failed without running, clock.py)."""
     failed = sorted((m for m in alive if m.phase == Phase.FAILED), key=_age)
+    if failed and backing_off:
+        plan.held = f"{len(failed)} Failed machine{'s' if len(failed) > 1 else ''} not replaced yet: {backing_off}"
+        return alive
     in_flight = sum(1 for m in alive if m.replacement and m.phase in _CREATING)
     handled = failed[:max(0, spec.max_replacements - in_flight)]
     for machine in handled:
@@ -113,13 +118,14 @@ def _roll(spec: PoolSpec, target: str, alive: list[PoolMachine], plan: Plan) -> 
 
 
 def plan(spec: PoolSpec, machines: list[PoolMachine], *, revision: str, paused: bool, stuck: bool,
-         stalled: bool = False, expired: frozenset[str] = frozenset()) -> Plan:
+         stalled: bool = False, expired: frozenset[str] = frozenset(), backing_off: str = "") -> Plan:
     """What to do next towards `spec` with the template of `revision` (the target). `stalled`: the rollout made no
-    progress for the template's creation timeout; `expired`: the preserved machines past preserve_timeout."""
+    progress for the template's creation timeout; `expired`: the preserved machines past preserve_timeout;
+    `backing_off`: why Failed machines are not replaced now ("" when they may be)."""
     result = Plan()
     target, replicas = revision, spec.replicas
     preserved = [m for m in machines if m.preserved and not m.deleting]
-    alive = _heal(spec, [m for m in machines if counted(m)], len(preserved), result)
+    alive = _heal(spec, [m for m in machines if counted(m)], len(preserved), result, backing_off)
     for machine in preserved:  # kept for diagnosis only so long
         if machine.name in expired:
             result.delete.append((machine.name, f"preserved for {humanize(spec.preserve_timeout)}"))

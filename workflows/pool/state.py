@@ -48,8 +48,16 @@ class PoolState(BaseModel):
     # The target revision: the template's, named once from the template as it was sent (template_revision).
     revision: str
     machines: list[PoolMachine] = []
-    # Names come from (revision, counter): the counter only grows, so a name is never reused by the pool.
+    # Names come from (life, revision, counter): the counter only grows, so a name is never reused by the pool.
     counter: int = 0
+    # This life of the pool: the id of the first run of its workflow since it was (re)started (continue-as-new keeps
+    # it), so a pool applied again after it was deleted or terminated never names a machine as an earlier life did.
+    # "" in a state carried from before lives: names as they were.
+    life: str = ""
+    # A new life looks for the machines an earlier life started before it creates any (adoption.py).
+    adoption_due: bool = False
+    # Machines the pool does not know that notices named, to check whether they are its own (adoption.py).
+    strangers: list[str] = []
     # The revision the pool last completed a rollout to ("" before the first one completed).
     current_revision: str = ""
     # Its template: a set_template equal to it is a rollback to that revision (same machine names, no rollout).
@@ -79,6 +87,11 @@ class PoolState(BaseModel):
     repairs_forced: bool = False
     left_in_azure: list[str] = []
     in_place: InPlace | None = None
+    # Failed machines that never ran, replaced one after the other since a machine last became Running, and when the
+    # last of them was: the next replacement waits a backoff from then (clock.py), so a pool that cannot create
+    # (its resource group is gone, Azure refuses its template) does not churn machines.
+    unran_failures: int = 0
+    unran_failed_at: datetime | None = None
 
     def machine(self, name: str) -> PoolMachine | None:
         return next((m for m in self.machines if m.name == name), None)

@@ -4,6 +4,7 @@ Built from the carried PoolState on demand (nothing here is state), so status, U
 """
 
 from collections import Counter
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -12,6 +13,7 @@ from temporalio import workflow
 with workflow.unsafe.imports_passed_through():
     from models.durations import humanize
     from models.pool import PoolMachine, PoolStatus, RolloutPhase
+    from models.pool_status import POOL_MEMO, PoolHeadline
     from models.status import Phase
 
 from workflows.pool.plan import available, counted
@@ -43,7 +45,45 @@ def rollout_phase(state: PoolState, rolling: bool, now: datetime) -> RolloutPhas
         return RolloutPhase.ROLLING
     alive = [m for m in state.machines if counted(m)]
     settled = len(alive) == state.spec.replicas and all(available(m) for m in alive)
-    return RolloutPhase.STABLE if settled and not any(m.deleting for m in state.machines) else RolloutPhase.SCALING
+    if settled and not any(m.deleting for m in state.machines):
+        return RolloutPhase.STABLE
+    # As many as replicas, none of them new: what is not available is being repaired (or replaced), not scaled.
+    if len(alive) == state.spec.replicas and not any(_new(m) for m in alive) and repairs(state).total:
+        return RolloutPhase.REPAIRING
+    return RolloutPhase.SCALING
+
+
+def _new(machine: PoolMachine) -> bool:
+    """Created by a scale-up, not yet Running: scaling, not a repair."""
+    return machine.phase in _CREATING and not machine.ran and not machine.replacement
+
+
+@dataclass(frozen=True)
+class Repairs:
+    """The pool's machines that do not serve as they did, by what is done about them."""
+
+    unhealthy: int = 0  # Unhealthy: their repair ladder runs (restart, redeploy, re-create)
+    unknown: int = 0  # their VM is missing, Failed or stopped: read again, re-created after the health timeout
+    failed: int = 0  # Failed: replaced (within max_replacements) or preserved
+    recreating: int = 0  # being re-created, or a new machine replacing a Failed one
+    replaced: int = 0  # Failed machines being deleted, their replacements counted (the summary says "deleting")
+
+    @property
+    def total(self) -> int:
+        return self.unhealthy + self.unknown + self.failed + self.recreating + self.replaced
+
+    def line(self) -> str:
+        parts = [(self.unhealthy, "unhealthy"), (self.unknown, "unknown"), (self.failed, "failed"),
+                 (self.recreating, "being re-created")]
+        return ", ".join(f"{count} {what}" for count, what in parts if count)
+
+
+def repairs(state: PoolState) -> Repairs:
+    alive = [m for m in state.machines if counted(m)]
+    phases = Counter(m.phase for m in alive)
+    return Repairs(unhealthy=phases[Phase.UNHEALTHY], unknown=phases[Phase.UNKNOWN], failed=phases[Phase.FAILED],
+                   recreating=sum(1 for m in alive if m.phase in _CREATING and (m.ran or m.replacement)),
+                   replaced=sum(1 for m in state.machines if m.deleting and m.phase == Phase.FAILED))
 
 
 def quota_held(alive: list[PoolMachine], replicas: int) -> tuple[int, str]:
@@ -71,6 +111,8 @@ def build_status(state: PoolState, now: datetime, held: str = "", repairs_held: 
         runs=state.runs, settings=spec.settings, ignored_notices=list(state.ignored),
         azure_checked=state.azure_checked, left_in_azure=list(state.left_in_azure))
     status.quota_waiting, status.quota_held = quota_held(alive, spec.replicas)
+    if phase == RolloutPhase.REPAIRING:
+        status.repairing = repairs(state).total
     status.rollout_message = _rollout_message(state, status)
     status.summary = summary(state, status, now)
     return status
@@ -107,6 +149,10 @@ def summary(state: PoolState, status: PoolStatus, now: datetime) -> str:
         surge = max(0, status.current - status.replicas)
         if surge:
             text += f", {_plural(surge, 'surge machine')} {'creating' if creating else 'up'}"
+    elif status.phase == RolloutPhase.REPAIRING:
+        text = f"repairing: {status.available}/{status.replicas} available"
+        if repairs(state).line():
+            text += f", {repairs(state).line()}"
     elif status.phase == RolloutPhase.SCALING:
         text = f"scaling to {status.replicas}: {status.available} available"
         if creating:
@@ -119,7 +165,8 @@ def summary(state: PoolState, status: PoolStatus, now: datetime) -> str:
     if preserved:
         text += f", {preserved} preserved"
     if status.replacements_held:
-        text += "; replacements held back by max_replacements"
+        text += ("; replacements backing off: they failed without running" if "without ever running"
+                 in status.replacements_held else "; replacements held back by max_replacements")
     if status.repairs_held:
         text += f"; {status.repairs_held}"
     if status.quota_held:
@@ -142,7 +189,7 @@ def render_details(state: PoolState, status: PoolStatus) -> str:
     if status.rollout_message:
         lines.append(f"- **Rollout:** {status.rollout_message}")
     if status.replacements_held:
-        lines.append(f"- **Meltdown guard:** {status.replacements_held}")
+        lines.append(f"- **Replacements held:** {status.replacements_held}")
     if status.repairs_held:
         lines.append(f"- **Repairs:** {status.repairs_held}")
     if status.quota_held:
@@ -155,10 +202,12 @@ def render_details(state: PoolState, status: PoolStatus) -> str:
 
 
 class PoolView:
-    """Keeps search attributes (upserted only on change: each upsert is a history event) and details current."""
+    """Keeps search attributes and the memo's headline (upserted only on change: each upsert is a history event) and
+    details current."""
 
     def __init__(self) -> None:
         self._upserted: dict[str, Any] = {}
+        self._headline: dict[str, Any] = {}
 
     def show(self, state: PoolState, status: PoolStatus) -> None:
         wanted = {AZMC_POOL.name: AZMC_POOL.value_set(status.name),
@@ -171,4 +220,8 @@ class PoolView:
         if changed:
             workflow.upsert_search_attributes(changed)
             self._upserted.update({update.key.name: update.value for update in changed})
+        headline = PoolHeadline.of(status).model_dump(mode="json")
+        if headline != self._headline:
+            workflow.upsert_memo({POOL_MEMO: headline})
+            self._headline = headline
         workflow.set_current_details(render_details(state, status))

@@ -23,7 +23,7 @@ with workflow.unsafe.imports_passed_through():
     from models.pool_in_place import in_place_changes
     from models.requests import DeleteRequest
     from models.spec import MachineSpec
-    from models.status import RefusedMessage
+    from models.status import Phase, RefusedMessage
 
 from workflows.api import (
     DELETE_SIGNAL,
@@ -41,6 +41,7 @@ from workflows.api import (
     UPGRADE_SIGNAL,
 )
 from workflows.continuation import bounded_history_limit, history_is_long, history_limit_from_memo
+from workflows.pool.adoption import adopt
 from workflows.pool.book import PoolBook, names_of
 from workflows.pool.children import delete_machines, preserve_machines, start_machine
 from workflows.pool.clock import PoolClock
@@ -257,6 +258,9 @@ class MachinePool:
         while state.delete_request is None:
             if history_is_long(state.history_limit) or upgrade_due():  # between steps: the safe point
                 await self._continue_as_new(state, book)
+            if state.adoption_due or state.strangers:  # before any decision: they count against replicas
+                await adopt(state, book)
+                continue
             if self._news is not None and self._news.waiting:
                 await self._news.confirm()
                 continue  # more may have come meanwhile, or `delete`
@@ -277,9 +281,9 @@ class MachinePool:
                 lambda: self._wake or history_is_long(state.history_limit) or upgrade_due() or self._clock.fired())
 
     def _decide(self, state: PoolState, book: PoolBook) -> Plan:
-        expired, stalled = self._clock.read(state)
+        expired, stalled, backing_off = self._clock.read(state)
         decided = plan(state.spec, state.machines, revision=state.revision, paused=state.paused, stuck=state.stuck,
-                       stalled=stalled, expired=expired)
+                       stalled=stalled, expired=expired, backing_off=backing_off)
         if decided.stuck and not state.stuck:
             waited = humanize(state.spec.template.timeouts.creation)
             book.operation("stuck", f"no machine of rev {state.revision} became Running within {waited}: "
@@ -304,6 +308,10 @@ class MachinePool:
             machine = state.machine(name)
             if machine is not None:
                 machine.deleting = True
+        for name in [n for n, _ in decided.delete] + decided.preserve:
+            machine = state.machine(name)
+            if machine is not None and machine.phase == Phase.FAILED and not machine.ran:  # replaced, never ran
+                state.unran_failures, state.unran_failed_at = state.unran_failures + 1, now
         new = [book.new_machine(now, replacement=i < decided.replacements) for i in range(decided.create)]
         if new:
             book.operation("replace" if decided.replacements else "scale",
