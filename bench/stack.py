@@ -86,26 +86,40 @@ def pace_env(paces: Mapping[Budget, float], arm_paces: Mapping[str, float]) -> d
 UNPACED = pace_env(dict.fromkeys(Budget, 1000), dict.fromkeys(DEFAULT_ARM_PACES, 10000))
 
 
+def start_emulator(logs: Path, flags: tuple[str, ...], name: str = "emulator") -> tuple[Child, str]:
+    """The emulator (seeded) on a free loopback port with these flags, started and serving; and its URL."""
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    emulator = Child(name, [sys.executable, "-m", "emulator", "--port", str(port), "--seed", *flags],
+                     logs / f"{name}.log", env=_ENV)  # fmt: skip
+    emulator.start()
+    emulator.wait_ready(lambda: http_ok(f"{url}/_emulator/health"), 30)
+    return emulator, url
+
+
+def start_worker(log: Path, address: str, emulator_url: str, env: Mapping[str, str] | None = None,
+                 wait: bool = False) -> Child:
+    """An `azmc worker` process on the server at `address` and the emulator at `emulator_url`, Azure's budgets
+    lifted unless `env` sets the paces; `wait`: return once it says it started."""
+    azmc_env = {**_ENV, "AZMC_TEMPORAL_ADDRESS": address, "AZMC_AZURE_ENDPOINT": emulator_url, "AZMC_METRICS_PORT": "0",
+                **UNPACED, **(env or {})}  # fmt: skip
+    worker = Child("azmc worker", [sys.executable, "-m", "cli", "worker"], log, env=azmc_env)
+    worker.start()
+    if wait:
+        worker.wait_ready(lambda: "worker started" in log.read_text(errors="replace"), 60)
+    return worker
+
+
 def start_processes(logs: Path, *, bare: bool = True, worker_env: dict[str, str] | None = None,
                     server_flags: tuple[str, ...] = (), emulator_flags: tuple[str, ...] = ("--time-scale", "0"),
                     wait_for_worker: bool = False) -> Processes:  # fmt: skip
     """Dev server + emulator (seeded; time scale 0 unless `emulator_flags` say otherwise) + azmc worker
     (+ bare worker); `worker_env`: extra AZMC_*; `wait_for_worker`: return once the worker says it started."""
     server, address = dev_server(logs, server_flags)
-    emulator_port = free_port()
-    emulator_url = f"http://127.0.0.1:{emulator_port}"
-    emulator = Child("emulator", [sys.executable, "-m", "emulator", "--port", str(emulator_port), "--seed",
-                                  *emulator_flags], logs / "emulator.log", env=_ENV)  # fmt: skip
     server.start()
-    emulator.start()
-    emulator.wait_ready(lambda: http_ok(f"{emulator_url}/_emulator/health"), 30)
+    emulator, emulator_url = start_emulator(logs, emulator_flags)
     wait_for_server(server, address)
-    azmc_env = {**_ENV, "AZMC_TEMPORAL_ADDRESS": address, "AZMC_AZURE_ENDPOINT": emulator_url, "AZMC_METRICS_PORT": "0",
-                **UNPACED, **(worker_env or {})}  # fmt: skip
-    azmc_worker = Child("azmc worker", [sys.executable, "-m", "cli", "worker"], logs / "worker.log", env=azmc_env)
-    azmc_worker.start()
-    if wait_for_worker:
-        azmc_worker.wait_ready(lambda: "worker started" in (logs / "worker.log").read_text(errors="replace"), 60)
+    azmc_worker = start_worker(logs / "worker.log", address, emulator_url, worker_env, wait=wait_for_worker)
     bare_worker = None
     if bare:
         bare_worker = Child("bare worker", [sys.executable, "-m", "bench.bare", "--address", address],

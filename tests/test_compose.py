@@ -328,3 +328,10 @@ def test_readme_compose_commands_name_real_services() -> None:
         env_names = {word.split("=", 1)[0] for word in argv[: argv.index("docker")]}
         used = " ".join(str(value) for value in SERVICES["worker"]["environment"].values())
         assert all(f"${{{name}" in used for name in env_names), env_names
+
+
+def test_the_release_the_production_docs_name_is_the_one_compose_runs() -> None:
+    """docs/production.md's Temporal (the Helm chart's images) and this one-host shape run one release, so a schema
+    set up by one is the other's."""
+    named = set(re.findall(r"Temporal Server (\d+\.\d+\.\d+)", (ROOT / "docs" / "production.md").read_text()))
+    assert named == {_tag("temporal")}

@@ -72,7 +72,8 @@ def build_id() -> str:
 
 
 def worker_version(settings: Settings) -> WorkerDeploymentVersion:
-    return WorkerDeploymentVersion(deployment_name=settings.deployment_name, build_id=build_id())
+    """This code's version, or the one the Temporal Worker Controller registered for the pod (AZMC_BUILD_ID)."""
+    return WorkerDeploymentVersion(deployment_name=settings.deployment_name, build_id=settings.build_id or build_id())
 
 
 def named(version: WorkerDeploymentVersion) -> str:

@@ -3,12 +3,13 @@
 Secrets (Temporal API key, emulator token) are SecretStr so they never reach a log line or a repr.
 """
 
+import os
 from datetime import timedelta
 from pathlib import Path
 from typing import Annotated, Any
 
 from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from activities.cloud import AzureCloud
 from activities.config import check_endpoint, is_loopback_endpoint
@@ -40,6 +41,34 @@ MAX_CONCURRENT_WORKFLOW_TASKS = 10
 WORKFLOW_TASK_POLLS = 10
 
 
+# What the Temporal Worker Controller sets in every pod it runs (temporalio/temporal-worker-controller,
+# internal/k8s/deployments.go, ApplyControllerPodSpecModifications): the version it registered and routes to, and
+# its Connection to Temporal. Such a worker must poll as that version, so these win over AZMC_* (flags still win),
+# and the controller alone decides which version is current (docs/production.md).
+CONTROLLER_BUILD_ID = "TEMPORAL_WORKER_BUILD_ID"
+CONTROLLER_ENV = {"TEMPORAL_ADDRESS": "temporal_address", "TEMPORAL_NAMESPACE": "temporal_namespace",
+                  "TEMPORAL_DEPLOYMENT_NAME": "deployment_name", CONTROLLER_BUILD_ID: "build_id",
+                  "TEMPORAL_TLS": "temporal_tls", "TEMPORAL_TLS_CLIENT_CERT_PATH": "temporal_tls_cert",
+                  "TEMPORAL_TLS_CLIENT_KEY_PATH": "temporal_tls_key",
+                  "TEMPORAL_TLS_SERVER_NAME": "temporal_tls_server_name", "TEMPORAL_API_KEY": "temporal_api_key"}
+
+
+Source = PydanticBaseSettingsSource
+
+
+class ControllerSettings(Source):
+    """The Temporal Worker Controller's variables, read only in a pod it runs (its build id variable is set)."""
+
+    def get_field_value(self, field: Any, field_name: str) -> tuple[Any, str, bool]:
+        return None, field_name, False  # unused: __call__ reads every variable at once
+
+    def __call__(self) -> dict[str, Any]:
+        if not os.environ.get(CONTROLLER_BUILD_ID):
+            return {}
+        given = {field: os.environ[name] for name, field in CONTROLLER_ENV.items() if os.environ.get(name)}
+        return {"make_current": "never", **given}
+
+
 class SettingsError(ValueError):
     """A setting is missing or wrong; the message is one line that says how to fix it."""
 
@@ -60,7 +89,9 @@ class Settings(BaseSettings):
     # Worker Versioning (workers/deployment.py, docs/upgrades.md): the Worker Deployment this worker is a version
     # of; false runs unversioned, for a server without it. make_current: when a starting worker's version
     # becomes the current one (first: only if none is; always: `azmc dev`; never: the operator promotes it).
-    deployment_name: str = Field("azmc", pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$")
+    # The controller names it <Kubernetes namespace>/<WorkerDeployment>; a build id given overrides this code's own.
+    deployment_name: str = Field("azmc", pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]{0,99}(/[A-Za-z0-9][A-Za-z0-9_-]{0,99})?$")
+    build_id: str | None = Field(None, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,254}$")
     worker_versioning: bool = True
     make_current: str = Field("first", pattern="^(first|always|never)$")
     # A worker refuses to make its version current on a task queue another deployment's current version serves
@@ -126,6 +157,12 @@ class Settings(BaseSettings):
     # Foreseen quota (models/quota.py): the memory reads the compute usages when a claim finds its reading older
     # than this (one ARM read for the whole fleet of a location).
     quota_read_every: Annotated[timedelta, Bounded("quota_read_every", always=True)] = DEFAULT_READ_EVERY
+
+    @classmethod
+    def settings_customise_sources(cls, settings_cls: type[BaseSettings], init_settings: Source, env_settings: Source,
+                                   dotenv_settings: Source, file_secret_settings: Source) -> tuple[Source, ...]:
+        """Flags first, then the Temporal Worker Controller's variables, then AZMC_* (the first with a value wins)."""
+        return init_settings, ControllerSettings(settings_cls), env_settings, dotenv_settings, file_secret_settings
 
     @field_validator("log_level", mode="before")
     @classmethod

@@ -24,7 +24,7 @@ TIERS = {
 
 # By folder under tests/.
 FOLDERS = {
-    "models": FAST, "emulator": FAST, "activities": FAST, "codec": FAST, "cli": FAST, "bench": FAST,
+    "models": FAST, "emulator": FAST, "activities": FAST, "codec": FAST, "cli": FAST, "bench": FAST, "deploy": FAST,
     "workflows": WORKFLOW, "workers": WORKFLOW,
     "e2e": E2E,
 }
@@ -40,6 +40,7 @@ FILES = {
     "cli/test_cli_offerings.py": WORKFLOW,
     "activities/test_offerings_burst.py": E2E,  # a dev server
     "bench/test_repair_time.py": E2E,  # a dev server, the emulator and an azmc worker
+    "bench/test_scale_out.py": E2E,  # a dev server, two emulators, azmc workers
     "cli/test_cli_describe_requests.py": E2E,  # a dev server, the CLI as a process
     "cli/test_cli_hostile_strings.py": E2E,  # an end-to-end stack
     "cli/test_cli_pool_commands.py": E2E,  # an end-to-end stack
