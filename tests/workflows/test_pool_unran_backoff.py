@@ -27,7 +27,7 @@ async def test_a_pool_in_a_missing_resource_group_backs_off_its_replacements(sta
                                              task_queue=stack.task_queue, result_type=PoolStatus)
     seen: list[PoolStatus] = []
     await wait_pool(env, handle, lambda s: "without ever running" in s.replacements_held,
-                    step=timedelta(seconds=10), virtual_limit=timedelta(minutes=5), seen=seen)
+                    step=timedelta(seconds=30), virtual_limit=timedelta(minutes=30), seen=seen)
     await env.sleep(timedelta(minutes=30))
     later = await wait_pool(env, handle, lambda s: True)
     # Half an hour of a group that does not exist: replacements at 30 s, 1, 2, 4, 8, 10 minutes apart, not a
