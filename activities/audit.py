@@ -18,7 +18,7 @@ from temporalio.exceptions import ApplicationError
 from temporalio.worker import ActivityInboundInterceptor, ExecuteActivityInput, Interceptor
 
 from activities.request_count import operation_name
-from models.audit import AUDIT_DETAIL, MAX_REQUESTS, Audited, AuditTrail, AzureRequest
+from models.audit import AUDIT_DETAIL, CARRIES_TRAIL, MAX_REQUESTS, Audited, AuditTrail, AzureRequest
 
 
 class _Attempt:
@@ -104,10 +104,9 @@ class AuditInterceptor(Interceptor):
     """`data_converter`: the worker client's; only azmc's converter carries the trail (else: recorded, not sent)."""
 
     def __init__(self, data_converter: DataConverter) -> None:
-        from codec.converter import AzmcPayloadConverter
-
-        kind = data_converter.payload_converter_class
-        self._carries = isinstance(kind, type) and issubclass(kind, AzmcPayloadConverter)
+        # Asked, not imported: activities/ builds on models/ only (docs/architecture.md), and the converter
+        # that puts the trail in a payload's metadata is the codec's (codec.converter.AzmcPayloadConverter).
+        self._carries = getattr(data_converter.payload_converter_class, CARRIES_TRAIL, False) is True
 
     def intercept_activity(self, next: ActivityInboundInterceptor) -> ActivityInboundInterceptor:
         return _AuditActivity(next, self._carries)

@@ -13,7 +13,7 @@ from pydantic import BaseModel
 from temporalio import activity, workflow
 
 with workflow.unsafe.imports_passed_through():
-    from workflows.search_attributes import AZMC_PHASE
+    from models.search_attributes import AZMC_PHASE
 
 TASK_QUEUE = "bare"
 

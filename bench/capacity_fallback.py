@@ -30,8 +30,8 @@ from emulator.seed import SEED_LOCATION, SEED_RESOURCE_GROUP, seed_subnet_id
 from models.naming import workflow_id
 from models.spec import MachineSpec
 from models.status import MachineStatus
+from models.temporal_api import STATUS_QUERY
 from workers.settings import TASK_QUEUE
-from workflows.api import STATUS_QUERY
 
 ZONES = ["1", "2", "3"]
 ZONE_OUT = "1"

@@ -31,10 +31,10 @@ from cli.emulator_client import EmulatorControl
 from cli.machines import apply
 from emulator.seed import SEED_LOCATION, SEED_RESOURCE_GROUP, seed_subnet_id
 from models.naming import machine_of, workflow_id
+from models.search_attributes import AZMC_PHASE
 from models.spec import MachineSpec
+from models.temporal_api import DELETE_SIGNAL, WORKFLOW_TYPE
 from workers.settings import TASK_QUEUE
-from workflows.api import DELETE_SIGNAL, WORKFLOW_TYPE
-from workflows.search_attributes import AZMC_PHASE
 
 BARE_TYPE = "BareLifecycle"
 HISTORY_SAMPLE = 20  # histories read per kind for tasks/events per lifecycle

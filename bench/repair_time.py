@@ -35,8 +35,8 @@ from emulator.seed import SEED_LOCATION, SEED_RESOURCE_GROUP, seed_subnet_id
 from models.naming import workflow_id
 from models.spec import MachineSpec
 from models.status import MachineStatus, Phase
+from models.temporal_api import STATUS_QUERY
 from workers.settings import TASK_QUEUE
-from workflows.api import STATUS_QUERY
 
 PROBE_PERIOD_S = 5  # the shortest a probe period may be (docs/configuration.md)
 # Rung: (the fault, persistent, the waits on its path, the operation that heals it). The waits: timeouts.health,

@@ -30,11 +30,11 @@ from bench.stack import Processes, rss_mib, start_processes
 from cli.machines import apply
 from emulator.seed import SEED_RESOURCE_GROUP
 from models.naming import workflow_id
+from models.search_attributes import AZMC_PHASE
 from models.spec import HEALTH_CHECK_INTERVAL
 from models.status import MachineStatus
+from models.temporal_api import STATUS_QUERY, WORKFLOW_TYPE
 from workers.settings import MAX_CACHED_WORKFLOWS, MAX_CONCURRENT_WORKFLOW_TASKS, TASK_QUEUE, Settings
-from workflows.api import STATUS_QUERY, WORKFLOW_TYPE
-from workflows.search_attributes import AZMC_PHASE
 
 DEFAULT_MACHINES = 1000
 BEFORE_SWEEP_INTERVAL = timedelta(minutes=10)  # every machine's own check before the fleet sweep

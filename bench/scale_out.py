@@ -51,10 +51,10 @@ from cli.processes import Child, free_port
 from emulator.seed import SEED_RESOURCE_GROUP
 from models.naming import pool_workflow_id, workflow_id
 from models.pace import DEFAULT_ARM_PACES
+from models.search_attributes import AZMC_PHASE
+from models.temporal_api import WORKFLOW_TYPE
 from workers.connect import connect
 from workers.settings import TASK_QUEUE, load_settings
-from workflows.api import WORKFLOW_TYPE
-from workflows.search_attributes import AZMC_PHASE
 
 MODULE = "scale_out"
 DEFAULT_MACHINES = 10_000

@@ -28,15 +28,16 @@ from bench.lifecycle import bounded, count, machine_ids, machine_starter, wait_c
 from bench.results_file import row, write_results
 from bench.stack import start_processes
 from models.offerings_memory import offerings_task_queue
+from models.search_attributes import AZMC_PHASE
 from models.sweep import SWEEP_WORKFLOW, SweepInput, SweepReport
+from models.temporal_api import WORKFLOW_TYPE
 from workers.connect import connect
 from workers.deployment import build_id, describe, make_current, pinned
 from workers.sandbox import workflow_runner
 from workers.settings import TASK_QUEUE, load_settings
 from workers.worker import azure_config, paced, worker_client
-from workflows import ALL_WORKFLOWS, Offerings
-from workflows.api import WORKFLOW_TYPE
-from workflows.search_attributes import AZMC_PHASE
+from workflows.offerings.workflow import Offerings
+from workflows.registry import ALL_WORKFLOWS
 
 # The server re-checks a draining version every second (3 minutes by default), so the bench sees A drained.
 FAST_DRAINAGE = ("--dynamic-config-value", "matching.wv.VersionDrainageStatusVisibilityGracePeriod=\"1s\"",

@@ -25,7 +25,7 @@ from temporalio.worker import UnsandboxedWorkflowRunner, Worker
 from bench.lifecycle import bounded
 from bench.results_file import row, write_results
 from bench.stack import cpu_seconds, dev_server, wait_for_server
-from workflows.search_attributes import AZMC_PHASE
+from models.search_attributes import AZMC_PHASE
 
 TASK_QUEUE = "visibility-cost"
 ACTIVITIES = 10

@@ -21,11 +21,11 @@ from models.arm_names import MACHINE_NAME, POOL_NAME, RESOURCE_GROUP_NAME, NameR
 from models.inventory import Inventory
 from models.naming import machine_of, workflow_id
 from models.requests import DeleteRequest
+from models.search_attributes import AZMC_MACHINE, AZMC_PHASE, AZMC_POOL, AZMC_RESOURCE_GROUP
 from models.spec import MachineSpec
 from models.spec_changes import SpecUpdate
 from models.status import MachineStatus
-from workflows.api import DELETE_SIGNAL, STATUS_QUERY, UPDATE_SPEC, WORKFLOW_TYPE
-from workflows.search_attributes import AZMC_MACHINE, AZMC_PHASE, AZMC_POOL, AZMC_RESOURCE_GROUP
+from models.temporal_api import DELETE_SIGNAL, STATUS_QUERY, UPDATE_SPEC, WORKFLOW_TYPE
 
 # A worker answers a query in milliseconds; one that does not answer in this long is asked why (cli/stalled_runs.py).
 QUERY_TIMEOUT = timedelta(seconds=20)

@@ -13,7 +13,7 @@ from models.durations import humanize
 from models.offering_claims import Probe
 from models.offerings import Refusal
 from models.offerings_memory import Forgotten, offerings_workflow_id
-from workflows.api import OFFERINGS_ENTRIES_QUERY, OFFERINGS_FORGET_UPDATE, OFFERINGS_PROBES_QUERY
+from models.temporal_api import OFFERINGS_ENTRIES_QUERY, OFFERINGS_FORGET_UPDATE, OFFERINGS_PROBES_QUERY
 
 
 async def _query(client: Client, subscription: str, location: str, query: str, result_type: Any) -> Any:

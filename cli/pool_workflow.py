@@ -12,7 +12,8 @@ from temporalio.exceptions import WorkflowAlreadyStartedError
 from cli.machines import ID_CONFLICT_POLICY, ID_REUSE_POLICY, MachineError
 from models.naming import pool_workflow_id
 from models.pool import PoolSpec, PoolStatus, setting_changes
-from workflows.api import (
+from models.search_attributes import AZMC_POOL, AZMC_RESOURCE_GROUP
+from models.temporal_api import (
     DELETE_SIGNAL,
     POOL_WORKFLOW_TYPE,
     RESUME_REPAIRS_UPDATE,
@@ -21,7 +22,6 @@ from workflows.api import (
     SET_TEMPLATE_UPDATE,
     STATUS_QUERY,
 )
-from workflows.search_attributes import AZMC_POOL, AZMC_RESOURCE_GROUP
 
 
 class PoolError(MachineError):

@@ -13,8 +13,8 @@ from pathlib import Path
 
 from cli.processes import Child, StackError, http_ok, require_free_ports, tcp_open, temporal_binary
 from cli.stack_keys import codec_env
+from models.search_attributes import ALL_KEYS, type_name
 from workers.settings import METRICS_PORT
-from workflows.search_attributes import ALL_KEYS, type_name
 
 log = logging.getLogger("azmc.dev")
 

@@ -37,6 +37,8 @@ class AzmcPayloadConverter(PydanticPayloadConverter):
     """Pydantic JSON, plus an activity result's audit trail in the payload's metadata (models/audit.py):
     the value decodes exactly as without it."""
 
+    carries_audit_trail = True  # models.audit.CARRIES_TRAIL: activities/audit.py sends the trail through it
+
     def to_payloads(self, values: Sequence[Any]) -> list[Payload]:
         payloads = super().to_payloads([v.value if isinstance(v, Audited) else v for v in values])
         for value, payload in zip(values, payloads, strict=True):

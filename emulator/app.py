@@ -10,7 +10,8 @@ from pathlib import Path
 
 from aiohttp import web
 
-from emulator import arm_rules
+from emulator.arm_rules.json_body import MAX_BODY_BYTES
+from emulator.arm_rules.request import check_request
 from emulator.backends.registry import Backends
 from emulator.errors import ArmError
 from emulator.faults import load_file
@@ -140,7 +141,7 @@ async def _dispatch(request: web.Request) -> web.StreamResponse:
             if refusal is not None:
                 headers["Retry-After"] = str(refusal.retry_after_s)
                 return error_response(refusal.error, headers)
-        arm_rules.check_request(route.resource_type, route.verb, params, body)
+        check_request(route.resource_type, route.verb, params, body)
         response = await route.handler(Call(request, params, backends, body))
     except ArmError as error:
         return error_response(error, headers)
@@ -153,7 +154,7 @@ async def _dispatch(request: web.Request) -> web.StreamResponse:
 
 
 def build_app(config: EmulatorConfig) -> web.Application:
-    app = web.Application(client_max_size=arm_rules.MAX_BODY_BYTES, middlewares=[control.control_errors])
+    app = web.Application(client_max_size=MAX_BODY_BYTES, middlewares=[control.control_errors])
     state = EmulatorState(config)
     backends = Backends.create(state)
     app[control.BACKENDS] = backends

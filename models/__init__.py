@@ -1,26 +1,3 @@
-"""Pydantic types shared by workflows, activities and the CLI. Pure: no I/O, safe in the workflow sandbox."""
-
-from models.errors import ErrorType
-from models.inventory import Inventory, VmState
-from models.requests import DeleteRequest
-from models.spec import DataDisk, ImageReference, MachineSpec, OsDisk, Priority, SpotSettings, Timeouts
-from models.status import LastOperation, MachineStatus, OperationState, Phase, Stage
-
-__all__ = [
-    "DataDisk",
-    "DeleteRequest",
-    "ErrorType",
-    "ImageReference",
-    "Inventory",
-    "LastOperation",
-    "MachineSpec",
-    "MachineStatus",
-    "OperationState",
-    "OsDisk",
-    "Phase",
-    "Priority",
-    "SpotSettings",
-    "Stage",
-    "Timeouts",
-    "VmState",
-]
+"""Pydantic types and pure rules shared by workflows, activities, the CLI and the workers, and the public
+Temporal API by name (models/temporal_api.py). Pure: no I/O, safe in the workflow sandbox. Empty on purpose:
+importing any module of the package runs this file first, so it imports nothing."""

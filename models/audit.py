@@ -14,6 +14,9 @@ from pydantic import BaseModel, TypeAdapter
 
 AUDIT_METADATA = "azmc-azure-requests"
 AUDIT_DETAIL = "azure_requests"
+# The class attribute (True) by which a payload converter says it writes AUDIT_METADATA: the worker's audit
+# interceptor sends the trail only through one that does (codec/converter.py).
+CARRIES_TRAIL = "carries_audit_trail"
 MAX_REQUESTS = 40
 
 

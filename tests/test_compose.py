@@ -15,8 +15,8 @@ from typer.testing import CliRunner
 from cli.commands import app
 from cli.processes import temporal_binary
 from models.pace import Budget, budget_task_queue
+from models.search_attributes import ALL_KEYS, type_name
 from workers.settings import TASK_QUEUE
-from workflows.search_attributes import ALL_KEYS, type_name
 
 ROOT = Path(__file__).parents[1]
 COMPOSE: dict[str, Any] = yaml.safe_load((ROOT / "docker-compose.yml").read_text())

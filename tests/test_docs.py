@@ -12,9 +12,10 @@ from temporalio.workflow import _Definition
 
 from models.activity_io import ActivityName
 from models.errors import ErrorType
+from models.search_attributes import ALL_KEYS
 from workers.settings import Settings
-from workflows import MachineLifecycle, MachinePool
-from workflows.search_attributes import ALL_KEYS
+from workflows.machine.workflow import MachineLifecycle
+from workflows.pool.workflow import MachinePool
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"

@@ -27,9 +27,9 @@ from temporalio.worker import WorkerDeploymentConfig
 import models
 import workflows
 from models.offerings_memory import offerings_task_queue
+from models.temporal_api import UPGRADABLE_TYPES
 from workers.settings import Settings, SettingsError
 from workers.task_queues import describe_task_queue
-from workflows.api import UPGRADABLE_TYPES
 
 log = logging.getLogger("azmc.deployment")
 

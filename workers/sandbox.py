@@ -5,10 +5,11 @@ The sandbox checks determinism at run time: it re-imports the workflow modules f
 restricted module proxies. That cost the worker 30-40% of its CPU in the lifecycle bench (bench/lifecycle.py,
 profiled with py-spy: 134 ms per machine lifecycle sandboxed with the helpers passed through, 79 ms without),
 and it re-checks code that never changes between instances: this worker runs azmc's own workflows only.
-Determinism is checked where it can fail a build instead: every workflow test (tests/workflows) runs the
-default, strict sandbox, where nothing of workflows/ is passed through, and the recorded histories are
-replayed in it. Unsandboxed, every module of workflows/ is shared by all instances of the process, so none
-may hold mutable module state (tests/workers/test_workflow_runner.py checks).
+Determinism is checked where it can fail a build instead: on the source (tests/test_deterministic_code.py), by
+replaying the recorded histories and every workflow test's own runs (tests/workflows/replay_check.py), which run
+unsandboxed as the worker does, and by a lifecycle run sandboxed (tests/workers/test_workflow_runner.py).
+Unsandboxed, every module of workflows/ is shared by all instances of the process, so none may hold mutable
+module state (the same test file checks).
 
 With AZMC_WORKFLOW_SANDBOX=true the sandbox runs, with the workflows/ helper modules passed through (imported
 once): the modules that define a workflow stay sandboxed, so their own code is still checked.
@@ -21,11 +22,12 @@ from temporalio.worker import UnsandboxedWorkflowRunner, WorkflowRunner
 from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
 
 import workflows
+from workflows.registry import ALL_WORKFLOWS
 
 
 def workflow_modules() -> set[str]:
     """The modules that define a workflow registered on the worker: they stay in the sandbox."""
-    return {definition.__module__ for definition in workflows.ALL_WORKFLOWS}
+    return {definition.__module__ for definition in ALL_WORKFLOWS}
 
 
 def all_workflow_modules() -> list[str]:

@@ -123,8 +123,8 @@ class Settings(BaseSettings):
     log_format: str = Field("text", pattern="^(text|json)$")
     # info: phases and every step's outcome; debug adds each step as it starts (the status shows those).
     log_level: str = Field("info", pattern="^(debug|info|warning|error)$")
-    # Temporal's workflow sandbox at run time (workers/sandbox.py): off, because the tests run every workflow
-    # in the strict sandbox and it costs a third of the worker's CPU; on re-checks determinism in production.
+    # Temporal's workflow sandbox at run time (workers/sandbox.py): off, because the tests check determinism on
+    # the source and by replays, and it costs a third of the worker's CPU; on re-checks it in production.
     workflow_sandbox: bool = False
 
     # Azure: an endpoint means "talk to this ARM-compatible URL" (a loopback one is the emulator); none

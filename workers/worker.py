@@ -38,7 +38,8 @@ from workers.replicas import keep_replicas_counted
 from workers.sandbox import workflow_runner
 from workers.settings import Settings, SettingsError
 from workers.sweep_schedule import ensure_sweep_schedule
-from workflows import ALL_WORKFLOWS, Offerings
+from workflows.offerings.workflow import Offerings
+from workflows.registry import ALL_WORKFLOWS
 
 log = logging.getLogger("azmc.worker")
 

@@ -1,6 +1,6 @@
 """The driver activities as the workflow calls them: by name, typed results, options and UI summaries.
 
-Workflows never import activities/ (they run in the sandbox and must stay deterministic), so each
+Workflows never import activities/ (they must stay deterministic, and may run in Temporal's sandbox), so each
 call names its activity (models.activity_io.ActivityName) and states its result_type.
 """
 

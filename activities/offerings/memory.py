@@ -29,7 +29,7 @@ from models.offerings_memory import (
     offerings_workflow_id,
 )
 from models.quota import DEFAULT_READ_EVERY, QuotaUsage
-from workflows.api import (
+from models.temporal_api import (
     OFFERINGS_AVAILABLE_QUERY,
     OFFERINGS_CLAIM_UPDATE,
     OFFERINGS_REFUSED_UPDATE,

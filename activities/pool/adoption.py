@@ -28,7 +28,7 @@ from models.pool_io import AdoptedMachine, Adoption, AdoptionInput
 from models.spec import MachineSpec
 from models.spec_changes import SpecUpdate
 from models.status import MachineStatus, Phase
-from workflows.api import STATUS_QUERY, UPDATE_SPEC, WORKFLOW_TYPE
+from models.temporal_api import STATUS_QUERY, UPDATE_SPEC, WORKFLOW_TYPE
 
 AT_ONCE = 20  # machines read at once: each is a describe, a query and a history page
 REFUSALS_KEPT = 10

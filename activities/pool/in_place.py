@@ -13,7 +13,7 @@ from models.pool import PoolTemplate
 from models.pool_in_place import machine_spec_in_place
 from models.pool_io import InPlaceInput, InPlaceOutcome, MachineInZone
 from models.spec_changes import SpecUpdate
-from workflows.api import UPDATE_SPEC
+from models.temporal_api import UPDATE_SPEC
 
 AT_ONCE = 20  # machines updated at once: each update waits for its machine's own Azure calls, paced fleet-wide
 

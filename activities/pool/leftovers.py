@@ -16,10 +16,10 @@ from activities.arm import classified, get_or_none
 from activities.clients import AzureClients
 from activities.ownership import Owner, Ownership
 from activities.pool.machines import machine_truth
+from activities.reading.fleet import GraphMachine, split_fleet
 from activities.reading.graph import fleet_query, query_all
 from activities.reading.vm import vm_inventory
 from activities.request_count import counting
-from activities.sweep.survey import GraphMachine, split_fleet
 from models.naming import workflow_id
 from models.pool_io import ChildState, PoolLeftovers, PoolLeftoversInput, resources_of
 from models.status import Phase

@@ -13,9 +13,9 @@ from temporalio.service import RPCError, RPCStatusCode
 
 from models.naming import workflow_id
 from models.pool_io import ChildState, MachinesOfPool, MachineTruth
+from models.search_attributes import AZMC_PHASE
 from models.status import MachineStatus, Phase
-from workflows.api import STATUS_QUERY
-from workflows.search_attributes import AZMC_PHASE
+from models.temporal_api import STATUS_QUERY
 
 
 async def machine_truth(client: Client, pool_workflow_id: str, resource_group: str, name: str,

@@ -1,17 +1,21 @@
-"""list_machines: every azmc-owned machine the graph knows, grouped into partial inventories.
+"""The fleet as the Resource Graph shows it: `list_machines` (every azmc-owned machine, grouped into partial
+inventories) and `split_fleet` (this installation's machines by owner workflow: the sweep's and a pool's).
 
 The graph lags ARM, so this is a discovery tool (the orphan collector's input): any action taken on a
 machine found here goes through read_inventory, which confirms by direct GETs.
 """
 
+from dataclasses import dataclass, field
 from typing import Any
 
 from activities.arm import resource_name
 from activities.clients import AzureClients
-from activities.reading.graph import DISK_TYPE, NIC_TYPE, VM_TYPE, fleet_query, query_all
+from activities.ownership import tag_value
+from activities.reading.graph import DISK_TYPE, NIC_TYPE, PUBLIC_IP_TYPE, VM_TYPE, fleet_query, query_all
 from models.activity_io import ListMachinesInput, MachineSummary
 from models.inventory import Inventory, VmState
-from models.naming import MACHINE_TAG, POOL_TAG, provider_id
+from models.naming import MACHINE_TAG, ORPHAN_SEEN_TAG, OWNER_TAG, POOL_TAG, provider_id, workflow_id
+from models.sweep import OrphanMachine
 
 
 def group_rows(rows: list[dict[str, Any]]) -> list[MachineSummary]:
@@ -60,6 +64,67 @@ def vm_row_attachments(vm_properties: dict[str, Any]) -> tuple[list[str], list[s
         if name:
             disks.append(name)
     return nics, disks
+
+
+@dataclass
+class GraphMachine:
+    """One owner's resources (one workflow id) as the graph shows them."""
+
+    name: str
+    resource_group: str
+    workflow_id: str
+    vm: dict[str, Any] | None = None
+    nics: set[str] = field(default_factory=set)
+    disks: set[str] = field(default_factory=set)
+    public_ips: set[str] = field(default_factory=set)
+    marked: bool = False  # a row carries azmc-orphan-seen
+
+    def orphan(self) -> OrphanMachine:
+        return OrphanMachine(name=self.name, resource_group=self.resource_group, workflow_id=self.workflow_id,
+                             vm=str(self.vm.get("name", "")) if self.vm else "",
+                             nics=sorted(self.nics), disks=sorted(self.disks), public_ips=sorted(self.public_ips))
+
+
+@dataclass
+class GraphFleet:
+    ours: dict[str, GraphMachine] = field(default_factory=dict)  # by lower-case workflow id
+    legacy: dict[str, GraphMachine] = field(default_factory=dict)  # azmc-machine only (older azmc)
+    other_owners: int = 0
+
+
+def split_fleet(rows: list[dict[str, Any]], installation_id: str) -> GraphFleet:
+    """Rows -> this installation's machines by owner workflow; other installations' rows only counted."""
+    fleet = GraphFleet()
+    for row in rows:
+        tags = row.get("tags") or {}
+        machine = tag_value(tags, MACHINE_TAG)
+        if not machine:
+            continue
+        rg = row_resource_group(row)
+        owner = tag_value(tags, OWNER_TAG)
+        if owner is None:
+            wf_id, table = workflow_id(rg, machine), fleet.legacy
+        else:
+            installation, _, wf_id = owner.partition("/")
+            if installation != installation_id:
+                fleet.other_owners += 1
+                continue
+            table = fleet.ours
+        entry = table.setdefault(wf_id.lower(), GraphMachine(machine, rg, wf_id))
+        entry.marked = entry.marked or tag_value(tags, ORPHAN_SEEN_TAG) is not None
+        kind, name = str(row.get("type", "")).lower(), str(row.get("name", ""))
+        if kind == VM_TYPE:
+            entry.vm = row
+            nics, disks = vm_row_attachments(row.get("properties") or {})
+            entry.nics.update(nics)
+            entry.disks.update(disks)
+        elif kind == NIC_TYPE:
+            entry.nics.add(name)
+        elif kind == DISK_TYPE:
+            entry.disks.add(name)
+        elif kind == PUBLIC_IP_TYPE:
+            entry.public_ips.add(name)
+    return fleet
 
 
 def _summary(machine: str, entry: dict[str, Any]) -> MachineSummary:

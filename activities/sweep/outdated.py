@@ -8,7 +8,7 @@ before Worker Versioning has none: woken, it moves to the current version at onc
 from temporalio.client import Client
 
 from models.sweep import Outdated, OutdatedQuery
-from workflows.api import UPGRADABLE_TYPES
+from models.temporal_api import UPGRADABLE_TYPES
 
 
 def outdated_query(query: OutdatedQuery) -> str:

@@ -8,54 +8,25 @@ check_orphan (direct GETs, a workflow describe) right before anything is deleted
 """
 
 import logging
-from dataclasses import dataclass, field
 from typing import Any
 
 from temporalio.client import Client, WorkflowExecutionStatus
 from temporalio.service import RPCError, RPCStatusCode
 
 from activities.clients import AzureClients
-from activities.ownership import tag_value
-from activities.reading.fleet import row_resource_group, vm_row_attachments
-from activities.reading.graph import DISK_TYPE, NIC_TYPE, PUBLIC_IP_TYPE, VM_TYPE, query_pages, sweep_query
+from activities.reading.fleet import GraphMachine, split_fleet
+from activities.reading.graph import query_pages, sweep_query
 from activities.request_count import counting
 from models.health_io import AVAILABLE, CUSTOMER_INITIATED, UNAVAILABLE
-from models.naming import MACHINE_TAG, ORPHAN_SEEN_TAG, OWNER_TAG, workflow_id
+from models.search_attributes import AZMC_PHASE
 from models.status import Phase
-from models.sweep import Drift, FleetSurvey, OrphanMachine
-from workflows.search_attributes import AZMC_PHASE
+from models.sweep import Drift, FleetSurvey
+from models.temporal_api import WORKFLOW_TYPE
 
 log = logging.getLogger("azmc.sweep")
-LIFECYCLE = "MachineLifecycle"
-OPEN_MACHINES = f'WorkflowType = "{LIFECYCLE}" AND ExecutionStatus = "Running"'
+OPEN_MACHINES = f'WorkflowType = "{WORKFLOW_TYPE}" AND ExecutionStatus = "Running"'
 VISIBILITY_PAGE = 1000
 _STOPPED = {"stopped", "stopping", "deallocated", "deallocating"}
-
-
-@dataclass
-class GraphMachine:
-    """One owner's resources (one workflow id) as the graph shows them."""
-
-    name: str
-    resource_group: str
-    workflow_id: str
-    vm: dict[str, Any] | None = None
-    nics: set[str] = field(default_factory=set)
-    disks: set[str] = field(default_factory=set)
-    public_ips: set[str] = field(default_factory=set)
-    marked: bool = False  # a row carries azmc-orphan-seen
-
-    def orphan(self) -> OrphanMachine:
-        return OrphanMachine(name=self.name, resource_group=self.resource_group, workflow_id=self.workflow_id,
-                             vm=str(self.vm.get("name", "")) if self.vm else "",
-                             nics=sorted(self.nics), disks=sorted(self.disks), public_ips=sorted(self.public_ips))
-
-
-@dataclass
-class GraphFleet:
-    ours: dict[str, GraphMachine] = field(default_factory=dict)  # by lower-case workflow id
-    legacy: dict[str, GraphMachine] = field(default_factory=dict)  # azmc-machine only (older azmc)
-    other_owners: int = 0
 
 
 def power_state(vm_row: dict[str, Any]) -> str:
@@ -63,41 +34,6 @@ def power_state(vm_row: dict[str, Any]) -> str:
     extended = ((vm_row.get("properties") or {}).get("extended") or {})
     code = str(((extended.get("instanceView") or {}).get("powerState") or {}).get("code", ""))
     return code.removeprefix("PowerState/").lower()
-
-
-def split_fleet(rows: list[dict[str, Any]], installation_id: str) -> GraphFleet:
-    """Rows -> this installation's machines by owner workflow; other installations' rows only counted."""
-    fleet = GraphFleet()
-    for row in rows:
-        tags = row.get("tags") or {}
-        machine = tag_value(tags, MACHINE_TAG)
-        if not machine:
-            continue
-        rg = row_resource_group(row)
-        owner = tag_value(tags, OWNER_TAG)
-        if owner is None:
-            wf_id, table = workflow_id(rg, machine), fleet.legacy
-        else:
-            installation, _, wf_id = owner.partition("/")
-            if installation != installation_id:
-                fleet.other_owners += 1
-                continue
-            table = fleet.ours
-        entry = table.setdefault(wf_id.lower(), GraphMachine(machine, rg, wf_id))
-        entry.marked = entry.marked or tag_value(tags, ORPHAN_SEEN_TAG) is not None
-        kind, name = str(row.get("type", "")).lower(), str(row.get("name", ""))
-        if kind == VM_TYPE:
-            entry.vm = row
-            nics, disks = vm_row_attachments(row.get("properties") or {})
-            entry.nics.update(nics)
-            entry.disks.update(disks)
-        elif kind == NIC_TYPE:
-            entry.nics.add(name)
-        elif kind == DISK_TYPE:
-            entry.disks.add(name)
-        elif kind == PUBLIC_IP_TYPE:
-            entry.public_ips.add(name)
-    return fleet
 
 
 def resource_health(vm_row: dict[str, Any]) -> tuple[str, str, str]:

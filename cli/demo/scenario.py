@@ -20,7 +20,7 @@ from models.activity_io import ActivityName
 from models.naming import workflow_id
 from models.spec import MachineSpec
 from models.status import MachineStatus, Phase
-from workflows.api import RECONCILE_SIGNAL
+from models.temporal_api import RECONCILE_SIGNAL
 
 DEMO_POOL = "demo"
 _NIC_RESERVATION_S = 180  # Azure holds the NIC of a failed VM create this long (scaled by the emulator)

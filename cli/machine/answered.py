@@ -13,8 +13,8 @@ from temporalio.client import Client
 from cli import machines
 from cli.machines import QUERY_WAIT, answered_soon
 from cli.render import facts_table, phase_text
+from models.search_attributes import AZMC_PHASE, AZMC_POOL
 from models.status import MachineStatus
-from workflows.search_attributes import AZMC_PHASE, AZMC_POOL
 
 
 async def status_or_view(client: Client, wf_id: str) -> MachineStatus | Panel:

@@ -19,8 +19,8 @@ from cli.pool_workflow import status
 from models.naming import machine_of
 from models.pool import PoolMachine, PoolStatus
 from models.pool_status import POOL_MEMO, PoolHeadline
+from models.search_attributes import AZMC_PHASE
 from models.status import Phase
-from workflows.search_attributes import AZMC_PHASE
 
 
 async def headline_of(execution: WorkflowExecution) -> PoolHeadline | None:

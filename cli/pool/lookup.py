@@ -13,7 +13,7 @@ from cli.pool_workflow import PoolError, status
 from models.arm_names import POOL_NAME
 from models.naming import POOL_WORKFLOW_ID_PREFIX, pool_workflow_id
 from models.pool_status import PoolHeadline
-from workflows.api import POOL_WORKFLOW_TYPE
+from models.temporal_api import POOL_WORKFLOW_TYPE
 
 
 def pool_of(wf_id: str) -> tuple[str, str] | None:

@@ -6,9 +6,10 @@ from typing import Any
 
 from aiohttp import web
 
-from emulator import resourcegraph as engine
 from emulator.handlers.responses import json_response
 from emulator.handlers.routing import Call, Route, route
+from emulator.resourcegraph import engine
+from emulator.resourcegraph.errors import QueryError
 
 
 def _bad_request(message: str) -> web.Response:
@@ -35,7 +36,7 @@ async def query(call: Call) -> web.StreamResponse:
     try:
         answer = engine.execute(text, source, body.get("options") or {}, body.get("facets"),
                                 call.query("api-version") or "")
-    except engine.QueryError as error:
+    except QueryError as error:
         return json_response(400, error.error_body())
     except RecursionError:  # a chain of thousands of `and`s or `.a.b.c...` members
         return _bad_request("The query is too complex: its expressions nest too deeply.")

@@ -13,8 +13,9 @@ from urllib.parse import unquote
 
 from aiohttp import web
 
-from emulator import arm_rules, errors
+from emulator import errors
 from emulator.arm_ids import Scope
+from emulator.arm_rules import json_body
 from emulator.backends.registry import Backends
 
 RG = "/subscriptions/{sub}/resourceGroups/{rg}"
@@ -94,7 +95,7 @@ class Router:
 
 
 async def read_body(request: web.Request) -> dict[str, Any]:
-    """The JSON object a request carries ({} for none), under ARM's limits (see `arm_rules.json_body`)."""
+    """The JSON object a request carries ({} for none), under ARM's limits (see `emulator/arm_rules/json_body.py`)."""
     parsed = await read_json(request)
     if parsed is None:
         return {}
@@ -107,10 +108,10 @@ async def read_json(request: web.Request) -> Any:
     """Any JSON value a request carries (None for no body), under ARM's size, depth and number limits."""
     if not request.can_read_body:
         return None
-    if (request.content_length or 0) > arm_rules.MAX_BODY_BYTES:
-        raise arm_rules.too_large()
+    if (request.content_length or 0) > json_body.MAX_BODY_BYTES:
+        raise json_body.too_large()
     try:
         raw = await request.read()
     except web.HTTPRequestEntityTooLarge:
-        raise arm_rules.too_large() from None
-    return arm_rules.parse(raw) if raw.strip() else None
+        raise json_body.too_large() from None
+    return json_body.parse(raw) if raw.strip() else None

@@ -19,8 +19,8 @@ from cli.stack import ONE_PARTITION_FLAGS
 from models.offering_claims import Claim, ClaimRequest
 from models.offerings import Offering
 from models.offerings_memory import RefusalReport, offerings_workflow_id
+from models.search_attributes import ALL_KEYS
 from workers.worker import offerings_worker
-from workflows.search_attributes import ALL_KEYS
 
 SUBSCRIPTION, LOCATION = "sub-burst", "westeurope"
 ZONES = [Offering(vm_size="Standard_D2s_v5", zone=z, location=LOCATION, subscription=SUBSCRIPTION) for z in "123"]

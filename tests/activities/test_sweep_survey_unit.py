@@ -1,6 +1,7 @@
 """Pure unit tests of the survey's join: whose rows are whose, and what counts as drift."""
 
-from activities.sweep.survey import GraphMachine, drift_of, power_state, resource_health, split_fleet
+from activities.reading.fleet import GraphMachine, split_fleet
+from activities.sweep.survey import drift_of, power_state, resource_health
 from models.status import Phase
 
 OURS = "inst-a"

@@ -22,13 +22,13 @@ from cli.machines import apply
 from cli.stack import ONE_PARTITION_FLAGS
 from codec.converter import azmc_data_converter
 from codec.keys import new_key_json, parse_keys
+from models.search_attributes import ALL_KEYS
 from models.spec import MachineSpec
 from tests.support.emulator import EmulatorHandle
 from tests.workflows.helpers import spec_dict
 from workers.sandbox import workflow_runner
 from workers.worker import offerings_worker, paced
-from workflows import ALL_WORKFLOWS
-from workflows.search_attributes import ALL_KEYS
+from workflows.registry import ALL_WORKFLOWS
 
 KEYS_JSON = new_key_json("audit-1")
 

@@ -12,10 +12,10 @@ from typer.testing import CliRunner
 from cli.commands import app
 from emulator.seed import seed_subnet_id
 from models.naming import workflow_id
+from models.temporal_api import RECONCILE_SIGNAL, STATUS_QUERY, WORKFLOW_TYPE
 from tests.e2e.stack import CODEC_KEYS, STACK_CONVERTER, Stack, running_stack
 from tests.workflows.helpers import RESOURCE_GROUP, spec_dict
 from workers.settings import TASK_QUEUE
-from workflows.api import RECONCILE_SIGNAL, STATUS_QUERY, WORKFLOW_TYPE
 from workflows.continuation import HISTORY_LIMIT_MEMO
 from workflows.policies import MIN_HISTORY_LIMIT
 

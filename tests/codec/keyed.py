@@ -17,13 +17,13 @@ from activities.driver import AzureDriver
 from cli.stack import ONE_PARTITION_FLAGS
 from codec.converter import azmc_data_converter
 from codec.keys import KeyRing
+from models.search_attributes import ALL_KEYS
 from models.spec import MachineSpec
 from tests.support.emulator import EmulatorHandle
 from tests.workflows.helpers import spec_dict
 from workers.sandbox import workflow_runner
 from workers.worker import offerings_worker, paced, worker_client, worker_identity
-from workflows import ALL_WORKFLOWS
-from workflows.search_attributes import ALL_KEYS
+from workflows.registry import ALL_WORKFLOWS
 
 
 async def keyed_client(env: WorkflowEnvironment, keys: KeyRing, runtime: Runtime | None = None) -> Client:

@@ -28,14 +28,14 @@ from codec.converter import azmc_data_converter
 from codec.keys import new_key_json as key
 from codec.keys import parse_keys
 from codec.server import codec_app
+from models.search_attributes import ALL_KEYS
 from models.spec import MachineSpec
 from models.status import MachineStatus, Phase
 from tests.codec.cli import temporal_cli
 from tests.codec.keyed import keyed_client, keyed_worker
 from tests.support.emulator import EmulatorHandle
 from tests.workflows.helpers import spec_dict
-from workflows import ALL_WORKFLOWS
-from workflows.search_attributes import ALL_KEYS
+from workflows.registry import ALL_WORKFLOWS
 
 OLD = parse_keys(key("k1"), "test")
 ROTATED = OLD.merged(parse_keys(key("k2"), "test"))

@@ -21,12 +21,12 @@ from temporalio.client import Client
 
 from models.naming import workflow_id
 from models.spec import MachineSpec
+from models.temporal_api import UPGRADE_SIGNAL
 from tests.e2e.machines import running, spec, wait_phase
 from tests.e2e.stack import ROOT, STACK_CONVERTER, Stack, WorkerProcess, cli_env, wait_until
 from workers.deployment import build_id, named, serving
 from workers.live_workers import live_workers
 from workers.settings import TASK_QUEUE
-from workflows.api import UPGRADE_SIGNAL
 
 OTHER = "other"
 T = TypeVar("T")

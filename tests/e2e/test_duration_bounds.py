@@ -12,10 +12,10 @@ from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client, WorkflowExecutionStatus, WorkflowFailureError
 
 from models.naming import workflow_id
+from models.temporal_api import WORKFLOW_TYPE
 from tests.e2e.machines import spec
 from tests.e2e.stack import ROOT, STACK_CONVERTER, Stack, cli_env
 from workers.settings import TASK_QUEUE
-from workflows.api import WORKFLOW_TYPE
 
 
 def _azmc(stack: Stack, *args: str) -> subprocess.CompletedProcess[str]:

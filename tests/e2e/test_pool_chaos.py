@@ -11,11 +11,11 @@ from cli.pool_workflow import apply_pool, request_delete, set_template, status
 from emulator.seed import SEED_LOCATION, SEED_RESOURCE_GROUP, seed_subnet_id
 from models.naming import POOL_TAG, pool_workflow_id
 from models.pool import PoolSpec, PoolStatus, RolloutPhase
+from models.search_attributes import AZMC_POOL_PHASE
 from models.status import Phase
 from tests.e2e.machines import assert_exactly_its_own, owned
 from tests.e2e.stack import STACK_CONVERTER, Stack, wait_until
 from workers.settings import TASK_QUEUE
-from workflows.search_attributes import AZMC_POOL_PHASE
 
 REPLICAS = 10
 KILLS = 3

@@ -24,10 +24,10 @@ from emulator.seed import SEED_LOCATION, SEED_SUBSCRIPTION
 from models.naming import workflow_id
 from models.offerings_memory import offerings_workflow_id
 from models.status import MachineStatus, Phase
+from models.temporal_api import OFFERINGS_CLAIM_UPDATE, OFFERINGS_REFUSED_UPDATE, WORKFLOW_TYPE
 from tests.e2e.machines import running, spec
 from tests.e2e.stack import ROOT, STACK_CONVERTER, Stack, cli_env
 from workers.settings import TASK_QUEUE
-from workflows.api import OFFERINGS_CLAIM_UPDATE, OFFERINGS_REFUSED_UPDATE, WORKFLOW_TYPE
 
 NOKEY = ("encryption-key-id=nokey", base64.b64encode(bytes(range(40))).decode())  # a key no process has
 SHORT = ("encryption-key-id=e2e", "AAAA")  # the session's real key id, 3 bytes: shorter than a nonce

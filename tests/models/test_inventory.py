@@ -1,6 +1,6 @@
 """The inventory contract that kills MCM's bug: a leftover NIC or disk is never a VM."""
 
-from models import Inventory, VmState
+from models.inventory import Inventory, VmState
 
 
 def test_nic_only_is_a_partial_machine_not_a_vm() -> None:

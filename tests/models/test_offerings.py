@@ -2,9 +2,8 @@
 
 from datetime import UTC, datetime, timedelta
 
-from models import MachineSpec
 from models.offerings import Availability, Offering, Refusal, availability, narrowed, offering_in_use, offerings_of
-from models.spec import Priority
+from models.spec import MachineSpec, Priority
 from tests.models.test_spec import SUBSCRIPTION, spec_dict
 
 NOW = datetime(2026, 1, 1, 12, tzinfo=UTC)

@@ -5,8 +5,8 @@ from datetime import timedelta
 import pytest
 from pydantic import ValidationError
 
-from models import MachineSpec
 from models.naming import data_disk_name, nic_name, os_disk_name
+from models.spec import MachineSpec
 
 SUBSCRIPTION = "00000000-0000-0000-0000-000000000001"
 SUBNET = (f"/subscriptions/{SUBSCRIPTION}/resourceGroups/rg/providers/Microsoft.Network/virtualNetworks/vnet/"

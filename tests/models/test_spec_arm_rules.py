@@ -3,9 +3,9 @@
 import pytest
 from pydantic import ValidationError
 
-from models import MachineSpec
 from models.arm_names import MACHINE_NAME, MAX_TAGS, MAX_USER_TAGS, NIC_NAME, POOL_NAME, RESOURCE_GROUP_NAME
 from models.naming import MACHINE_TAG, POOL_TAG
+from models.spec import MachineSpec
 from tests.models.test_spec import SUBSCRIPTION, spec_dict
 
 

@@ -3,7 +3,7 @@
 import pytest
 from pydantic import ValidationError
 
-from models import MachineSpec
+from models.spec import MachineSpec
 from models.validation import describe_validation_error
 from tests.models.test_spec import error_fields, spec_dict
 

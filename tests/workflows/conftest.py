@@ -8,10 +8,10 @@ import pytest
 from temporalio.testing import WorkflowEnvironment
 
 from cli.stack import ONE_PARTITION_FLAGS
+from models.search_attributes import ALL_KEYS
 from tests.support.emulator import EmulatorHandle
 from tests.workflows.helpers import DEV_SERVER, TEST_CONVERTER, workflow_stack
 from tests.workflows.stack import Stack
-from workflows.search_attributes import ALL_KEYS
 
 TOKEN = "workflow-test-token"
 INSTALLATION = "workflow-tests"  # the installation id the workflow tests run as

@@ -26,16 +26,16 @@ from codec.converter import azmc_data_converter
 from codec.keys import parse_keys
 from emulator.seed import SEED_LOCATION, SEED_RESOURCE_GROUP, seed_subnet_id
 from models.naming import workflow_id
+from models.search_attributes import ALL_KEYS
 from models.status import MachineStatus, Phase
+from models.temporal_api import WORKFLOW_TYPE
 from tests.support.driver import emulator_driver
 from tests.support.emulator import EmulatorHandle
 from tests.workflows.replay_check import replay_every_run, server_now
 from tests.workflows.stack import Stack
 from workers.sandbox import workflow_runner
 from workers.worker import offerings_worker, paced, worker_client
-from workflows import ALL_WORKFLOWS
-from workflows.api import WORKFLOW_TYPE
-from workflows.search_attributes import ALL_KEYS
+from workflows.registry import ALL_WORKFLOWS
 
 TEST_SERVER = ".venv/bin/temporal-test-server"
 DEV_SERVER = ".venv/bin/temporal"  # `temporal server start-dev`

@@ -14,12 +14,12 @@ from activities.driver import AzureDriver
 from models.naming import POOL_TAG, pool_workflow_id
 from models.pool import PoolStatus
 from models.status import Phase
+from models.temporal_api import POOL_WORKFLOW_TYPE, STATUS_QUERY
 from tests.support.emulator import EmulatorHandle
 from tests.workflows.helpers import RESOURCE_GROUP, spec_dict, wait_status
 from workers.sandbox import workflow_runner
 from workers.worker import offerings_worker, paced
-from workflows import ALL_WORKFLOWS
-from workflows.api import POOL_WORKFLOW_TYPE, STATUS_QUERY
+from workflows.registry import ALL_WORKFLOWS
 
 POOL = "web"
 

@@ -20,7 +20,7 @@ from temporalio.service import RPCError, RPCStatusCode
 from temporalio.worker import Replayer
 
 from workers.sandbox import workflow_runner
-from workflows import ALL_WORKFLOWS
+from workflows.registry import ALL_WORKFLOWS
 
 
 async def _runs_since(client: Client, since: datetime) -> list[WorkflowExecutionInfo]:

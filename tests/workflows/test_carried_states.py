@@ -13,8 +13,8 @@ from models.offerings import Refusal
 from models.offerings_memory import MEMORY_KIND, offerings_task_queue, offerings_workflow_id
 from models.pool import PoolStatus
 from models.status import MachineStatus, Phase
+from models.temporal_api import OFFERINGS_ENTRIES_QUERY, OFFERINGS_WORKFLOW_TYPE, POOL_WORKFLOW_TYPE, WORKFLOW_TYPE
 from tests.workflows.stack import Stack
-from workflows.api import OFFERINGS_ENTRIES_QUERY, OFFERINGS_WORKFLOW_TYPE, POOL_WORKFLOW_TYPE, WORKFLOW_TYPE
 from workflows.machine.state import LIFECYCLE_STATE
 from workflows.offerings.workflow import MEMORY
 from workflows.pool.state import POOL_STATE

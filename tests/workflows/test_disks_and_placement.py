@@ -15,12 +15,12 @@ from emulator.compute_references import (
     SEED_PPG,
 )
 from models.status import MachineStatus, Phase
+from models.temporal_api import PRESERVE_SIGNAL
 from tests.workflows.data_disks import RG, descriptions, operator, vm
 from tests.workflows.helpers import in_phase, spec_dict, start_machine, wait_for
 from tests.workflows.stack import Stack
 from tests.workflows.test_invalid_input import _fails_at_once_naming
 from tests.workflows.test_update_spec import refused
-from workflows.api import PRESERVE_SIGNAL
 
 DES, CRG, PPG, AVSET = SEED_DES, SEED_CRG, SEED_PPG, SEED_AVSET
 

@@ -15,11 +15,11 @@ from models.durations import BOUNDS
 from models.errors import ErrorType
 from models.status import Phase
 from models.sweep import SWEEP_WORKFLOW
+from models.temporal_api import SET_TEMPLATE_UPDATE, UPDATE_SPEC
 from tests.support.durations import extreme_durations
 from tests.workflows.helpers import in_phase, spec_dict, start_machine, status_of, wait_for
 from tests.workflows.pools import pool_dict, settled, start_pool, template_dict, wait_pool
 from tests.workflows.stack import Stack
-from workflows.api import SET_TEMPLATE_UPDATE, UPDATE_SPEC
 
 CREATION, INTERVAL = BOUNDS["timeouts.creation"].range, BOUNDS["timeouts.health_check_interval"].range
 _MACHINE_CASES: list[tuple[dict[str, Any], str]] = [

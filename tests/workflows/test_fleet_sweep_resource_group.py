@@ -5,12 +5,12 @@ from datetime import timedelta
 
 from temporalio.client import Client
 
+from models.search_attributes import AZMC_PHASE
 from models.status import Phase
 from tests.workflows.helpers import wait_for
 from tests.workflows.stack import Stack
 from tests.workflows.sweeping import azure, sweep
 from tests.workflows.test_resource_group_gone import delete_group, machine_in_its_own_group
-from workflows.search_attributes import AZMC_PHASE
 
 
 async def _listed_phase(client: Client, wf_id: str) -> str:

@@ -13,9 +13,9 @@ from temporalio.exceptions import ApplicationError
 from models.errors import ErrorType
 from models.spec import MachineSpec
 from models.status import MachineStatus, Phase
+from models.temporal_api import WORKFLOW_TYPE
 from tests.workflows.helpers import in_phase, record_history, spec_dict, start_machine, wait_for
 from tests.workflows.stack import Stack
-from workflows.api import WORKFLOW_TYPE
 from workflows.machine.state import LIFECYCLE_STATE, LifecycleState
 
 _DUPLICATE_LUN = spec_dict(data_disks=[{"lun": 1, "size_gb": 8}, {"lun": 1, "size_gb": 16}])

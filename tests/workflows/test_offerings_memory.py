@@ -22,10 +22,10 @@ from models.offerings_memory import (
     offerings_task_queue,
     offerings_workflow_id,
 )
+from models.temporal_api import OFFERINGS_ENTRIES_QUERY, OFFERINGS_WORKFLOW_TYPE
 from workers.sandbox import workflow_runner
 from workers.worker import offerings_worker
-from workflows import ALL_WORKFLOWS
-from workflows.api import OFFERINGS_ENTRIES_QUERY, OFFERINGS_WORKFLOW_TYPE
+from workflows.registry import ALL_WORKFLOWS
 
 pytestmark = pytest.mark.shared_server  # workers on task queues of their own, stopped at the end
 

@@ -13,12 +13,12 @@ from temporalio.testing import WorkflowEnvironment
 from cli.stack import ONE_PARTITION_FLAGS
 from emulator.seed import SEED_RESOURCE_GROUP
 from models.naming import workflow_id
+from models.search_attributes import ALL_KEYS, AZMC_PHASE
 from models.status import MachineStatus, Phase
+from models.temporal_api import WORKFLOW_TYPE
 from tests.support.driver import emulator_driver
 from tests.support.emulator import EmulatorHandle
 from tests.workflows.helpers import lifecycle_worker, spec_dict
-from workflows.api import WORKFLOW_TYPE
-from workflows.search_attributes import ALL_KEYS, AZMC_PHASE
 
 TEMPORAL_CLI = ".venv/bin/temporal"
 

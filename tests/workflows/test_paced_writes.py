@@ -26,7 +26,7 @@ from tests.workflows.helpers import (
 from tests.workflows.stack import Stack
 from workers.sandbox import workflow_runner
 from workers.worker import offerings_worker, paced, worker_client
-from workflows import ALL_WORKFLOWS
+from workflows.registry import ALL_WORKFLOWS
 
 
 async def _scheduled_on(handle: WorkflowHandle) -> dict[str, set[str]]:

@@ -12,6 +12,8 @@ from temporalio.common import SearchAttributePair, TypedSearchAttributes
 
 from models.naming import OWNER_TAG, workflow_id
 from models.pool import PoolStatus
+from models.search_attributes import AZMC_MACHINE, AZMC_POOL, AZMC_RESOURCE_GROUP
+from models.temporal_api import MACHINE_PHASE_SIGNAL, SCALE_UPDATE, WORKFLOW_TYPE
 from tests.support.driver import emulator_driver
 from tests.support.emulator import EmulatorHandle
 from tests.workflows.conftest import TOKEN
@@ -27,10 +29,8 @@ from tests.workflows.pools import (
     worker_of,
 )
 from tests.workflows.stack import Stack
-from workflows.api import MACHINE_PHASE_SIGNAL, SCALE_UPDATE, WORKFLOW_TYPE
 from workflows.continuation import HISTORY_LIMIT_MEMO
 from workflows.policies import MIN_HISTORY_LIMIT
-from workflows.search_attributes import AZMC_MACHINE, AZMC_POOL, AZMC_RESOURCE_GROUP
 
 IMAGE_V2 = {"publisher": "Canonical", "offer": "ubuntu-24_04-lts", "sku": "server", "version": "24.04.2"}
 

@@ -7,6 +7,7 @@ import pytest
 
 from models.naming import workflow_id
 from models.status import Phase
+from models.temporal_api import MACHINE_PHASE_SIGNAL
 from tests.workflows.helpers import RESOURCE_GROUP, in_phase, record_history, spec_dict, start_machine, wait_for
 from tests.workflows.pools import (
     pool_dict,
@@ -19,7 +20,6 @@ from tests.workflows.pools import (
     wait_pool,
 )
 from tests.workflows.stack import Stack
-from workflows.api import MACHINE_PHASE_SIGNAL
 
 
 async def test_a_spoofed_phase_notice_changes_nothing(stack: Stack) -> None:

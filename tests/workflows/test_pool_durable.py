@@ -9,6 +9,7 @@ from temporalio.client import Client, WorkflowHandle
 from temporalio.testing import WorkflowEnvironment
 
 from models.pool import PoolStatus
+from models.temporal_api import SET_TEMPLATE_UPDATE
 from tests.support.driver import emulator_driver
 from tests.support.emulator import EmulatorHandle
 from tests.workflows.conftest import INSTALLATION, TOKEN
@@ -24,7 +25,6 @@ from tests.workflows.pools import (
     worker_of,
 )
 from tests.workflows.stack import Stack
-from workflows.api import SET_TEMPLATE_UPDATE
 from workflows.continuation import HISTORY_LIMIT_MEMO
 from workflows.policies import MIN_HISTORY_LIMIT
 from workflows.pool.state import PoolState

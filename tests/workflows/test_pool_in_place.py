@@ -6,9 +6,9 @@ from datetime import timedelta
 
 from models.pool import PoolStatus, RolloutPhase
 from models.pool_status import PoolOperation
+from models.temporal_api import SET_TEMPLATE_UPDATE
 from tests.workflows.pools import pool_dict, pool_vms, settled, start_pool, template_dict, wait_pool
 from tests.workflows.stack import Stack
-from workflows.api import SET_TEMPLATE_UPDATE
 
 REPLICAS = 3
 

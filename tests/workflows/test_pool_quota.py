@@ -8,12 +8,12 @@ from datetime import timedelta
 from models.naming import workflow_id
 from models.pool import PoolStatus
 from models.status import MachineStatus, Phase
+from models.temporal_api import SCALE_UPDATE
 from tests.workflows.helpers import RESOURCE_GROUP, record_history, status_of
 from tests.workflows.pools import pool_dict, pool_resources, settled, start_pool, wait_pool
 from tests.workflows.stack import Stack
 from tests.workflows.test_capacity_fallback import failed_vm_puts, vm_puts
 from tests.workflows.test_quota_foreseen import FAMILY, quota_refusals
-from workflows.api import SCALE_UPDATE
 
 REASON = f"{FAMILY} 6 of 6 vCPUs in use (Standard_D2s_v3 needs 2)"
 

@@ -4,10 +4,10 @@
 from datetime import timedelta
 
 from models.pool import PoolStatus, RolloutPhase
+from models.search_attributes import AZMC_POOL_PHASE, AZMC_POOL_UPDATED
+from models.temporal_api import PAUSE_UPDATE, RESUME_UPDATE, SET_TEMPLATE_UPDATE
 from tests.workflows.pools import pool_dict, pool_vms, settled, start_pool, template_dict, wait_pool
 from tests.workflows.stack import Stack
-from workflows.api import PAUSE_UPDATE, RESUME_UPDATE, SET_TEMPLATE_UPDATE
-from workflows.search_attributes import AZMC_POOL_PHASE, AZMC_POOL_UPDATED
 
 REPLICAS = 3
 

@@ -4,12 +4,12 @@ from datetime import timedelta
 
 from models.naming import workflow_id
 from models.pool import PoolStatus, RolloutPhase
+from models.search_attributes import AZMC_POOL, AZMC_POOL_AVAILABLE, AZMC_POOL_PHASE, AZMC_POOL_REPLICAS
 from models.status import MachineStatus, Phase
+from models.temporal_api import SCALE_UPDATE
 from tests.workflows.helpers import RESOURCE_GROUP, record_history
 from tests.workflows.pools import pool_dict, pool_resources, pool_status, pool_vms, settled, start_pool, wait_pool
 from tests.workflows.stack import Stack
-from workflows.api import SCALE_UPDATE
-from workflows.search_attributes import AZMC_POOL, AZMC_POOL_AVAILABLE, AZMC_POOL_PHASE, AZMC_POOL_REPLICAS
 
 
 async def test_scale_0_5_2_0_then_delete_leaves_nothing(stack: Stack) -> None:

@@ -19,12 +19,12 @@ from cli.pool.commands import wait_pool_deleted
 from cli.pool.lookup import list_pools
 from cli.pool.table import counts
 from models.naming import workflow_id
+from models.temporal_api import RECONCILE_SIGNAL, UPGRADE_SIGNAL
 from tests.support.driver import emulator_driver
 from tests.support.emulator import EmulatorHandle
 from tests.workflows.conftest import INSTALLATION, TOKEN
 from tests.workflows.helpers import REAL_TIME, RESOURCE_GROUP, TEST_CODEC_KEYS_JSON
 from tests.workflows.pools import pool_dict, settled, start_pool, wait_pool, worker_of
-from workflows.api import RECONCILE_SIGNAL, UPGRADE_SIGNAL
 
 pytestmark = pytest.mark.e2e  # a dev server: visibility listings
 

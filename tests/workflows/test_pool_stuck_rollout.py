@@ -4,10 +4,10 @@ keeps the old machines serving, and set_template back to the old template rolls 
 from datetime import timedelta
 
 from models.pool import PoolStatus, RolloutPhase
+from models.search_attributes import AZMC_POOL_PHASE
+from models.temporal_api import SET_TEMPLATE_UPDATE
 from tests.workflows.pools import pool_dict, pool_vms, settled, start_pool, template_dict, wait_pool
 from tests.workflows.stack import Stack
-from workflows.api import SET_TEMPLATE_UPDATE
-from workflows.search_attributes import AZMC_POOL_PHASE
 
 
 async def test_rollout_stuck_on_capacity_then_rolled_back(stack: Stack) -> None:

@@ -9,11 +9,11 @@ from azure.mgmt.resource.resources import models as rm
 from models.naming import pool_workflow_id
 from models.pool import PoolStatus
 from models.status import Phase
+from models.temporal_api import POOL_WORKFLOW_TYPE
 from tests.emulator.builders import LOCATION
 from tests.workflows.pools import pool_dict, settled, template_dict, wait_pool
 from tests.workflows.stack import Stack
 from tests.workflows.sweeping import azure
-from workflows.api import POOL_WORKFLOW_TYPE
 
 GROUP = "not-made-yet"
 

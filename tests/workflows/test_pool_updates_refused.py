@@ -10,10 +10,10 @@ from temporalio.exceptions import ApplicationError
 
 from models.naming import pool_workflow_id
 from models.pool import PoolStatus
+from models.temporal_api import POOL_WORKFLOW_TYPE, SCALE_UPDATE, SET_SETTINGS_UPDATE, SET_TEMPLATE_UPDATE
 from tests.workflows.helpers import RESOURCE_GROUP
 from tests.workflows.pools import pool_dict, pool_status, settled, start_pool, template_dict, wait_pool
 from tests.workflows.stack import Stack
-from workflows.api import POOL_WORKFLOW_TYPE, SCALE_UPDATE, SET_SETTINGS_UPDATE, SET_TEMPLATE_UPDATE
 
 
 async def _refusal(handle: Any, update: str, *args: Any) -> str:

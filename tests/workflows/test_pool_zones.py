@@ -3,11 +3,11 @@
 from collections import Counter
 
 from models.naming import POOL_TAG
+from models.temporal_api import SCALE_UPDATE
 from tests.support.sdk import sdk_clients
 from tests.workflows.helpers import RESOURCE_GROUP
 from tests.workflows.pools import pool_dict, settled, start_pool, template_dict, wait_pool
 from tests.workflows.stack import Stack
-from workflows.api import SCALE_UPDATE
 
 
 def _vm_zones(stack: Stack) -> Counter[str]:

@@ -5,10 +5,10 @@ from datetime import timedelta
 from temporalio.client import WorkflowHandle
 
 from models.status import MachineStatus, Phase, Stage
+from models.temporal_api import PRESERVE_SIGNAL
 from tests.workflows.data_disks import descriptions, unique_id, vm
 from tests.workflows.helpers import in_phase, record_history, spec_dict, start_machine, wait_for
 from tests.workflows.stack import Stack
-from workflows.api import PRESERVE_SIGNAL
 from workflows.continuation import HISTORY_LIMIT_MEMO
 from workflows.policies import MIN_HISTORY_LIMIT
 

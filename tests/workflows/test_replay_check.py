@@ -9,9 +9,9 @@ from temporalio.common import RawValue
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
+from models.temporal_api import WORKFLOW_TYPE
 from tests.workflows.replay_check import replay_every_run, server_now
 from workers.worker import worker_client
-from workflows.api import WORKFLOW_TYPE
 
 
 @workflow.defn(name=WORKFLOW_TYPE, sandboxed=False)

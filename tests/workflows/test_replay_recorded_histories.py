@@ -17,10 +17,10 @@ from temporalio.common import RawValue
 from temporalio.worker import Replayer
 
 from codec.converter import for_workers
+from models.temporal_api import WORKFLOW_TYPE
 from tests.workflows.helpers import TEST_CONVERTER, recorded_history
 from workers.sandbox import workflow_runner
-from workflows import ALL_WORKFLOWS
-from workflows.api import WORKFLOW_TYPE
+from workflows.registry import ALL_WORKFLOWS
 
 HISTORIES = sorted((Path(__file__).parent / "histories").glob("*.json"))
 

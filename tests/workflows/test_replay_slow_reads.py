@@ -15,7 +15,7 @@ from models.status import Phase
 from tests.workflows.helpers import TEST_CONVERTER, in_phase, record_history, spec_dict, start_machine, wait_for
 from tests.workflows.stack import Stack
 from workers.sandbox import workflow_runner
-from workflows import ALL_WORKFLOWS
+from workflows.registry import ALL_WORKFLOWS
 
 SLOWER_THAN_A_HEARTBEAT_S = 9.0  # the workflow task timeout is 10 s; the worker heartbeats it at 8 s
 HEARTBEAT = timedelta(seconds=8)

@@ -14,10 +14,7 @@ from temporalio.exceptions import ApplicationError
 from models.naming import pool_workflow_id
 from models.status import Phase
 from models.sweep import SWEEP_WORKFLOW
-from tests.workflows.helpers import RESOURCE_GROUP, in_phase, record_history, spec_dict, start_machine, wait_for
-from tests.workflows.pools import pool_dict, pool_status, start_pool
-from tests.workflows.stack import Stack
-from workflows.api import (
+from models.temporal_api import (
     DELETE_SIGNAL,
     MACHINE_PHASE_SIGNAL,
     POOL_WORKFLOW_TYPE,
@@ -25,6 +22,9 @@ from workflows.api import (
     RECONCILE_SIGNAL,
     SCALE_UPDATE,
 )
+from tests.workflows.helpers import RESOURCE_GROUP, in_phase, record_history, spec_dict, start_machine, wait_for
+from tests.workflows.pools import pool_dict, pool_status, start_pool
+from tests.workflows.stack import Stack
 
 NOKEY = RawValue(Payload(metadata={"encoding": b"binary/encrypted", "encryption-key-id": b"nokey"},
                          data=bytes(range(40))))

@@ -13,12 +13,12 @@ from activities.clients import build_clients
 from activities.config import AzureConfig
 from emulator.seed import SEED_RESOURCE_GROUP
 from models.errors import ErrorType
+from models.search_attributes import AZMC_POOL
 from models.spec_changes import SpecUpdate
 from models.status import Phase
 from tests.workflows.conftest import INSTALLATION, TOKEN
 from tests.workflows.helpers import in_phase, record_history, spec_dict, start_machine, status_of, wait_for
 from tests.workflows.stack import Stack
-from workflows.search_attributes import AZMC_POOL
 
 OWNER = f"{INSTALLATION}/machine/azmc-demo/vm1"
 

@@ -26,6 +26,7 @@ from cli.stack import ONE_PARTITION_FLAGS
 from models.naming import workflow_id as machine_id
 from models.offerings_memory import offerings_task_queue
 from models.pool import PoolStatus
+from models.search_attributes import ALL_KEYS
 from models.status import MachineStatus, Phase
 from models.sweep import SWEEP_WORKFLOW, SweepInput, SweepReport
 from tests.support.driver import emulator_driver
@@ -45,8 +46,10 @@ from tests.workflows.pools import pool_dict, settled, start_pool, wait_pool
 from workers.deployment import make_current, pinned
 from workers.sandbox import workflow_runner
 from workers.worker import paced, worker_client
-from workflows import ALL_WORKFLOWS, MachineLifecycle, MachinePool, Offerings
-from workflows.search_attributes import ALL_KEYS
+from workflows.machine.workflow import MachineLifecycle
+from workflows.offerings.workflow import Offerings
+from workflows.pool.workflow import MachinePool
+from workflows.registry import ALL_WORKFLOWS
 
 pytestmark = pytest.mark.e2e
 

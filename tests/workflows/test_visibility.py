@@ -6,11 +6,11 @@ from temporalio.api.enums.v1 import EventType
 from temporalio.client import WorkflowHandle
 
 from emulator.seed import SEED_RESOURCE_GROUP
+from models.search_attributes import AZMC_MACHINE, AZMC_PHASE, AZMC_POOL, AZMC_RESOURCE_GROUP
 from models.status import Phase
 from tests.workflows.helpers import in_phase, spec_dict, start_machine, wait_for
 from tests.workflows.stack import Stack
 from workflows.machine.health import UNKNOWN_RECHECK
-from workflows.search_attributes import AZMC_MACHINE, AZMC_PHASE, AZMC_POOL, AZMC_RESOURCE_GROUP
 
 
 async def _current_details(handle: WorkflowHandle) -> str:

@@ -10,12 +10,12 @@ from bench.histories import tasks_with_upserts
 from cli.machines import apply
 from models.activity_io import ActivityName
 from models.naming import workflow_id
+from models.search_attributes import AZMC_MACHINE, AZMC_PHASE, AZMC_POOL, AZMC_RESOURCE_GROUP
 from models.spec import MachineSpec
 from models.status import MachineStatus, Phase
 from tests.workflows.helpers import RESOURCE_GROUP, in_phase, spec_dict, start_machine, wait_for
 from tests.workflows.pools import pool_dict, settled, start_pool, wait_pool
 from tests.workflows.stack import Stack
-from workflows.search_attributes import AZMC_MACHINE, AZMC_PHASE, AZMC_POOL, AZMC_RESOURCE_GROUP
 
 _PATCH_MARKER = "core_patch"  # sdk-core's marker name for workflow.patched
 

@@ -14,10 +14,10 @@ from emulator.seed import seed_asg_id, seed_backend_pool_id, seed_nsg_id
 from emulator.seed_vm_features import SEED_PLAN, seed_identity_id
 from models.spec_changes import SpecUpdate
 from models.status import Phase
+from models.temporal_api import UPDATE_SPEC
 from tests.workflows.data_disks import RG, operator
 from tests.workflows.helpers import in_phase, spec_dict, start_machine, wait_for
 from tests.workflows.stack import Stack
-from workflows.api import UPDATE_SPEC
 
 EVERYTHING: dict[str, Any] = {
     "identity": {"type": "UserAssigned", "user_assigned_identities": [seed_identity_id()]},

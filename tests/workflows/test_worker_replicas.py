@@ -10,7 +10,7 @@ from temporalio.worker import Worker
 
 from workers.replicas import count_replicas
 from workers.sandbox import workflow_runner
-from workflows import ALL_WORKFLOWS
+from workflows.registry import ALL_WORKFLOWS
 
 
 async def replica(env: WorkflowEnvironment, queue: str, name: str) -> Worker:

@@ -7,9 +7,9 @@ from temporalio.exceptions import ApplicationError
 
 from models.errors import ErrorType
 from models.status import MachineStatus, Phase
+from models.temporal_api import WORKFLOW_TYPE
 from tests.workflows.helpers import in_phase, record_history, spec_dict, start_machine, wait_for
 from tests.workflows.stack import Stack
-from workflows.api import WORKFLOW_TYPE
 
 
 async def test_same_spec_under_another_id_fails_without_touching_the_running_machine(stack: Stack) -> None:

@@ -12,13 +12,13 @@ from temporalio import workflow
 with workflow.unsafe.imports_passed_through():
     from models.health import RepairAction
     from models.inventory import Inventory, VmState
+    from models.search_attributes import AZMC_MACHINE, AZMC_PHASE, AZMC_POOL, AZMC_RESOURCE_GROUP
     from models.status import HealthSignal, LastOperation, OperationState, Phase, Stage, StalledStep
 
 from workflows.deadlines import Deadline
 from workflows.machine.details import render_details
 from workflows.machine.pool_notice import PoolNotices
 from workflows.machine.state import LifecycleState
-from workflows.search_attributes import AZMC_MACHINE, AZMC_PHASE, AZMC_POOL, AZMC_RESOURCE_GROUP
 
 RECENT_OPERATIONS = 20
 _MAX_ERROR_CHARS = 500  # keeps Azure's long messages from bloating status and details

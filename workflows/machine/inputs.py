@@ -19,10 +19,10 @@ with workflow.unsafe.imports_passed_through():
     from models.durations import CHECK_BOUNDS
     from models.naming import workflow_id
     from models.spec import MachineSpec
+    from models.temporal_api import WORKFLOW_TYPE
     from models.undecodable import Undecodable
     from models.validation import describe_validation_error
 
-from workflows.api import WORKFLOW_TYPE
 from workflows.errors import invalid_input
 from workflows.machine.state import LIFECYCLE_STATE, LifecycleState
 from workflows.refusals import refuse_input

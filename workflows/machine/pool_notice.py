@@ -16,8 +16,8 @@ from temporalio import workflow
 with workflow.unsafe.imports_passed_through():
     from models.naming import POOL_WORKFLOW_ID_PREFIX
     from models.status import Phase
+    from models.temporal_api import MACHINE_PHASE_SIGNAL, REPAIR_WANTED_SIGNAL
 
-from workflows.api import MACHINE_PHASE_SIGNAL, REPAIR_WANTED_SIGNAL
 
 
 class PoolNotices:

@@ -20,6 +20,7 @@ from temporalio.exceptions import ActivityError
 with workflow.unsafe.imports_passed_through():
     from models.activity_io import ActivityName, TagsUpdated, UpdateTagsInput
     from models.naming import nic_name
+    from models.search_attributes import AZMC_POOL
     from models.spec import MachineSpec
     from models.spec_changes import (
         SpecUpdate,
@@ -31,15 +32,14 @@ with workflow.unsafe.imports_passed_through():
         vm_patch_needed,
     )
     from models.status import OperationState, Phase, Stage
+    from models.temporal_api import UPDATE_SPEC
 
 from workflows import policies
-from workflows.api import UPDATE_SPEC
 from workflows.azure_calls import AzureCalls, error_text
 from workflows.errors import invalid_input
 from workflows.machine.bookkeeping import Machine
 from workflows.machine.inputs import decode_single, decode_spec
 from workflows.machine.state import LifecycleState
-from workflows.search_attributes import AZMC_POOL
 
 _TAGGABLE = (Phase.RUNNING, Phase.UNHEALTHY, Phase.UNKNOWN)
 _CREATING = (Phase.PENDING, Phase.CREATING, Phase.CRASH_LOOP_BACK_OFF)

@@ -21,16 +21,16 @@ with workflow.unsafe.imports_passed_through():
     from models.requests import DeleteRequest, PreserveRequest, ReconcileRequest
     from models.spec_changes import SpecUpdate
     from models.status import MachineStatus, OperationState, Phase, RefusedMessage, Stage
+    from models.temporal_api import (
+        DELETE_SIGNAL,
+        PRESERVE_SIGNAL,
+        RECONCILE_SIGNAL,
+        REPAIR_ALLOWED_SIGNAL,
+        STATUS_QUERY,
+        UPDATE_SPEC,
+        UPGRADE_SIGNAL,
+    )
 
-from workflows.api import (
-    DELETE_SIGNAL,
-    PRESERVE_SIGNAL,
-    RECONCILE_SIGNAL,
-    REPAIR_ALLOWED_SIGNAL,
-    STATUS_QUERY,
-    UPDATE_SPEC,
-    UPGRADE_SIGNAL,
-)
 from workflows.azure_calls import AzureCalls
 from workflows.continuation import (
     ContinueAsNewNeeded,
@@ -60,7 +60,7 @@ WATCHED = (Phase.RUNNING, Phase.UNHEALTHY, Phase.UNKNOWN)  # a VM exists, or did
 
 # Dynamic: the SDK hands `run` every input as a RawValue whatever their number (and whatever the
 # type name), so no input, two inputs or a mistyped workflow type fail the workflow at once instead
-# of failing its task forever. `run` accepts only the type MachineLifecycle (api.WORKFLOW_TYPE).
+# of failing its task forever. `run` accepts only the type MachineLifecycle (WORKFLOW_TYPE, models/temporal_api.py).
 @workflow.defn(dynamic=True)
 class MachineLifecycle:
     def __init__(self) -> None:

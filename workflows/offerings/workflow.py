@@ -31,20 +31,20 @@ with workflow.unsafe.imports_passed_through():
     from models.quota import uncounted
     from models.refusals import refusal_of
     from models.status import RefusedMessage
+    from models.temporal_api import (
+        OFFERINGS_AVAILABLE_QUERY,
+        OFFERINGS_CLAIM_UPDATE,
+        OFFERINGS_ENTRIES_QUERY,
+        OFFERINGS_FORGET_UPDATE,
+        OFFERINGS_PROBES_QUERY,
+        OFFERINGS_REFUSED_UPDATE,
+        OFFERINGS_RELEASE_UPDATE,
+        OFFERINGS_WORKFLOW_TYPE,
+        UPGRADE_SIGNAL,
+    )
     from models.undecodable import Undecodable
     from models.validation import describe_validation_error
 
-from workflows.api import (
-    OFFERINGS_AVAILABLE_QUERY,
-    OFFERINGS_CLAIM_UPDATE,
-    OFFERINGS_ENTRIES_QUERY,
-    OFFERINGS_FORGET_UPDATE,
-    OFFERINGS_PROBES_QUERY,
-    OFFERINGS_REFUSED_UPDATE,
-    OFFERINGS_RELEASE_UPDATE,
-    OFFERINGS_WORKFLOW_TYPE,
-    UPGRADE_SIGNAL,
-)
 from workflows.carried import CarriedShape
 from workflows.continuation import history_is_long
 from workflows.errors import invalid_input

@@ -15,11 +15,11 @@ from temporalio.workflow import ChildWorkflowHandle, ParentClosePolicy
 
 with workflow.unsafe.imports_passed_through():
     from models.naming import workflow_id
+    from models.search_attributes import AZMC_MACHINE, AZMC_PHASE, AZMC_POOL, AZMC_RESOURCE_GROUP
     from models.spec import MachineSpec
     from models.status import Phase
+    from models.temporal_api import DELETE_SIGNAL, PRESERVE_SIGNAL, WORKFLOW_TYPE
 
-from workflows.api import DELETE_SIGNAL, PRESERVE_SIGNAL, WORKFLOW_TYPE
-from workflows.search_attributes import AZMC_MACHINE, AZMC_PHASE, AZMC_POOL, AZMC_RESOURCE_GROUP
 
 
 async def start_machine(spec: MachineSpec) -> ChildWorkflowHandle[Any, Any] | None:

@@ -18,10 +18,10 @@ with workflow.unsafe.imports_passed_through():
     from models.naming import pool_workflow_id
     from models.pool import MAX_REPLICAS, PoolSpec, setting_changes, template_revision
     from models.requests import DeleteRequest
+    from models.temporal_api import POOL_WORKFLOW_TYPE
     from models.undecodable import Undecodable
     from models.validation import describe_validation_error
 
-from workflows.api import POOL_WORKFLOW_TYPE
 from workflows.errors import invalid_input
 from workflows.pool.state import POOL_STATE, PoolState
 from workflows.refusals import REFUSED_AT_START, refuse_input, refused_at_start

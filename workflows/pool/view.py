@@ -14,18 +14,18 @@ with workflow.unsafe.imports_passed_through():
     from models.durations import humanize
     from models.pool import PoolMachine, PoolStatus, RolloutPhase
     from models.pool_status import POOL_MEMO, PoolHeadline
+    from models.search_attributes import (
+        AZMC_POOL,
+        AZMC_POOL_AVAILABLE,
+        AZMC_POOL_PHASE,
+        AZMC_POOL_REPLICAS,
+        AZMC_POOL_UPDATED,
+        AZMC_RESOURCE_GROUP,
+    )
     from models.status import Phase
 
 from workflows.pool.plan import available, counted
 from workflows.pool.state import PoolState
-from workflows.search_attributes import (
-    AZMC_POOL,
-    AZMC_POOL_AVAILABLE,
-    AZMC_POOL_PHASE,
-    AZMC_POOL_REPLICAS,
-    AZMC_POOL_UPDATED,
-    AZMC_RESOURCE_GROUP,
-)
 
 _CREATING = (Phase.PENDING, Phase.CREATING, Phase.CRASH_LOOP_BACK_OFF)
 

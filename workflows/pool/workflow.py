@@ -24,22 +24,22 @@ with workflow.unsafe.imports_passed_through():
     from models.requests import DeleteRequest
     from models.spec import MachineSpec
     from models.status import Phase, RefusedMessage
+    from models.temporal_api import (
+        DELETE_SIGNAL,
+        MACHINE_PHASE_SIGNAL,
+        PAUSE_UPDATE,
+        POOL_WORKFLOW_TYPE,
+        REPAIR_ALLOWED_SIGNAL,
+        REPAIR_WANTED_SIGNAL,
+        RESUME_REPAIRS_UPDATE,
+        RESUME_UPDATE,
+        SCALE_UPDATE,
+        SET_SETTINGS_UPDATE,
+        SET_TEMPLATE_UPDATE,
+        STATUS_QUERY,
+        UPGRADE_SIGNAL,
+    )
 
-from workflows.api import (
-    DELETE_SIGNAL,
-    MACHINE_PHASE_SIGNAL,
-    PAUSE_UPDATE,
-    POOL_WORKFLOW_TYPE,
-    REPAIR_ALLOWED_SIGNAL,
-    REPAIR_WANTED_SIGNAL,
-    RESUME_REPAIRS_UPDATE,
-    RESUME_UPDATE,
-    SCALE_UPDATE,
-    SET_SETTINGS_UPDATE,
-    SET_TEMPLATE_UPDATE,
-    STATUS_QUERY,
-    UPGRADE_SIGNAL,
-)
 from workflows.continuation import bounded_history_limit, history_is_long, history_limit_from_memo
 from workflows.pool.adoption import adopt
 from workflows.pool.book import PoolBook, names_of

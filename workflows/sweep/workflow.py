@@ -45,11 +45,11 @@ with workflow.unsafe.imports_passed_through():
         SweepInput,
         SweepReport,
     )
+    from models.temporal_api import RECONCILE_SIGNAL, UPGRADE_SIGNAL
     from models.undecodable import Undecodable
     from models.validation import describe_validation_error
 
 from workflows import policies
-from workflows.api import RECONCILE_SIGNAL, UPGRADE_SIGNAL
 from workflows.azure_calls import error_text
 from workflows.errors import invalid_input
 from workflows.refusals import REFUSED_AT_START, refuse_input, refused_at_start

@@ -1,6 +1,8 @@
-"""The workflow's public Temporal API by name: what a starter, the `azmc` CLI, the demo and the bench call.
+"""The workflows' public Temporal API by name: what a starter, the `azmc` CLI, the demo and the bench call.
 
 Names only (no behaviour): changing one breaks every client and every recorded history, so they live here once.
+In models/, not workflows/: the activities, the CLI and the worker address workflows by these names, and
+importing them must run no workflow code (docs/architecture.md, "Layout and import direction").
 """
 
 WORKFLOW_TYPE = "MachineLifecycle"
