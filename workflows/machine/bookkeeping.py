@@ -10,13 +10,12 @@ from datetime import timedelta
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
-    from models.health import RepairAction
     from models.inventory import Inventory, VmState
     from models.search_attributes import AZMC_MACHINE, AZMC_PHASE, AZMC_POOL, AZMC_RESOURCE_GROUP
     from models.status import HealthSignal, LastOperation, OperationState, Phase, Stage, StalledStep
 
-from workflows.deadlines import Deadline
 from workflows.machine.details import render_details
+from workflows.machine.healing import Healing
 from workflows.machine.pool_notice import PoolNotices
 from workflows.machine.state import LifecycleState
 
@@ -60,76 +59,8 @@ class Machine:
         self._told: tuple[Phase, str] | None = None
         # A pool's machine tells its pool every phase it enters (pool_notice.py); others tell nobody.
         self.pool_notices = PoolNotices(state.spec.name)
-        # While missing or unhealthy: the health timeout, a timer of this run (health.py).
-        self._health_deadline: Deadline | None = None
-        # While Unhealthy: the end of the repair ladder's current wait (repair.py), a timer of this run.
-        self._repair_deadline: Deadline | None = None
-
-    def unhealthy(self) -> Deadline | None:
-        """The health timeout's deadline while the machine is missing or unhealthy (state.unknown_since), a timer
-        started in this run when first asked (a continued run carries unknown_since only); None otherwise."""
-        since = self.state.unknown_since
-        if since is None:
-            return None
-        if self._health_deadline is None:
-            self._health_deadline = Deadline(since + self.state.spec.timeouts.health, "health timeout")
-        return self._health_deadline
-
-    def healthy_again(self) -> None:
-        """No health timeout runs any more (healthy, started, re-created, preserved, or nothing to re-create)."""
-        self.state.unknown_since = None
-        if self._health_deadline is not None:
-            self._health_deadline.cancel()
-            self._health_deadline = None
-
-    def repair_deadline(self) -> Deadline | None:
-        """The end of the current wait of the repair ladder (timeouts.health before the first step, the step's
-        `wait` after it), a timer of this run; None when no repair is under way or no step is left to take."""
-        progress = self.state.status.repair
-        steps = self.state.spec.health.repair
-        # A held step (status.repair.held) has no timer: its passed one would wake the run again at once, and the
-        # machine would read Azure in a loop for as long as the hold lasts; the health checks look again.
-        if progress is None or progress.step >= len(steps) or progress.action == RepairAction.RECREATE \
-                or progress.held:
-            return None
-        wait = self.state.spec.timeouts.health if progress.step < 0 else steps[progress.step].wait
-        at = progress.started_at + wait
-        if self._repair_deadline is None or self._repair_deadline.at != at:
-            self._drop_repair_deadline()
-            self._repair_deadline = Deadline(at, "repair: time to become healthy")
-        return self._repair_deadline
-
-    def hold_repair(self, why: str) -> None:
-        """The current wait is over, but its next step must wait (`why`): carried in the status, looked at again
-        at every health check, with no timer. A leave its pool gave for another step is void."""
-        progress = self.state.status.repair
-        if progress is not None:
-            self.state.status.repair = progress.model_copy(update={"held": why, "allowed": ""})
-        self._drop_repair_deadline()
-
-    def allow_repair(self, action: str) -> bool:
-        """The pool allowed `action` as this machine's next repair step; False when no repair waits for it."""
-        progress = self.state.status.repair
-        if progress is None or not progress.held:
-            return False
-        self.state.status.repair = progress.model_copy(update={"allowed": action})
-        return True
-
-    def nothing_to_heal(self) -> None:
-        """Neither the health timeout nor a repair applies (a stopped VM is started, an evicted Spot VM re-created,
-        a deleted resource group awaited)."""
-        self.healthy_again()
-        self.repaired()
-
-    def repaired(self) -> None:
-        """Healthy again, or the VM gone or re-created: the ladder ends."""
-        self.state.status.repair = None
-        self._drop_repair_deadline()
-
-    def _drop_repair_deadline(self) -> None:
-        if self._repair_deadline is not None:
-            self._repair_deadline.cancel()
-            self._repair_deadline = None
+        # The health timeout and the repair ladder: where they stand and the timers of this run (healing.py).
+        self.healing = Healing(state)
 
     def health_read(self, signals: list[HealthSignal]) -> None:
         status = self.state.status

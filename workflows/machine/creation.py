@@ -211,7 +211,7 @@ async def _until_running_or_timed_out(machine: Machine, azure: AzureCalls, drain
             undo.forget()
             await fallback.attempt_worked(machine, azure, offering)
             state.creation_started_at = None
-            machine.repaired()
+            machine.healing.repaired()
             machine.operation(Stage.CREATE, OperationState.SUCCESSFUL, f"VM {inventory.node_name} is running")
             machine.set_phase(Phase.RUNNING)
             return

@@ -40,9 +40,9 @@ def resource_group_gone(err: ActivityError) -> bool:
 
 def next_check_in(machine: Machine) -> timedelta:
     """Sparse while healthy, sooner when a failed start of a stopped VM is due to be tried again (the clock sets
-    only the timer's length). The health timeout is a timer of its own (Machine.unhealthy); while it runs, the
-    interval is a moment longer, so that the two never fire together (the wait that ends on one cancels the
-    other, which must not have fired yet)."""
+    only the timer's length). The health timeout is a timer of its own (Healing.health_timeout, healing.py); while
+    it runs, the interval is a moment longer, so that the two never fire together (the wait that ends on one
+    cancels the other, which must not have fired yet)."""
     state = machine.state
     interval = state.spec.timeouts.health_check_interval
     if state.status.repair is not None:
@@ -82,30 +82,30 @@ async def check_health(machine: Machine, azure: AzureCalls, *, asked: bool = Fal
         return False
     machine.vm_observed(inventory)
     if await fallback.evicted_spot_goes_regular(machine, azure, inventory):
-        machine.nothing_to_heal()
+        machine.healing.nothing_to_heal()
         return True
     if inventory.vm_stopped:
-        machine.nothing_to_heal()  # a stopped VM is never re-created: no health_timeout runs
+        machine.healing.nothing_to_heal()  # a stopped VM is never re-created: no health_timeout runs
         machine.health_unread(f"the VM was found {inventory.vm_state.power_state}")
         await start_stopped_vm(machine, azure, inventory)
         return False
     machine.unstalled(start_step(machine))
     if inventory.vm_healthy:
-        machine.healthy_again()
+        machine.healing.healthy_again()
         bad = await read_signals(machine, azure, inventory, thorough=asked or machine.state.status.repair is not None)
         if bad:
             return await repair.unhealthy(machine, azure, bad, asked=skip_wait)
         was = machine.state.status.repair
-        machine.repaired()
+        machine.healing.repaired()
         machine.set_phase(Phase.RUNNING)
         healed = f" (healthy again after {was.action or 'waiting'})" if was is not None else ""
         machine.operation(Stage.HEALTH_CHECK, OperationState.SUCCESSFUL,
                           f"VM {inventory.node_name} is running{healed}")
         return False
-    machine.repaired()
+    machine.healing.repaired()
     if state.unknown_since is None:
         state.unknown_since = workflow.now()
-    deadline = machine.unhealthy()
+    deadline = machine.healing.health_timeout()
     assert deadline is not None
     machine.set_phase(Phase.UNKNOWN)
     found = inventory.summary() if inventory.has_vm else "VM missing"
@@ -147,7 +147,7 @@ def vm_unreadable(machine: Machine, err: ActivityError) -> None:
 
 def _nothing_to_act_on(machine: Machine, why: str) -> None:
     """Unknown, and nothing azmc could do runs meanwhile (the health timeout, the repair ladder, a start due)."""
-    machine.nothing_to_heal()
+    machine.healing.nothing_to_heal()
     machine.unstalled(start_step(machine))
     machine.set_phase(Phase.UNKNOWN)
     machine.health_unread(why)

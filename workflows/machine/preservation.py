@@ -31,7 +31,7 @@ def mark_preserved(machine: Machine, request: PreserveRequest) -> None:
         status.preserved, status.preserved_reason, status.preserved_at = True, reason_of(request), workflow.now()
         machine.tell_pool()  # a pool's machine preserved on its own: its pool stops counting it
     state.creation_started_at = None
-    machine.nothing_to_heal()  # no health timeout or repair for a preserved machine
+    machine.healing.nothing_to_heal()  # no health timeout or repair for a preserved machine
     machine.clear_stalled()
     if machine.phase != Phase.FAILED:
         machine.set_phase(Phase.UNKNOWN)

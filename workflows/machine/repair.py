@@ -40,7 +40,7 @@ async def unhealthy(machine: Machine, azure: AzureCalls, bad: list[HealthSignal]
         status.repair = RepairProgress(started_at=workflow.now())
         machine.log.warning(f"unhealthy: {why}")
     following = _next(machine)
-    deadline = machine.repair_deadline()
+    deadline = machine.healing.repair_deadline()
     if following is None:
         if not asked:
             machine.operation(Stage.REPAIR, OperationState.FAILED,
@@ -59,7 +59,7 @@ async def unhealthy(machine: Machine, azure: AzureCalls, bad: list[HealthSignal]
     if following.action == RepairAction.RECREATE and not asked and _azure_is_healing(machine):
         # A platform-initiated outage (a host, a region): Azure heals it, and a wave of re-creations would not help.
         # Held: re-checked every minute (no timer of the passed wait), re-created if unhealthy once it is over.
-        machine.hold_repair(OUTAGE_HOLD)
+        machine.healing.hold(OUTAGE_HOLD)
         machine.operation(Stage.REPAIR, OperationState.FAILED, f"unhealthy: {why}; {OUTAGE_HOLD}", error=why)
         return False
     return await _take(machine, azure, following, why)
@@ -79,7 +79,7 @@ def _pool_allows(machine: Machine, step: RepairStep, why: str) -> bool:
         return True
     hold = f"{step.action} waits for pool {machine.state.spec.pool} to allow it (max_unhealthy, max_replacements)"
     if progress.held != hold or progress.allowed:  # not asked yet, or allowed another step than this one
-        machine.hold_repair(hold)
+        machine.healing.hold(hold)
         machine.pool_notices.repair_wanted(step.action)
         machine.operation(Stage.REPAIR, OperationState.PROCESSING, f"unhealthy ({why}): {hold}", error=why)
     return False
@@ -92,7 +92,7 @@ async def _take(machine: Machine, azure: AzureCalls, step: RepairStep, why: str)
     steps = machine.state.spec.health.repair
     index = steps.index(step)
     status.repair = RepairProgress(step=index, action=step.action, started_at=workflow.now())
-    machine.repair_deadline()  # the step's wait starts now
+    machine.healing.repair_deadline()  # the step's wait starts now
     counted = f"step {index + 1} of {len(steps)}"
     if step.action == RepairAction.RECREATE:
         inventory = status.inventory

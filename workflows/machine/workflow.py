@@ -132,7 +132,7 @@ class MachineLifecycle:
         if self._refusals.signal(REPAIR_ALLOWED_SIGNAL, args) or self._machine is None:
             return
         payload = args[0] if len(args) == 1 and isinstance(args[0], dict) else {}
-        self._machine.allow_repair(str(payload.get("action", "")))
+        self._machine.healing.allow(str(payload.get("action", "")))
 
     @workflow.signal(name=UPGRADE_SIGNAL)
     def upgrade(self, *args: Any) -> None:
@@ -246,7 +246,8 @@ class MachineLifecycle:
         if self._next_check is None:
             self._next_check = Deadline(workflow.now() + next_check_in(machine), "health check")
         check = self._next_check
-        deadlines = [d for d in (check, machine.unhealthy(), machine.repair_deadline()) if d is not None]
+        healing = machine.healing
+        deadlines = [d for d in (check, healing.health_timeout(), healing.repair_deadline()) if d is not None]
         probe = machine.state.spec.health.probe
         probing = probe is not None and machine.phase in (Phase.RUNNING, Phase.UNHEALTHY)
         every = timeout_clear_of(probe.period, deadlines) if probing and probe is not None else None
@@ -268,7 +269,7 @@ class MachineLifecycle:
         self._next_check = None
         recreate = await self._until_deleted(check_health(machine, azure, asked=asked, skip_wait=skip_wait))
         if recreate:
-            machine.healthy_again()
+            machine.healing.healthy_again()
             machine.state.creation_started_at = None
             machine.set_phase(Phase.PENDING)
         else:
