@@ -10,36 +10,28 @@ from pathlib import Path
 
 from aiohttp import web
 
-from emulator.arm_rules.json_body import MAX_BODY_BYTES
-from emulator.arm_rules.request import check_request
-from emulator.backends.registry import Backends
-from emulator.errors import ArmError
-from emulator.faults import load_file
-from emulator.handlers import (
+from emulator.arm.errors import ArmError
+from emulator.arm.faults import load_file
+from emulator.arm.handlers import not_emulated, operations
+from emulator.arm.responses import error_response, retry_headers
+from emulator.arm.routing import Call, Router, read_body
+from emulator.arm.rules.json_body import MAX_BODY_BYTES
+from emulator.arm.rules.request import check_request
+from emulator.compute.handlers import (
     boot_diagnostics,
-    control,
-    control_capacity,
-    control_catalog,
-    control_guest,
-    control_health,
     disks,
-    generic_resources,
     marketplace,
-    network_extras,
-    network_interfaces,
-    not_emulated,
-    operations,
-    resource_graph,
-    resource_groups,
-    resource_health,
     resource_skus,
     usages,
     virtual_machines,
-    virtual_networks,
     vm_extensions,
 )
-from emulator.handlers.responses import error_response, retry_headers
-from emulator.handlers.routing import Call, Router, read_body
+from emulator.control import control, control_capacity, control_catalog, control_guest, control_health
+from emulator.graph.handlers import resource_graph
+from emulator.health.handlers import resource_health
+from emulator.network.handlers import network_extras, network_interfaces, virtual_networks
+from emulator.registry import Backends
+from emulator.resources.handlers import generic_resources, resource_groups
 from emulator.seeding import seed
 from emulator.settings import EmulatorConfig
 from emulator.state import EmulatorState

@@ -1,8 +1,8 @@
 """`seed()`: makes the demo landscape of emulator/seed.py (resource group, vnet, subnet) through the backends."""
 
-from emulator.arm_ids import Scope
-from emulator.backends.network_extras import ASG_TYPE, LB_TYPE, NSG_TYPE
-from emulator.backends.registry import Backends
+from emulator.arm.arm_ids import Scope
+from emulator.network.network_extras import ASG_TYPE, LB_TYPE, NSG_TYPE
+from emulator.registry import Backends
 from emulator.seed import (
     SEED_ASG,
     SEED_BACKEND_POOL,

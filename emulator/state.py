@@ -4,19 +4,19 @@ from __future__ import annotations
 
 from collections import Counter
 
-from emulator import resource_health
-from emulator.capacity import CapacityRegistry
-from emulator.clock import Clock
-from emulator.faults import FaultRegistry
-from emulator.graph_index import GraphIndex
-from emulator.guest_faults import GuestFaults
+from emulator.arm.clock import Clock
+from emulator.arm.faults import FaultRegistry
+from emulator.arm.operations import OperationRegistry
+from emulator.arm.store import Resource, ResourceStore
+from emulator.compute.allocation.capacity import CapacityRegistry
+from emulator.compute.allocation.quota import QuotaRegistry
+from emulator.compute.guest_faults import GuestFaults
+from emulator.compute.vm_catalog import VmCatalog
+from emulator.compute.vm_deletions import VmDeletion
+from emulator.graph.graph_index import GraphIndex
+from emulator.health import resource_health
 from emulator.limits.gate import Limits
-from emulator.operations import OperationRegistry
-from emulator.quota import QuotaRegistry
 from emulator.settings import EmulatorConfig, LiveSettings
-from emulator.store import Resource, ResourceStore
-from emulator.vm_catalog import VmCatalog
-from emulator.vm_deletions import VmDeletion
 
 
 class EmulatorState:
@@ -44,7 +44,7 @@ class EmulatorState:
         self.vm_deletions: list[VmDeletion] = []
         # Private IPs handed out per subnet (key: lower subnet id).
         self.next_ip: dict[str, int] = {}
-        # Identities, images, agreements, Compute references and features VMs refer to (emulator/vm_catalog.py).
+        # Identities, images, agreements, Compute references and features VMs refer to (emulator/compute/vm_catalog.py).
         self.catalog = VmCatalog()
 
     def _changed(self, key: str, resource: Resource | None) -> None:

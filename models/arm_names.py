@@ -11,7 +11,7 @@ gallery public names, regions) the rule of the nearest sibling stands, and its c
 '/', '%', '#', '?', a space, a control character, '.' or '..': a name is always one segment of a path.
 
 The CLI checks the names it puts into Temporal visibility queries with the same rules; the emulator has its own
-copy on purpose (`emulator/arm_rules/`).
+copy on purpose (`emulator/arm/rules/`).
 """
 
 import re

@@ -15,7 +15,7 @@ import json
 import time
 from datetime import UTC, datetime
 
-from emulator.errors import ArmError
+from emulator.arm.errors import ArmError
 from emulator.limits.budget import Bucket, Budget, whole_seconds
 from emulator.limits.refusal import Refusal
 

@@ -6,14 +6,14 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from emulator import arm_ids
-from emulator.arm_ids import Scope
+from emulator.arm import arm_ids
+from emulator.arm.arm_ids import Scope
+from emulator.arm.store import ResourceStore
 from emulator.limits.arm import ArmLimits
 from emulator.limits.compute import POLICY_OF, ComputeLimits
 from emulator.limits.network import NetworkLimits
 from emulator.limits.profile import budgets_with
 from emulator.limits.refusal import Refusal
-from emulator.store import ResourceStore
 
 _NETWORK_TYPES = frozenset({"networkInterfaces", "virtualNetworks", "subnets"})
 _VM_TYPE = "Microsoft.Compute/virtualMachines"

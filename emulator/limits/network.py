@@ -8,7 +8,7 @@ shows). It sends no remaining-count header, so neither does the emulator.
 
 from __future__ import annotations
 
-from emulator.errors import ArmError
+from emulator.arm.errors import ArmError
 from emulator.limits.budget import Budget, Window, whole_seconds
 from emulator.limits.refusal import Refusal
 

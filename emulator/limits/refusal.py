@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from emulator.errors import ArmError
+from emulator.arm.errors import ArmError
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,8 @@ from collections.abc import Callable
 from typing import Any
 
 from activities.driver import AzureDriver
-from emulator.latency import duration
-from emulator.operations import USUAL_RETRY_AFTER_S
+from emulator.arm.latency import duration
+from emulator.arm.operations import USUAL_RETRY_AFTER_S
 from models.spec import MachineSpec
 
 SCALE = 0.02  # Azure's durations and hints at 1/50

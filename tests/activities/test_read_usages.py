@@ -8,7 +8,7 @@ from models.activity_io import UsagesQuestion
 from models.errors import ErrorType
 from models.quota import QuotaUsage
 
-DEFAULT = 100_000  # the emulator lists a quota it does not limit with this (emulator/usages.py)
+DEFAULT = 100_000  # the emulator lists a quota it does not limit with this (emulator/compute/allocation/usages.py)
 
 
 async def test_usages_show_the_vcpus_a_machine_holds_against_the_quota_set(

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from activities.driver import AzureDriver
-from emulator.latency import duration
-from emulator.operations import USUAL_RETRY_AFTER_S
+from emulator.arm.latency import duration
+from emulator.arm.operations import USUAL_RETRY_AFTER_S
 from emulator.seed import SEED_RESOURCE_GROUP
 from models.activity_io import DeleteVmInput, EnsureVmInput, MachineRef
 from models.errors import ErrorType

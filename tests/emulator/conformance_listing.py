@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from emulator.app import build_router
-from emulator.handlers.not_emulated import NOT_EMULATED
+from emulator.arm.handlers.not_emulated import NOT_EMULATED
 from tests.emulator import conformance_catalog as catalog
 
 OUT = Path(__file__).parent / "rest_examples" / "OPERATIONS.md"

@@ -114,7 +114,7 @@ def references(handle: EmulatorHandle, body: Any) -> None:
         encryption_set = ((entry.get("managedDisk") or {}).get("diskEncryptionSet") or {}).get("id")
         if encryption_set:
             handle.add_reference(encryption_set)
-    # The Compute resources a VM may name and the emulator checks exist (emulator/compute_references.py).
+    # The Compute resources a VM may name and the emulator checks exist (emulator/compute/compute_references.py).
     for key in ("proximityPlacementGroup", "availabilitySet"):
         ref = (props.get(key) or {}).get("id")
         if ref:

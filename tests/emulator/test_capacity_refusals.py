@@ -12,7 +12,7 @@ import urllib.error
 import pytest
 from azure.core.exceptions import HttpResponseError, ResourceNotFoundError
 
-from emulator.capacity import ALLOCATION_FAILED, ZONAL_ALLOCATION_FAILED
+from emulator.compute.allocation.capacity import ALLOCATION_FAILED, ZONAL_ALLOCATION_FAILED
 from tests.emulator.builders import LOCATION, RG, vm_body
 from tests.emulator.steps import make_nic
 from tests.support.emulator import EmulatorHandle

@@ -17,7 +17,7 @@ from urllib.parse import quote, urlencode
 import pytest
 
 from emulator.app import build_router
-from emulator.handlers.not_emulated import NOT_EMULATED
+from emulator.arm.handlers.not_emulated import NOT_EMULATED
 from tests.emulator import conformance_catalog as catalog
 from tests.emulator import conformance_listing
 from tests.emulator import conformance_setup as setup

@@ -1,6 +1,6 @@
 """The emulator refuses the names and ids Azure refuses, with Azure's codes, through the real azure-mgmt SDK (which
 escapes every name it puts into a URL: an escaped '/' stays inside its name, as ARM reads paths). The sources of
-each code are in emulator/arm_rules/ (names.py, marketplace.py, linked_ids.py)."""
+each code are in emulator/arm/rules/ (names.py, marketplace.py, linked_ids.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from azure.mgmt.compute import models as cm
 from azure.mgmt.marketplaceordering import MarketplaceOrderingAgreements
 from azure.mgmt.network import models as nm
 
-from emulator.seed_vm_features import SEED_PLAN
+from emulator.seed import SEED_PLAN
 from tests.emulator.builders import LOCATION, RG, nic_body, vm_body
 from tests.emulator.steps import make_nic
 from tests.support.emulator import EmulatorHandle

@@ -3,7 +3,7 @@
 
 import time
 
-from emulator.operations import USUAL_RETRY_AFTER_S
+from emulator.arm.operations import USUAL_RETRY_AFTER_S
 from tests.emulator.builders import RG, nic_body, vm_body
 from tests.support.arm_http import arm
 from tests.support.emulator import EmulatorHandle

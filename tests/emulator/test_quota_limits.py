@@ -9,7 +9,7 @@ import urllib.error
 import pytest
 from azure.core.exceptions import HttpResponseError, ResourceNotFoundError
 
-from emulator import vm_sizes
+from emulator.compute.allocation import vm_sizes
 from tests.emulator.builders import LOCATION, RG, vm_body
 from tests.emulator.steps import make_nic
 from tests.support.emulator import EmulatorHandle

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from azure.core.exceptions import HttpResponseError
 
-from emulator import vm_sizes
-from emulator.usages import DEFAULT_LIMIT
+from emulator.compute.allocation import vm_sizes
+from emulator.compute.allocation.usages import DEFAULT_LIMIT
 from tests.emulator.builders import LOCATION, RG
 from tests.emulator.test_quota_limits import put
 from tests.support.emulator import EmulatorHandle

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from emulator.resourcegraph.engine import execute
-from emulator.resourcegraph.errors import QueryError
+from emulator.graph.query.engine import execute
+from emulator.graph.query.errors import QueryError
 from tests.emulator.conformance_catalog import MISSES
 
 SUBSCRIPTION = "00000000-0000-0000-0000-000000000000"

@@ -1,5 +1,5 @@
 """A VM's encryption, ephemeral OS disk and placement fields through the real SDK: stored and returned in Azure's
-shapes, and refused as Azure refuses them (emulator/backends/vm_placement.py)."""
+shapes, and refused as Azure refuses them (emulator/compute/vm_placement.py)."""
 
 from __future__ import annotations
 
@@ -7,13 +7,7 @@ import pytest
 from azure.core.exceptions import HttpResponseError
 from azure.mgmt.compute import models as cm
 
-from emulator.compute_references import (
-    ENCRYPTION_AT_HOST_FEATURE,
-    SEED_AVSET,
-    SEED_CRG,
-    SEED_DES,
-    SEED_PPG,
-)
+from emulator.compute.compute_references import ENCRYPTION_AT_HOST_FEATURE, SEED_AVSET, SEED_CRG, SEED_DES, SEED_PPG
 from tests.emulator.builders import RG, vm_body
 from tests.emulator.steps import make_nic
 from tests.support.arm_http import arm

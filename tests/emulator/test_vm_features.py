@@ -9,7 +9,7 @@ from azure.core.exceptions import HttpResponseError
 from azure.mgmt.compute import models as cm
 from azure.mgmt.marketplaceordering import MarketplaceOrderingAgreements
 
-from emulator.seed_vm_features import (
+from emulator.seed import (
     SEED_COMMUNITY_GALLERY_IMAGE,
     SEED_PLAN,
     SEED_SHARED_GALLERY_IMAGE,

@@ -6,8 +6,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from emulator.seed import SEED_SUBSCRIPTION, seed_asg_id, seed_backend_pool_id, seed_nsg_id
-from emulator.seed_vm_features import seed_identity_id
+from emulator.seed import SEED_SUBSCRIPTION, seed_asg_id, seed_backend_pool_id, seed_identity_id, seed_nsg_id
 from models.pool import PoolSpec
 from models.spec import MachineSpec
 from models.validation import describe_validation_error

@@ -3,7 +3,7 @@
 import pytest
 from pydantic import ValidationError
 
-from emulator.seed_vm_features import SEED_PLAN, seed_identity_id
+from emulator.seed import SEED_PLAN, seed_identity_id
 from models.spec import MachineSpec
 from tests.workflows.helpers import spec_dict
 

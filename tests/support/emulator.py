@@ -138,7 +138,7 @@ class EmulatorHandle:
     def add_to_catalog(self, kind: str, value: Any) -> Any:
         """Make a user-assigned identity (`identity`, an id), an image (`image`, an id), a plan's accepted terms
         (`agreement`, {publisher, product, name}) or a Compute resource (`reference`, an id) exist, or (un)register a
-        feature (`feature`, {name, registered}) (emulator/vm_catalog.py)."""
+        feature (`feature`, {name, registered}) (emulator/compute/vm_catalog.py)."""
         return self._call("POST", "/_emulator/catalog", {kind: value})
 
     def reset(self) -> None:

@@ -7,13 +7,7 @@ from typing import Any
 import pytest
 from azure.mgmt.compute import models as cm
 
-from emulator.compute_references import (
-    ENCRYPTION_AT_HOST_FEATURE,
-    SEED_AVSET,
-    SEED_CRG,
-    SEED_DES,
-    SEED_PPG,
-)
+from emulator.compute.compute_references import ENCRYPTION_AT_HOST_FEATURE, SEED_AVSET, SEED_CRG, SEED_DES, SEED_PPG
 from models.status import MachineStatus, Phase
 from models.temporal_api import PRESERVE_SIGNAL
 from tests.workflows.data_disks import RG, descriptions, operator, vm

@@ -4,14 +4,13 @@ with nothing left, its public IP included."""
 
 from typing import Any
 
-from emulator.compute_references import (
+from emulator.compute.compute_references import (
     CAPACITY_RESERVATION_GROUPS,
     DISK_ENCRYPTION_SETS,
     PROXIMITY_PLACEMENT_GROUPS,
     seed_reference_id,
 )
-from emulator.seed import seed_asg_id, seed_backend_pool_id, seed_nsg_id
-from emulator.seed_vm_features import SEED_PLAN, seed_identity_id
+from emulator.seed import SEED_PLAN, seed_asg_id, seed_backend_pool_id, seed_identity_id, seed_nsg_id
 from models.spec_changes import SpecUpdate
 from models.status import Phase
 from models.temporal_api import UPDATE_SPEC

@@ -5,7 +5,7 @@ from typing import Any
 
 from temporalio.client import WorkflowHandle
 
-from emulator.seed_vm_features import SEED_PLAN, seed_gallery_image_version_id, seed_identity_id
+from emulator.seed import SEED_PLAN, seed_gallery_image_version_id, seed_identity_id
 from models.status import MachineStatus, Phase
 from tests.workflows.helpers import in_phase, spec_dict, start_machine, status_of, wait_for
 from tests.workflows.stack import Stack

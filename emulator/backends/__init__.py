@@ -1,1 +1,0 @@
-"""Per resource type: state changes and Azure's rules, independent of HTTP."""

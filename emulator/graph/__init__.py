@@ -1,0 +1,2 @@
+"""Microsoft.ResourceGraph: the graph's index of the store (with its lag), its route, and `query/`, the KQL subset
+engine."""

@@ -1,0 +1,1 @@
+"""HTTP of Microsoft.ResourceGraph: `POST /providers/Microsoft.ResourceGraph/resources`."""

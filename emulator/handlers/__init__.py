@@ -1,1 +1,0 @@
-"""HTTP layer: one module per resource type, each exposing `routes()`."""

@@ -1,0 +1,1 @@
+"""HTTP of Microsoft.ResourceHealth: a VM's availability status."""

@@ -1,0 +1,1 @@
+"""HTTP of Microsoft.Network: one module per resource type, each exposing `routes()`."""

@@ -1,0 +1,1 @@
+"""HTTP of Microsoft.Resources: resource groups and the listing of a group's resources."""
