@@ -104,7 +104,7 @@ class AuditInterceptor(Interceptor):
     """`data_converter`: the worker client's; only azmc's converter carries the trail (else: recorded, not sent)."""
 
     def __init__(self, data_converter: DataConverter) -> None:
-        # Asked, not imported: activities/ builds on models/ only (docs/architecture.md), and the converter
+        # Asked, not imported: activities/ builds on models/ only (layers.toml), and the converter
         # that puts the trail in a payload's metadata is the codec's (codec.converter.AzmcPayloadConverter).
         self._carries = getattr(data_converter.payload_converter_class, CARRIES_TRAIL, False) is True
 

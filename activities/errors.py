@@ -1,4 +1,4 @@
-"""The ONE mapping from Azure SDK exceptions to Temporal ApplicationErrors (docs/architecture.md, "Errors").
+"""The ONE mapping from Azure SDK exceptions to Temporal ApplicationErrors (docs/architecture/activities.md, "Errors").
 
 Workflows branch on `ApplicationError.type` (models.errors.ErrorType); retryability and Azure's own hint
 for the next attempt (Retry-After, a NIC reservation) are decided here. Waits of our choosing (the

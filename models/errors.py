@@ -1,4 +1,5 @@
-"""The ApplicationError `type`s activities raise (docs/architecture.md, "Errors"); workflows branch on them."""
+"""The ApplicationError `type`s activities raise (docs/architecture/activities.md, "Errors"); workflows branch
+on them."""
 
 from enum import StrEnum
 

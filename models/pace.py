@@ -2,7 +2,7 @@
 
 Each budget is a task queue of its own (`<task queue>-<budget>`) whose activities Temporal hands out at most at
 the budget's rate across every worker of the installation (`max_task_queue_activities_per_second`, enforced by
-the server: docs/architecture.md, "Pacing"). VM creations, updates and deletions have budgets of their own at
+the server: docs/architecture/pacing.md). VM creations, updates and deletions have budgets of their own at
 Azure and here, so a wave of one never starves the others. ARM's own budgets (reads, writes, deletes) hold every
 request, reads and polls included, in each worker's share (activities/arm_pace.py).
 """

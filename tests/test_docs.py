@@ -1,6 +1,7 @@
-"""The docs stay true to the code: every `code` name a docs/ page quotes exists; docs/architecture.md's public
-Temporal API, activities, error types and search attributes are exactly the code's; the README's guarantees
-name tests that exist, and the README links every docs/ page, whose links resolve."""
+"""The docs stay true to the code: every `code` name a docs/ page quotes exists; the architecture pages' public
+Temporal API, activities, error types and search attributes are exactly the code's, and docs/architecture.md's
+index names every module; the README's guarantees name tests that exist, the README links every docs/ page (the
+overview every architecture page), whose links resolve; and no line of a page is wider than 120 characters."""
 
 import importlib
 import re
@@ -19,8 +20,25 @@ from workflows.pool.workflow import MachinePool
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
-DOC = DOCS / "architecture.md"
-PAGES = sorted(DOCS.glob("*.md"))
+OVERVIEW = DOCS / "architecture.md"
+ARCHITECTURE = DOCS / "architecture"
+PAGES = sorted([*DOCS.glob("*.md"), *ARCHITECTURE.glob("*.md")])
+# Every page a reader of the repository meets, for the line width.
+READ_PAGES = [ROOT / "README.md", ROOT / "emulator" / "README.md", *PAGES]
+WIDTH = 120
+# Pages whose tables are looked up row by row, wider than a line; any other line of theirs keeps the width.
+WIDE_TABLES = {
+    "docs/performance.md": "the table `python -m bench.report --markdown` prints",
+    "docs/configuration.md": "every setting and duration, one row each",
+    "docs/operating.md": "every `azmc` command, one row each",
+    "docs/vm-features.md": "each spec field and the Azure field it sets",
+    "docs/health.md": "the health signals",
+    "docs/production.md": "versions and sizing",
+    "docs/testing.md": "the tiers",
+    "emulator/README.md": "the emulator's Resource Health and capacity tables, its guest faults",
+}
+# The modules docs/architecture.md's index names; the emulator's are in emulator/README.md.
+INDEXED = ("models", "workflows", "activities", "codec", "workers", "cli")
 SOURCES = ("models", "workflows", "activities", "workers", "cli", "emulator", "bench", "tests")
 _SPAN = re.compile(r"`([^`]+)`")  # inline code may wrap a line
 _FENCED = re.compile(r"^```.*?^```", flags=re.DOTALL | re.MULTILINE)
@@ -103,9 +121,8 @@ def spans(markdown: str) -> set[str]:
     return {" ".join(span.split()) for span in _SPAN.findall(_FENCED.sub("", markdown))}
 
 
-@pytest.fixture(scope="module")
-def doc() -> str:
-    return DOC.read_text(encoding="utf-8")
+def page(name: str) -> str:
+    return (ARCHITECTURE / name).read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda page: page.name)
@@ -123,43 +140,96 @@ def test_the_checker_catches_wrong_names() -> None:
                         "`AZMC_ORPHAN_GRACE` `AZMC_TEMPORAL_TLS` `--orphan-grace` `azmc-demo/vm1`") == []
 
 
-def test_the_flows_have_one_mermaid_diagram(doc: str) -> None:
-    blocks = re.findall(r"```mermaid\n(.*?)```", doc, flags=re.DOTALL)
+def test_the_flows_have_one_mermaid_diagram() -> None:
+    blocks = re.findall(r"```mermaid\n(.*?)```", page("machine.md"), flags=re.DOTALL)
     assert len(blocks) == 1 and blocks[0].startswith("flowchart")
     for phase in ("Pending", "Creating", "Running", "Unknown", "CrashLoopBackOff", "Failed", "Terminating",
                   "Deleted"):
         assert phase in blocks[0], phase
 
 
-def test_public_api_lists_every_signal_query_and_update_and_nothing_else(doc: str) -> None:
+def listed(markdown: str, kind: str) -> set[str]:
+    """The names of a page's list items such as "- signal `delete`: ..." (or "- update `pause` / update `resume`")."""
+    return set(re.findall(rf"^- {kind} `([^`]+)`", markdown, flags=re.MULTILINE)) | \
+        set(re.findall(rf"/ {kind} `([^`]+)`", markdown))
+
+
+def test_public_api_lists_every_signal_query_and_update_and_nothing_else() -> None:
     definition = _Definition.from_class(MachineLifecycle)
     assert definition is not None
-    api = section(doc, "The public Temporal API")
+    api = page("api.md")
     for kind, names in (("signal", set(definition.signals) - {None}), ("query", set(definition.queries)),
                         ("update", set(definition.updates))):
-        documented = set(re.findall(rf"\| {kind} `([^`]+)`", api))
-        assert documented == names, (kind, documented, names)
-    assert {key.name for key in ALL_KEYS} <= spans(api)
-    assert {span for span in spans(doc) if re.fullmatch(r"Azmc[A-Z]\w+", span)} == {key.name for key in ALL_KEYS}
+        assert listed(api, kind) == names, (kind, listed(api, kind), names)
+    assert {span for span in spans(api) if re.fullmatch(r"Azmc[A-Z]\w+", span)} == {key.name for key in ALL_KEYS}
 
 
-def test_pool_api_lists_every_signal_query_and_update_and_nothing_else(doc: str) -> None:
+def test_pool_api_lists_every_signal_query_and_update_and_nothing_else() -> None:
     definition = _Definition.from_class(MachinePool)
     assert definition is not None
-    api = section(doc, "Pools")
+    api = page("pools.md")
     for kind, names in (("signal", set(definition.signals) - {None}), ("query", set(definition.queries)),
                         ("update", set(definition.updates))):
-        documented = set(re.findall(rf"\| {kind} `([^`]+)`", api)) | set(re.findall(rf"/ {kind} `([^`]+)`", api))
-        assert documented == names, (kind, documented, names)
+        assert listed(api, kind) == names, (kind, listed(api, kind), names)
 
 
-def test_every_activity_is_listed(doc: str) -> None:
-    assert {name.value for name in ActivityName} <= spans(section(doc, "The public Temporal API"))
+def test_every_activity_is_listed() -> None:
+    assert {name.value for name in ActivityName} <= spans(page("api.md"))
 
 
-def test_the_error_table_is_the_error_taxonomy(doc: str) -> None:
-    rows = re.findall(r"^\| `(\w+)` \|", section(doc, "Errors"), flags=re.MULTILINE)
+def test_the_error_list_is_the_error_taxonomy() -> None:
+    rows = re.findall(r"^- `(\w+)` \(", section(page("activities.md"), "Errors"), flags=re.MULTILINE)
     assert sorted(rows) == sorted(kind.value for kind in ErrorType)
+
+
+def unindexed(overview: str, root: Path = ROOT) -> list[str]:
+    """The modules of INDEXED that the overview's index does not name (a package's `__init__` needs no entry)."""
+    return [str(path.relative_to(root)) for package in INDEXED for path in sorted((root / package).rglob("*.py"))
+            if path.name != "__init__.py" and f"`{path.relative_to(root)}`" not in overview]
+
+
+def test_the_index_names_every_module() -> None:
+    assert unindexed(OVERVIEW.read_text(encoding="utf-8")) == []
+
+
+def test_the_index_check_sees_a_module_left_out(tmp_path: Path) -> None:
+    (tmp_path / "models").mkdir()
+    for name in ("__init__.py", "spec.py", "status.py"):
+        (tmp_path / "models" / name).write_text("")
+    assert unindexed("- models: `models/spec.py`", tmp_path) == ["models/status.py"]
+
+
+def _relative(page: Path) -> str:
+    return str(page.relative_to(ROOT))
+
+
+def too_wide(markdown: str, tables_may_be: bool = False) -> list[int]:
+    """The numbers of the lines wider than WIDTH, but in fenced blocks (commands run as written) and, where
+    `tables_may_be`, table rows."""
+    wide, fenced = [], False
+    for number, line in enumerate(markdown.splitlines(), 1):
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+        elif not fenced and len(line) > WIDTH and not (tables_may_be and line.lstrip().startswith("|")):
+            wide.append(number)
+    return wide
+
+
+@pytest.mark.parametrize("page", READ_PAGES, ids=_relative)
+def test_no_line_is_wider_than_120(page: Path) -> None:
+    text = page.read_text(encoding="utf-8")
+    assert too_wide(text, tables_may_be=_relative(page) in WIDE_TABLES) == []
+
+
+def test_the_wide_tables_are_still_wide() -> None:
+    """A page listed in WIDE_TABLES whose tables fit leaves the list, so the exception only shrinks."""
+    assert sorted(name for name in WIDE_TABLES if not too_wide((ROOT / name).read_text(encoding="utf-8"))) == []
+
+
+
+def test_the_width_check_sees_a_wide_line() -> None:
+    assert too_wide("short\n" + "x" * 121 + "\n```sh\n" + "y" * 200 + "\n```\n| " + "z" * 130) == [2, 6]
+    assert too_wide("| " + "z" * 130, tables_may_be=True) == []
 
 
 def test_every_readme_guarantee_names_tests_that_exist() -> None:
@@ -180,9 +250,10 @@ def links(markdown: str) -> list[str]:
     return [target for target in _LINK.findall(prose) if "://" not in target]
 
 
-def test_the_readme_links_every_docs_page() -> None:
+def test_the_readme_links_every_docs_page_and_the_overview_every_architecture_page() -> None:
     linked = {(ROOT / target).resolve() for target in links((ROOT / "README.md").read_text(encoding="utf-8"))}
-    assert [page.name for page in PAGES if page.resolve() not in linked] == []
+    linked |= {(DOCS / target).resolve() for target in links(OVERVIEW.read_text(encoding="utf-8"))}
+    assert [str(page.relative_to(DOCS)) for page in PAGES if page.resolve() not in linked] == []
 
 
 @pytest.mark.parametrize("page", [ROOT / "README.md", *PAGES], ids=lambda page: page.name)

@@ -4,7 +4,7 @@ A long-lived run continues as new onto the current version (workflows/versioning
 marked `kind: <name>/v<N>`. The code that receives it decodes every version still in use: an older one through
 its upgrade functions, one after the other, then validated as this code's shape; a newer one (a rollback to
 older code) as far as this code knows its fields, so the machine goes on instead of failing. Changing a carried
-model's shape: docs/architecture.md, "Changing workflow code".
+model's shape: docs/architecture/upgrades.md, "Changing workflow code".
 """
 
 import re

@@ -1,4 +1,4 @@
-"""The error table (docs/architecture.md, "Errors"), one row at a time, on SDK exception objects (pure)."""
+"""The error table (docs/architecture/activities.md, "Errors"), one row at a time, on SDK exception objects (pure)."""
 
 import json
 from datetime import timedelta

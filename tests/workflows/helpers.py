@@ -216,7 +216,7 @@ HISTORY_WORKFLOW_ID = "workflowId"  # beside "events" in a recorded history
 async def record_history(handle: WorkflowHandle, name: str) -> None:
     """With AZMC_RECORD_HISTORIES=1, store this run's history for test_replay_recorded_histories.py.
 
-    Re-record after every change of workflow code (docs/architecture.md, "Changing workflow code"):
+    Re-record after every change of workflow code (docs/architecture/upgrades.md, "Changing workflow code"):
     `AZMC_RECORD_HISTORIES=1 .venv/bin/pytest tests/workflows` (then review the diff of tests/workflows/histories/).
     """
     if os.environ.get(RECORD_ENV) != "1":

@@ -3,7 +3,7 @@
 Determinism of the code as it is: a run replays on the code it started on whenever a worker evicts it from its
 cache or restarts. Runs never meet other code (every workflow type is pinned to its Worker Deployment Version,
 docs/upgrades.md), so a change of workflow code re-records the histories instead of keeping old ones
-(docs/architecture.md, "Changing workflow code"): `AZMC_RECORD_HISTORIES=1 .venv/bin/pytest tests/workflows`.
+(docs/architecture/upgrades.md, "Changing workflow code"): `AZMC_RECORD_HISTORIES=1 .venv/bin/pytest tests/workflows`.
 They hold payloads sealed with the workflow tests' fixed key, which TEST_CONVERTER reads.
 """
 
