@@ -3,6 +3,7 @@
 Each command only parses flags and hands over to the module that does the job.
 """
 
+import importlib.util
 import json
 import os
 import runpy
@@ -103,6 +104,9 @@ def worker(
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True, "help_option_names": []})
 def emulator(ctx: typer.Context) -> None:
     """Run the Azure Resource Manager emulator (same flags as `python -m emulator`; try `azmc emulator --help`)."""
+    if importlib.util.find_spec("emulator.app") is None:  # the production image holds only its seeded names
+        fail("the Azure emulator is not in this installation (the azmc image leaves it out): build its own image, "
+             "`docker build --target emulator .`, or install azmc from a checkout (`make install`)")
     sys.argv = ["azmc emulator", *ctx.args]
     runpy.run_module("emulator", run_name="__main__", alter_sys=True)
 
