@@ -27,8 +27,11 @@ lock: $(STAMP)
 	$(UV_COMPILE) pyproject.toml -c requirements/test.txt -o requirements/image.txt
 	$(UV_COMPILE) pyproject.toml --extra keyvault -c requirements/test.txt -o requirements/image-keyvault.txt
 
+# ruff, then mypy: the shipped packages and the benches, models/ and workflows/ strictly; its cache lives in
+# .venv/mypy-cache, so a warm run takes seconds (docs/testing.md, "Types").
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 
 # tests/e2e/test_ui_browser.py drives Debian's headless Chromium: installed here where we may (root, apt);
 # elsewhere that one test says why it did not run and how to install it.

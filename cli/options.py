@@ -1,11 +1,11 @@
 """Options several `azmc` commands share (one home, so `azmc` and `azmc pool` spell them alike)."""
 
-from typing import Annotated
+from typing import Annotated, Final
 
 import typer
 
 # Help texts as Markdown, not rich markup: rich would take "[env AZMC_...]" for a style tag and print nothing.
-HELP_MARKUP = "markdown"
+HELP_MARKUP: Final = "markdown"
 
 TemporalAddress = Annotated[
     str | None, typer.Option("--temporal-address", help="host:port [env AZMC_TEMPORAL_ADDRESS]")
