@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from cli.errors import settings_or_exit
-from cli.options import HELP_MARKUP, Namespace, TemporalAddress
+from cli.options import HELP_MARKUP, Namespace, TemporalAddress, setting_option
 
 if TYPE_CHECKING:
     from temporalio.client import Client
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 deployment_app = typer.Typer(help="Worker Versioning: the versions of the azmc Worker Deployment.",
                              no_args_is_help=True, rich_markup_mode=HELP_MARKUP)
 
-Deployment = Annotated[str | None, typer.Option("--deployment", help="[env AZMC_DEPLOYMENT_NAME, default azmc]")]
+Deployment = Annotated[str | None, setting_option("deployment_name", "the Worker Deployment")]
 POLL_S = 5.0
 
 
