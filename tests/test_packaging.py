@@ -98,7 +98,7 @@ def modules_beyond(lock: str) -> list[str]:
 
 def test_the_images_code_imports_without_what_it_leaves_out(tmp_path: Path) -> None:
     """Every module of the image, imported where the emulator's backends, Key Vault and the test tools cannot
-    be: a module that needs one at import would stop the worker."""
+    be: a module that needs one at import would stop the worker. `azmc emulator` there says what is missing."""
     for source in dockerfile_copies("source"):
         if source.startswith("requirements"):
             continue
@@ -121,6 +121,10 @@ for package in ("models", "workflows", "activities", "workers", "cli", "codec", 
     for module in pkgutil.walk_packages(root.__path__, package + "."):
         if not module.name.endswith("__main__"):
             importlib.import_module(module.name)
+from typer.testing import CliRunner
+from cli.commands import app
+done = CliRunner().invoke(app, ["emulator", "--port", "8910"])
+assert done.exit_code == 1 and "not in this installation" in done.output, done.output
 """
     done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-3000:]
