@@ -4,19 +4,34 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install browser test test-fast lint demo dev bench bench-scale clean
+.PHONY: install lock browser test test-fast lint demo dev bench bench-scale clean
 
-$(STAMP): pyproject.toml
+# The locked versions, hashes checked (requirements/test.txt: every extra, the test tools, the build backend), then
+# azmc itself, built with that locked setuptools: nothing is resolved anew (docs/testing.md, "Dependencies").
+$(STAMP): pyproject.toml requirements/test.txt
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "azmc needs Python 3.11+ (found " + sys.version.split()[0] + ")")'
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet --require-hashes --no-deps -r requirements/test.txt
+	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
 	touch $(STAMP)
 
 install: $(STAMP)
 
+# Refresh the lock files after a change to pyproject.toml's dependencies: versions already locked stay unless
+# pyproject.toml refuses them; `make lock UPGRADE=--upgrade` takes the newest releases it allows. The image's
+# files are held to test.txt's versions, so the image runs what `make test` tested.
+UV_COMPILE = $(BIN)/uv pip compile --quiet --universal --python-version 3.11 --generate-hashes $(UPGRADE)
+lock: $(STAMP)
+	$(UV_COMPILE) pyproject.toml requirements/build.in --extra test -o requirements/test.txt
+	$(UV_COMPILE) requirements/build.in -c requirements/test.txt -o requirements/build.txt
+	$(UV_COMPILE) pyproject.toml -c requirements/test.txt -o requirements/image.txt
+	$(UV_COMPILE) pyproject.toml --extra keyvault -c requirements/test.txt -o requirements/image-keyvault.txt
+
+# ruff, then mypy: the shipped packages and the benches, models/ and workflows/ strictly; its cache lives in
+# .venv/mypy-cache, so a warm run takes seconds (docs/testing.md, "Types").
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 
 # tests/e2e/test_ui_browser.py drives Debian's headless Chromium: installed here where we may (root, apt);
 # elsewhere that one test says why it did not run and how to install it.

@@ -97,14 +97,14 @@ class ArmPace:
             self.on_queue_throttled(activity.info().task_queue)
 
 
-class ArmPacePolicy(AsyncHTTPPolicy):  # type: ignore[type-arg]
+class ArmPacePolicy(AsyncHTTPPolicy):
     """Takes a token before each ARM request; on a 429 holds its kind for the Retry-After, then sends it again."""
 
     def __init__(self, pace: ArmPace) -> None:
         super().__init__()
         self._pace = pace
 
-    async def send(self, request: PipelineRequest) -> PipelineResponse:  # type: ignore[type-arg]
+    async def send(self, request: PipelineRequest) -> PipelineResponse:
         http = request.http_request
         if _GRAPH in http.url.lower():
             return await self.next.send(request)

@@ -39,7 +39,7 @@ def started_by(url: str) -> AzureRequest | None:
     return attempt.started_by.get(urlsplit(url).path) if attempt else None
 
 
-def _record(request: PipelineRequest, status: int, headers: Any) -> None:  # type: ignore[type-arg]
+def _record(request: PipelineRequest, status: int, headers: Any) -> None:
     attempt = _CURRENT.get()
     if attempt is None:
         return
@@ -59,16 +59,16 @@ def _record(request: PipelineRequest, status: int, headers: Any) -> None:  # typ
                 attempt.started_by[urlsplit(headers[name]).path] = made
 
 
-class AuditPolicy(SansIOHTTPPolicy):  # type: ignore[type-arg]
+class AuditPolicy(SansIOHTTPPolicy):
     """Per retry (beside RequestCountingPolicy): an SDK-level retry is a request of its own."""
 
-    def on_request(self, request: PipelineRequest) -> None:  # type: ignore[type-arg]
+    def on_request(self, request: PipelineRequest) -> None:
         request.context[_STARTED] = time.monotonic()
 
-    def on_response(self, request: PipelineRequest, response: PipelineResponse) -> None:  # type: ignore[type-arg]
+    def on_response(self, request: PipelineRequest, response: PipelineResponse) -> None:
         _record(request, response.http_response.status_code, response.http_response.headers)
 
-    def on_exception(self, request: PipelineRequest) -> None:  # type: ignore[type-arg]
+    def on_exception(self, request: PipelineRequest) -> None:
         _record(request, 0, {})
 
 

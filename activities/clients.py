@@ -44,14 +44,17 @@ class StaticTokenCredential(AsyncTokenCredential):
     async def close(self) -> None:
         return None
 
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
+
     def __repr__(self) -> str:
         return "StaticTokenCredential(<redacted>)"
 
 
-class AllowLoopbackHttpPolicy(SansIOHTTPPolicy):  # type: ignore[type-arg]
+class AllowLoopbackHttpPolicy(SansIOHTTPPolicy):
     """Lets the bearer policy send to a plain-http loopback emulator (config validated loopback-only)."""
 
-    def on_request(self, request: PipelineRequest) -> None:  # type: ignore[type-arg]
+    def on_request(self, request: PipelineRequest) -> None:
         request.context.options["enforce_https"] = False
 
 

@@ -6,6 +6,7 @@ deletes the VM: its data disks then go in the same ARM operation instead of one 
 """
 
 from http import HTTPStatus
+from typing import Any
 
 from azure.core import MatchConditions
 from azure.core.exceptions import ResourceModifiedError
@@ -79,8 +80,8 @@ async def _patch(clients: AzureClients, rg: str, name: str, vm: cm.VirtualMachin
     """The PATCH on exactly the version read (If-Match when the VM has an etag); None on 412."""
     disks = [_with_option(d, option) for d in (vm.storage_profile.data_disks if vm.storage_profile else None) or []]
     log_start(name, "setting deleteOption %s on data disks %s", option, ", ".join(d.name or "" for d in disks))
-    update = cm.VirtualMachineUpdate(storage_profile=cm.StorageProfile(data_disks=disks))
-    condition = {"etag": vm.etag, "match_condition": MatchConditions.IfNotModified} if vm.etag else {}
+    update = cm.VirtualMachineUpdate(storage_profile=cm.StorageProfile(data_disks=disks))  # type: ignore[call-overload]  # azure-mgmt's models take flattened properties, which their signatures omit
+    condition: dict[str, Any] = {"etag": vm.etag, "match_condition": MatchConditions.IfNotModified} if vm.etag else {}
     async with classified(f"set deleteOption {option} on the data disks of VM {name}"):
         try:
             poller = await clients.compute.virtual_machines.begin_update(

@@ -40,7 +40,7 @@ def provisioned(response: Any) -> bool:
         return False
 
 
-class RetryAfterPolling(AsyncARMPolling):  # type: ignore[misc]
+class RetryAfterPolling(AsyncARMPolling):
     def __init__(self, interval_s: float, *, final_get: bool = True, **kwargs: Any) -> None:
         super().__init__(interval_s, **kwargs)
         self._final_get = final_get

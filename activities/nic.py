@@ -13,12 +13,12 @@ from models.spec import MachineSpec
 
 
 def build_nic(spec: MachineSpec, tags: dict[str, str], public_ip_id: str = "") -> nm.NetworkInterface:
-    nic = nm.NetworkInterface(
+    nic = nm.NetworkInterface(  # type: ignore[call-overload]  # azure-mgmt's models take flattened properties, which their signatures omit
         location=spec.location,
         tags=tags,
         enable_accelerated_networking=accelerated(spec),
         ip_configurations=[
-            nm.NetworkInterfaceIPConfiguration(
+            nm.NetworkInterfaceIPConfiguration(  # type: ignore[call-overload]  # azure-mgmt's models take flattened properties, which their signatures omit
                 name="ipconfig1",
                 subnet=nm.Subnet(id=spec.subnet_id),
                 private_ip_allocation_method="Dynamic",

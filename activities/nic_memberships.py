@@ -28,7 +28,7 @@ def add_memberships(nic: nm.NetworkInterface, spec: MachineSpec, public_ip_id: s
         ipc.public_ip_address = nm.PublicIPAddress(id=public_ip_id)
 
 
-def _ids(refs: list | None) -> set[str]:  # type: ignore[type-arg]
+def _ids(refs: list | None) -> set[str]:
     return {(ref.id or "").lower() for ref in refs or []}
 
 

@@ -18,7 +18,7 @@ from models.spec import MachineSpec
 
 def build_public_ip(spec: MachineSpec, tags: dict[str, str]) -> nm.PublicIPAddress:
     assert spec.public_ip is not None
-    return nm.PublicIPAddress(
+    return nm.PublicIPAddress(  # type: ignore[call-overload]  # azure-mgmt's models take flattened properties, which their signatures omit
         location=spec.location,
         tags=tags,
         sku=nm.PublicIPAddressSku(name=spec.public_ip.sku, tier="Regional"),

@@ -88,11 +88,11 @@ class RequestCounter:
         self._counts.clear()
 
 
-class RequestCountingPolicy(SansIOHTTPPolicy):  # type: ignore[type-arg]
+class RequestCountingPolicy(SansIOHTTPPolicy):
     """Placed after the retry policy, so an SDK-level retry counts as the extra request it is."""
 
     def __init__(self, counter: RequestCounter) -> None:
         self._counter = counter
 
-    def on_request(self, request: PipelineRequest) -> None:  # type: ignore[type-arg]
+    def on_request(self, request: PipelineRequest) -> None:
         self._counter.record(request.http_request.method, request.http_request.url)

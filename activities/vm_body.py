@@ -74,7 +74,7 @@ def build_vm(spec: MachineSpec, nic_id: str, tags: dict[str, str],
              attach: Sequence[DataDiskRef] = ()) -> cm.VirtualMachine:
     """The VM PUT body; `tags`: activities.ownership.Owner.tags(spec), the only source of a resource's tags;
     `attach`: data disks that exist already (attached by id, never created again)."""
-    vm = cm.VirtualMachine(
+    vm = cm.VirtualMachine(  # type: ignore[call-overload]  # azure-mgmt's models take flattened properties, which their signatures omit
         location=spec.location,
         tags=tags,
         hardware_profile=cm.HardwareProfile(vm_size=spec.vm_size),
@@ -82,7 +82,7 @@ def build_vm(spec: MachineSpec, nic_id: str, tags: dict[str, str],
         os_profile=_os_profile(spec),
         network_profile=cm.NetworkProfile(
             network_interfaces=[
-                cm.NetworkInterfaceReference(id=nic_id, primary=True, delete_option=cm.DeleteOptions.DELETE)
+                cm.NetworkInterfaceReference(id=nic_id, primary=True, delete_option=cm.DeleteOptions.DELETE)  # type: ignore[call-overload]  # azure-mgmt's models take flattened properties, which their signatures omit
             ]
         ),
     )

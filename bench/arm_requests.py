@@ -100,7 +100,7 @@ def is_read(op: str) -> bool:
 def bench_spec(data_disks: int = 1) -> MachineSpec:
     return MachineSpec(
         name="bench-vm1", resource_group=SEED_RESOURCE_GROUP, location=SEED_LOCATION,
-        vm_size="Standard_D2s_v5",
+        vm_sizes=["Standard_D2s_v5"],
         image={"publisher": "Canonical", "offer": "ubuntu-24_04-lts", "sku": "server"},
         subnet_id=seed_subnet_id(), ssh_public_key="ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIbench bench@azmc",
         data_disks=[{"lun": lun, "size_gb": 32} for lun in range(data_disks)],
@@ -140,7 +140,7 @@ async def lifecycle(url: str, force_delete_vms: bool = True, data_disks: int = 1
         ("delete: delete_vm (cascade)", lambda: env.run(driver.delete_vm, DeleteVmInput(machine=machine))),
         ("delete: verify (nothing left)", lambda: expect_nothing_left(env, driver, spec)),
     ]
-    nic_id = [""]
+    nic_id: list[str] = [""]
     results = []
     control(url, "/_emulator/reset", "POST")
     try:

@@ -159,7 +159,8 @@ def main() -> None:
     for scenario, arrival_s, warm_zone in scenarios:
         runs = [asyncio.run(measure(mode, arrival_s, warm_zone, args.machines, args.time_scale, env))
                 for mode, env in (("with shared memory", {}), ("without", MEMORY_OFF))]
-        rows += report(scenario, *runs, note=setup)
+        with_memory, without = runs
+        rows += report(scenario, with_memory, without, note=setup)
     for entry in rows:
         print(f"  {entry['metric']}: {entry['value']} {entry['unit']}")
     print(f"written: {write_results('capacity_fallback', rows)}")

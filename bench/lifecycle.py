@@ -90,9 +90,9 @@ async def lifecycle_run(client: Client, kind: str, ids: list[str], start: Callab
     """Start all, wait until all are Running, signal delete to all, wait until all completed: seconds taken."""
     running = f"WorkflowType = '{kind}' AND ExecutionStatus = 'Running' AND WorkflowId STARTS_WITH '{id_prefix}'"
     began = time.monotonic()
-    await bounded([lambda wf_id=wf_id: start(wf_id) for wf_id in ids])
+    await bounded([lambda wf_id=wf_id: start(wf_id) for wf_id in ids])  # type: ignore[misc]  # mypy cannot type a lambda's default argument
     await wait_count(client, f"{running} AND {AZMC_PHASE.name} = 'Running'", len(ids))
-    await bounded([lambda wf_id=wf_id: client.get_workflow_handle(wf_id).signal(DELETE_SIGNAL) for wf_id in ids])
+    await bounded([lambda wf_id=wf_id: client.get_workflow_handle(wf_id).signal(DELETE_SIGNAL) for wf_id in ids])  # type: ignore[misc]  # mypy cannot type a lambda's default argument
     await wait_count(client, running, 0)
     return time.monotonic() - began
 

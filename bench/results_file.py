@@ -57,7 +57,7 @@ def write_results(module: str, rows: list[dict[str, Any]], directory: Path = RES
         missing = [key for key in ("metric", "value", "unit") if key not in entry]
         if missing:
             raise ValueError(f"bench row {entry!r} lacks {', '.join(missing)}")
-    document = {
+    document: dict[str, Any] = {
         "module": module, "machine": machine_description(), "when": datetime.now(UTC).isoformat(timespec="seconds"),
         "rows": [{key: entry.get(key, "" if key == "note" else None) for key in ROW_KEYS} for entry in rows],
     }

@@ -92,7 +92,7 @@ async def measure(processes: Processes, machines: int) -> dict[str, float]:
     client = await Client.connect(processes.address, data_converter=pydantic_data_converter)
     ids = machine_ids("scale", machines)
     began = time.monotonic()
-    await bounded([lambda wf_id=wf_id: apply(client, bench_spec(wf_id.rsplit("/", 1)[1]), TASK_QUEUE)
+    await bounded([lambda wf_id=wf_id: apply(client, bench_spec(wf_id.rsplit("/", 1)[1]), TASK_QUEUE)  # type: ignore[misc]  # mypy cannot type a lambda's default argument
                    for wf_id in ids])  # fmt: skip
     started_s = time.monotonic() - began
     await wait_running(client, workflow_id(SEED_RESOURCE_GROUP, "scale-"), machines, timeout_s=120 + machines * 0.5)

@@ -244,7 +244,7 @@ async def run_fleet(fleet: Fleet, machines: int, check_s: int, max_surge: int, h
     await apply_pool(client, first, TASK_QUEUE)
     spec = {"timeouts": {"health_check_interval": float(check_s)}}
     creating = asyncio.ensure_future(bounded([
-        lambda wf_id=wf_id: apply(client, bench_spec(wf_id.rsplit("/", 1)[1], **spec), TASK_QUEUE)
+        lambda wf_id=wf_id: apply(client, bench_spec(wf_id.rsplit("/", 1)[1], **spec), TASK_QUEUE)  # type: ignore[misc]  # mypy cannot type a lambda's default argument
         for wf_id in singles]))  # fmt: skip
     timeout_s = 7200 + machines * 2.0
     await wait_for("Running, before the kill", lambda: count(client, running_query), machines // 2, timeout_s,
@@ -278,7 +278,7 @@ async def run_fleet(fleet: Fleet, machines: int, check_s: int, max_surge: int, h
 
     log("fleet: deleting everything")
     began = time.monotonic()
-    await bounded([lambda wf_id=wf_id: request_delete(client, wf_id, reason="bench done") for wf_id in singles])
+    await bounded([lambda wf_id=wf_id: request_delete(client, wf_id, reason="bench done") for wf_id in singles])  # type: ignore[misc]  # mypy cannot type a lambda's default argument
     await request_pool_delete(client, pool_id, "bench done")
     await wait_for("open machines", lambda: count(client, OPEN), 0, timeout_s)
     await client.get_workflow_handle(pool_id).result()

@@ -80,7 +80,7 @@ async def measure(address: str, emulator_url: str, machines: int, per_sweep: int
     client = await connect(settings)
     ids = machine_ids(PREFIX, machines)
     began = time.monotonic()
-    await bounded([lambda wf_id=wf_id: machine_starter(client)(wf_id) for wf_id in ids])
+    await bounded([lambda wf_id=wf_id: machine_starter(client)(wf_id) for wf_id in ids])  # type: ignore[misc]  # mypy cannot type a lambda's default argument
     machine_runs = f"WorkflowType = '{WORKFLOW_TYPE}' AND ExecutionStatus = 'Running'"
     await wait_count(client, f"{machine_runs} AND {AZMC_PHASE.name} = 'Running'", machines)
     print(f"{machines} machines Running on A in {time.monotonic() - began:.0f} s")

@@ -67,7 +67,7 @@ async def run_shape(client: Client, name: str, shape: Shape, count: int) -> None
         handles.append(await client.start_workflow(UpsertShape.run, shape, id=f"{name}-{index:05d}-{time.time_ns()}",
                                                    task_queue=TASK_QUEUE))
 
-    await bounded([lambda index=index: start(index) for index in range(count)])
+    await bounded([lambda index=index: start(index) for index in range(count)])  # type: ignore[misc]  # mypy cannot type a lambda's default argument
     await asyncio.gather(*(handle.result() for handle in handles))
 
 

@@ -3,6 +3,7 @@
 Each command only parses flags and hands over to the module that does the job.
 """
 
+import importlib.util
 import json
 import os
 import runpy
@@ -18,17 +19,17 @@ from cli.codec_server import codec_server
 from cli.deployment.commands import deployment_app
 from cli.errors import fail, run_friendly, settings_or_exit
 from cli.machine.commands import delete, describe
-from cli.options import HELP_MARKUP, Namespace, TemporalAddress
+from cli.options import HELP_MARKUP, Namespace, TemporalAddress, setting_option
 from cli.pool.commands import apply_pool_document, pool_app
 from cli.render import console, machines_table, shown
 from cli.spec_file import SpecError, load_document
 from cli.stack import StackConfig
 from cli.sweep.schedule import schedule_app
-from models.durations import BOUNDS
 from models.schema import spec_json_schema
 from models.spec import MachineSpec
 from workers.connect import connect
 from workers.settings import Settings
+from workers.settings_table import in_brackets
 
 app = typer.Typer(
     rich_markup_mode=HELP_MARKUP,
@@ -41,13 +42,9 @@ app.add_typer(schedule_app, name="schedule")
 app.add_typer(pool_app, name="pool")
 app.add_typer(deployment_app, name="deployment")
 
-SweepInterval = Annotated[str | None, typer.Option(help="how often the fleet sweep runs [env AZMC_SWEEP_INTERVAL, "
-                                                       f"default 1m, {BOUNDS['sweep_interval'].range}]")]
-OrphanGrace = Annotated[str | None, typer.Option(help="how long a resource must be orphaned before the sweep "
-                                                     "deletes it [env AZMC_ORPHAN_GRACE, default 30m, "
-                                                     f"{BOUNDS['orphan_grace'].range}]")]
-MaxOrphanDeletions = Annotated[int | None, typer.Option(help="safety cap: above it a sweep deletes nothing "
-                                                            "[env AZMC_MAX_ORPHAN_DELETIONS, default 20]")]
+SweepInterval = Annotated[str | None, setting_option("sweep_interval")]
+OrphanGrace = Annotated[str | None, setting_option("orphan_grace")]
+MaxOrphanDeletions = Annotated[int | None, setting_option("max_orphan_deletions")]
 
 
 def _client_settings(address: str | None, namespace: str | None) -> Settings:
@@ -58,28 +55,22 @@ def _client_settings(address: str | None, namespace: str | None) -> Settings:
 def worker(
     temporal_address: TemporalAddress = None,
     namespace: Namespace = None,
-    task_queue: Annotated[str | None, typer.Option(help="[env AZMC_TASK_QUEUE, default azmc]")] = None,
-    metrics_port: Annotated[int | None, typer.Option(help="Prometheus port, 0 = off [env AZMC_METRICS_PORT]")] = None,
-    azure_endpoint: Annotated[
-        str | None,
-        typer.Option(help="ARM endpoint (loopback = the emulator); unset = the cloud's ARM [env AZMC_AZURE_ENDPOINT]"),
-    ] = None,
-    azure_subscription_id: Annotated[str | None, typer.Option(help="[env AZMC_AZURE_SUBSCRIPTION_ID]")] = None,
-    azure_cloud: Annotated[
-        str | None, typer.Option(help="AzureCloud, AzureUSGovernment or AzureChinaCloud [env AZMC_AZURE_CLOUD]")
-    ] = None,
-    tls_cert: Annotated[Path | None, typer.Option(help="mTLS client cert [env AZMC_TEMPORAL_TLS_CERT]")] = None,
-    tls_key: Annotated[Path | None, typer.Option(help="mTLS client key [env AZMC_TEMPORAL_TLS_KEY]")] = None,
-    tls_ca: Annotated[Path | None, typer.Option(help="the server's CA certificate [env AZMC_TEMPORAL_TLS_CA]")] = None,
-    tls_server_name: Annotated[
-        str | None, typer.Option(help="name in the server's certificate [env AZMC_TEMPORAL_TLS_SERVER_NAME]")
-    ] = None,
-    log_format: Annotated[str | None, typer.Option(help="text or json [env AZMC_LOG_FORMAT]")] = None,
-    log_level: Annotated[str | None, typer.Option(
-        help="info: phases and outcomes; debug: every step as it starts [env AZMC_LOG_LEVEL]")] = None,
-    ensure_schedule: Annotated[bool | None, typer.Option(
-        "--ensure-schedule", help="create or update the fleet sweep's schedule at start [env AZMC_ENSURE_SCHEDULE]",
-    )] = None,
+    task_queue: Annotated[str | None, setting_option("task_queue")] = None,
+    metrics_port: Annotated[int | None, setting_option("metrics_port", "Prometheus port, 0 = off")] = None,
+    azure_endpoint: Annotated[str | None, setting_option(
+        "azure_endpoint", "ARM endpoint (loopback = the emulator); unset = the cloud's ARM")] = None,
+    azure_subscription_id: Annotated[str | None, setting_option("azure_subscription_id")] = None,
+    azure_cloud: Annotated[str | None, setting_option("azure_cloud")] = None,
+    tls_cert: Annotated[Path | None, setting_option("temporal_tls_cert", "mTLS client certificate")] = None,
+    tls_key: Annotated[Path | None, setting_option("temporal_tls_key", "mTLS client key")] = None,
+    tls_ca: Annotated[Path | None, setting_option("temporal_tls_ca", "the server's CA certificate")] = None,
+    tls_server_name: Annotated[str | None, setting_option(
+        "temporal_tls_server_name", "the name in the server's certificate")] = None,
+    log_format: Annotated[str | None, setting_option("log_format", "one event per line")] = None,
+    log_level: Annotated[str | None, setting_option(
+        "log_level", "info: phases and outcomes; debug: every step as it starts")] = None,
+    ensure_schedule: Annotated[bool | None, setting_option(
+        "ensure_schedule", "create or update the fleet sweep's schedule at start")] = None,
     sweep_interval: SweepInterval = None,
     orphan_grace: OrphanGrace = None,
     max_orphan_deletions: MaxOrphanDeletions = None,
@@ -103,6 +94,9 @@ def worker(
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True, "help_option_names": []})
 def emulator(ctx: typer.Context) -> None:
     """Run the Azure Resource Manager emulator (same flags as `python -m emulator`; try `azmc emulator --help`)."""
+    if importlib.util.find_spec("emulator.app") is None:  # the production image holds only its seeded names
+        fail("the Azure emulator is not in this installation (the azmc image leaves it out): build its own image, "
+             "`docker build --target emulator .`, or install azmc from a checkout (`make install`)")
     sys.argv = ["azmc emulator", *ctx.args]
     runpy.run_module("emulator", run_name="__main__", alter_sys=True)
 
@@ -262,8 +256,8 @@ app.command("codec-server")(codec_server)
 @app.command()
 def offerings(
     location: Annotated[str, typer.Option("--location", "-l", help="the Azure location, e.g. westeurope")],
-    subscription: Annotated[str | None, typer.Option(help="default: the worker's [env AZMC_AZURE_SUBSCRIPTION_ID]")]
-    = None,
+    subscription: Annotated[str | None, typer.Option(
+        help=f"default: the worker's {in_brackets('azure_subscription_id')}")] = None,
     as_json: Annotated[bool, typer.Option("--json", help='print {"refusals": [...], "probes": [...]} as JSON')]
     = False,
     forget: Annotated[bool, typer.Option("--forget", help="capacity is back: drop every refusal and probe")] = False,

@@ -68,7 +68,7 @@ async def forget_refusals(client: Client, subscription: str, location: str) -> F
     handle = client.get_workflow_handle(offerings_workflow_id(subscription, location))
     try:
         # A memory on a worker from before probes were counted answers with the refusals alone.
-        answer = await handle.execute_update(OFFERINGS_FORGET_UPDATE, result_type=Forgotten | int)
+        answer = await handle.execute_update(OFFERINGS_FORGET_UPDATE, result_type=Forgotten | int)  # type: ignore[arg-type]  # the SDK's annotation asks a class; its pydantic converter takes a union
     except RPCError as error:
         if error.status == RPCStatusCode.NOT_FOUND:
             return Forgotten()

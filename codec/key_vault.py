@@ -29,7 +29,13 @@ def keys_from_secret_value(value: str | None, vault_url: str, secret: str) -> Ke
 def load_from_key_vault(vault_url: str, secret: str = DEFAULT_SECRET, credential: Any = None) -> KeyRing:
     from azure.core.exceptions import AzureError
     from azure.identity import DefaultAzureCredential
-    from azure.keyvault.secrets import SecretClient
+
+    try:
+        from azure.keyvault.secrets import SecretClient
+    except ImportError:  # an optional extra: the azmc image leaves it out unless built with it
+        raise CodecKeyError("AZMC_CODEC_KEY_VAULT_URL needs azure-keyvault-secrets, which this installation lacks: "
+                            "build the image with `--build-arg LOCK=image-keyvault`, or install azmc's keyvault "
+                            "extra (`pip install '.[keyvault]'` in a checkout)") from None
 
     client = SecretClient(check_vault_url(vault_url), credential or DefaultAzureCredential())
     try:

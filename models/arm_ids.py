@@ -8,7 +8,7 @@ directly or with the community have ids of their own (`/SharedGalleries/...`, `/
 
 import re
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Any
 
 from pydantic import AfterValidator, Field
 
@@ -117,9 +117,9 @@ def check_id(value: str, *shapes: IdShape) -> str:
     raise ValueError(f"{value!r} is not the id of {' or '.join(s.what for s in shapes)}: {forms}")
 
 
-def arm_id(*shapes: IdShape, optional: bool = True) -> Any:
-    """A `str` field type holding an id of one of `shapes` ("" too, for none, when `optional`), checked by
-    `check_id`, with its JSON Schema pattern (`azmc schema`)."""
+def arm_id(*shapes: IdShape, optional: bool = True) -> tuple[Any, ...]:
+    """What makes `Annotated[str, *arm_id(shape)]` a field type holding an id of one of `shapes` ("" too, for none,
+    when `optional`), checked by `check_id`, with its JSON Schema pattern (`azmc schema`)."""
     alternatives = "|".join(shape.json_pattern for shape in shapes)
 
     def check(value: str) -> str:
@@ -128,7 +128,7 @@ def arm_id(*shapes: IdShape, optional: bool = True) -> Any:
         return check_id(value, *shapes)
 
     pattern = f"^(?:{alternatives}){'?' if optional else ''}$"
-    return Annotated[str, Field(json_schema_extra={"pattern": pattern}), AfterValidator(check)]
+    return Field(json_schema_extra={"pattern": pattern}), AfterValidator(check)
 
 
 _NETWORK = "Microsoft.Network"

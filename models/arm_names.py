@@ -17,7 +17,7 @@ copy on purpose (`emulator/arm/rules/`).
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Any
 
 from pydantic import AfterValidator, Field
 
@@ -85,9 +85,10 @@ class NameRule:
         return schema
 
 
-def named(rule: NameRule, *, optional: bool = False) -> Any:
-    """A `str` field type holding a name of `rule` ("" too, for none, when `optional`): checked by the rule (the
-    error names the field, the rule and the value) and described by it in the JSON Schema (`azmc schema`)."""
+def named(rule: NameRule, *, optional: bool = False) -> tuple[Any, ...]:
+    """What makes `Annotated[str, *named(rule)]` a field type holding a name of `rule` ("" too, for none, when
+    `optional`): checked by the rule (the error names the field, the rule and the value) and described by it in the
+    JSON Schema (`azmc schema`). Written out as `Annotated[str, ...]`, so a type checker reads the field as a str."""
     schema = rule.json_schema()
     if optional:
         schema["minLength"] = 0
@@ -97,7 +98,7 @@ def named(rule: NameRule, *, optional: bool = False) -> Any:
     def check(value: str) -> str:
         return value if optional and not value else rule.check(value)
 
-    return Annotated[str, Field(json_schema_extra=schema), AfterValidator(check)]
+    return Field(json_schema_extra=schema), AfterValidator(check)
 
 
 def _rule(kind: str, lengths: tuple[int, int], pattern: str, characters: str,

@@ -73,7 +73,7 @@ class Probe(_Strict):
         return self
 
     def target(self, address: str) -> str:
-        kind = f"tcp port {self.tcp.port}" if self.tcp else f"http {self.http.port}{self.http.path}"  # type: ignore[union-attr]
+        kind = f"tcp port {self.tcp.port}" if self.tcp else f"http {self.http.port}{self.http.path}"  # type: ignore[union-attr]  # the validator holds exactly one of tcp and http
         return f"{kind} of {address or '(no address yet)'}"
 
 

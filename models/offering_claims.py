@@ -27,7 +27,8 @@ PROBE_POLL_MAX = timedelta(seconds=10)  # ...then this: a burst of thousands pol
 
 def probe_poll(waits: int) -> timedelta:
     """The wait before asking again, after `waits` answers in a row said another machine probes."""
-    return min(PROBE_POLL * 2 ** min(max(waits - 1, 0), 8), PROBE_POLL_MAX)
+    doubled: int = 2 ** min(max(waits - 1, 0), 8)
+    return min(PROBE_POLL * doubled, PROBE_POLL_MAX)
 
 
 def same(a: Offering, b: Offering) -> bool:

@@ -6,6 +6,7 @@ the dev server takes `--search-attribute AzmcPhase=Keyword`.
 """
 
 from types import MappingProxyType
+from typing import Any
 
 from temporalio.common import SearchAttributeIndexedValueType, SearchAttributeKey
 
@@ -29,5 +30,5 @@ TYPE_NAMES = MappingProxyType({SearchAttributeIndexedValueType.KEYWORD: "Keyword
                                SearchAttributeIndexedValueType.INT: "Int"})  # read-only: shared (workers/sandbox.py)
 
 
-def type_name(key: SearchAttributeKey) -> str:  # type: ignore[type-arg]
+def type_name(key: SearchAttributeKey[Any]) -> str:
     return TYPE_NAMES[key.indexed_value_type]

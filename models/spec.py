@@ -52,17 +52,17 @@ DISK_SKUS = ("Standard_LRS", "StandardSSD_LRS", "Premium_LRS", "PremiumV2_LRS", 
              "StandardSSD_ZRS", "Premium_ZRS")
 
 
-ResourceGroup = named(RESOURCE_GROUP_NAME)
-Location = named(LOCATION)
-SubnetId = arm_id(SUBNET, optional=False)
-PoolName = named(POOL_NAME, optional=True)
+ResourceGroup = Annotated[str, *named(RESOURCE_GROUP_NAME)]
+Location = Annotated[str, *named(LOCATION)]
+SubnetId = Annotated[str, *arm_id(SUBNET, optional=False)]
+PoolName = Annotated[str, *named(POOL_NAME, optional=True)]
 ZONE_PATTERN = r"^([1-3])?$"  # "" = regional: Azure picks the zone (or the region has none)
-VmSize = named(VM_SIZE)
+VmSize = Annotated[str, *named(VM_SIZE)]
 # A marketplace image: its publisher, offer and sku are the marketplace's ids (the sku is a plan id).
-ImagePublisher = named(MARKETPLACE_PUBLISHER, optional=True)
-ImageOffer = named(MARKETPLACE_OFFER, optional=True)
-ImageSku = named(MARKETPLACE_PLAN, optional=True)
-ImageVersion = named(IMAGE_VERSION)
+ImagePublisher = Annotated[str, *named(MARKETPLACE_PUBLISHER, optional=True)]
+ImageOffer = Annotated[str, *named(MARKETPLACE_OFFER, optional=True)]
+ImageSku = Annotated[str, *named(MARKETPLACE_PLAN, optional=True)]
+ImageVersion = Annotated[str, *named(IMAGE_VERSION)]
 Zone = Annotated[str, StringConstraints(strip_whitespace=True, pattern=ZONE_PATTERN)]
 # The single-value fields of older specs, histories and carried states: read as a list of one.
 _SINGLE_TO_LIST = (("vm_size", "vm_sizes"), ("zone", "zones"))
@@ -273,7 +273,7 @@ class MachineSpec(_Strict):
     @field_validator("custom_data", "user_data", mode="before")
     @classmethod
     def _bootstrap(cls, value: object, info: ValidationInfo) -> object:
-        return check_bootstrap_size(info.field_name, value) if isinstance(value, str) else value
+        return check_bootstrap_size(info.field_name or "bootstrap data", value) if isinstance(value, str) else value
 
     @field_validator("tags")
     @classmethod

@@ -9,9 +9,9 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from models.arm_ids import ASG, BACKEND_POOL, NSG, arm_id
 
-NsgId = arm_id(NSG)
-AsgId = arm_id(ASG, optional=False)
-BackendPoolId = arm_id(BACKEND_POOL, optional=False)
+NsgId = Annotated[str, *arm_id(NSG)]
+AsgId = Annotated[str, *arm_id(ASG, optional=False)]
+BackendPoolId = Annotated[str, *arm_id(BACKEND_POOL, optional=False)]
 
 
 def _unique_ids(values: list[str]) -> list[str]:

@@ -8,6 +8,7 @@ Azure refuses a VM that is both zonal and in an availability set, and a Spot VM 
 """
 
 from collections.abc import Sequence
+from typing import Annotated
 
 from models.arm_ids import (
     AVAILABILITY_SET,
@@ -17,10 +18,10 @@ from models.arm_ids import (
     arm_id,
 )
 
-DiskEncryptionSetId = arm_id(DISK_ENCRYPTION_SET)
-CapacityReservationGroupId = arm_id(CAPACITY_RESERVATION_GROUP)
-ProximityPlacementGroupId = arm_id(PROXIMITY_PLACEMENT_GROUP)
-AvailabilitySetId = arm_id(AVAILABILITY_SET)
+DiskEncryptionSetId = Annotated[str, *arm_id(DISK_ENCRYPTION_SET)]
+CapacityReservationGroupId = Annotated[str, *arm_id(CAPACITY_RESERVATION_GROUP)]
+ProximityPlacementGroupId = Annotated[str, *arm_id(PROXIMITY_PLACEMENT_GROUP)]
+AvailabilitySetId = Annotated[str, *arm_id(AVAILABILITY_SET)]
 
 
 def check_placement(availability_set_id: str, zones: Sequence[str], priority: str) -> None:

@@ -3,7 +3,7 @@ local checks. Each ARM resource id is checked for its type's shape and Azure's n
 each marketplace id for the marketplace's (models/arm_names.py), so a typo is refused before anything is made."""
 
 from enum import StrEnum
-from typing import Self
+from typing import Annotated, Self
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -17,9 +17,9 @@ from models.arm_ids import (
 )
 from models.arm_names import MARKETPLACE_OFFER, MARKETPLACE_PLAN, MARKETPLACE_PUBLISHER, named
 
-PublisherId = named(MARKETPLACE_PUBLISHER)
-OfferId = named(MARKETPLACE_OFFER)
-PlanId = named(MARKETPLACE_PLAN)
+PublisherId = Annotated[str, *named(MARKETPLACE_PUBLISHER)]
+OfferId = Annotated[str, *named(MARKETPLACE_OFFER)]
+PlanId = Annotated[str, *named(MARKETPLACE_PLAN)]
 
 
 class _Strict(BaseModel):
@@ -70,6 +70,6 @@ class PurchasePlan(_Strict):
     product: OfferId = Field(description="The offer id")
 
 
-ImageId = arm_id(*IMAGE_IDS)
-SharedGalleryImageId = arm_id(*SHARED_GALLERY_IDS)
-CommunityGalleryImageId = arm_id(*COMMUNITY_GALLERY_IDS)
+ImageId = Annotated[str, *arm_id(*IMAGE_IDS)]
+SharedGalleryImageId = Annotated[str, *arm_id(*SHARED_GALLERY_IDS)]
+CommunityGalleryImageId = Annotated[str, *arm_id(*COMMUNITY_GALLERY_IDS)]

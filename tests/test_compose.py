@@ -91,10 +91,11 @@ def test_services_and_images() -> None:
     for one_shot in ONE_SHOTS:
         assert SERVICES[one_shot]["image"].startswith("temporalio/admin-tools:")
     assert SERVICES["temporal-ui"]["image"].startswith("temporalio/ui:")
+    built = {service["image"] for service in SERVICES.values() if "build" in service}
     for service in SERVICES.values():
         image = service.get("image", "")
-        # Third-party images are pinned; azmc:latest is the image built from this repository's Dockerfile.
-        assert image.startswith("azmc:") or (":" in image and not image.endswith(":latest")), f"unpinned {image}"
+        # Third-party images are pinned; azmc's are built from this repository's Dockerfile.
+        assert image in built or (":" in image and not image.endswith(":latest")), f"unpinned {image}"
     assert SERVICES["worker-local"]["image"] == SERVICES["worker"]["image"]
 
 
@@ -258,7 +259,8 @@ def test_long_running_services_have_health_checks(service: str) -> None:
 def test_two_worker_replicas_built_from_the_repository() -> None:
     worker = SERVICES["worker"]
     assert worker["deploy"]["replicas"] == 2
-    assert worker["build"] == "." and (ROOT / "Dockerfile").is_file()
+    assert worker["build"]["context"] == "." and "target" not in worker["build"]  # the production image
+    assert worker["build"]["args"]["LOCK"] == "${AZMC_IMAGE_LOCK:-image}"
     env = worker["environment"]
     assert env["AZMC_TEMPORAL_ADDRESS"] == "temporal:7233"
     assert "AZMC_AZURE_ENDPOINT" not in env  # real Azure through DefaultAzureCredential
@@ -267,6 +269,7 @@ def test_two_worker_replicas_built_from_the_repository() -> None:
 
 def test_emulator_only_in_the_local_profile_and_reached_over_loopback() -> None:
     assert SERVICES["emulator"]["profiles"] == ["local"]
+    assert SERVICES["emulator"]["build"]["target"] == "emulator"  # the worker's image leaves the emulator out
     assert SERVICES["worker-local"]["profiles"] == ["local"]
     assert "profiles" not in SERVICES["worker"]
     # Plain http to Azure only on loopback: the local worker shares the emulator's network namespace.
@@ -335,3 +338,33 @@ def test_the_release_the_production_docs_name_is_the_one_compose_runs() -> None:
     set up by one is the other's."""
     named = set(re.findall(r"Temporal Server (\d+\.\d+\.\d+)", (ROOT / "docs" / "production.md").read_text()))
     assert named == {_tag("temporal")}
+
+
+def test_the_dockerfile_builds_what_compose_asks() -> None:
+    """Each build target and argument compose names is one of the Dockerfile's, and each lock it may take exists."""
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    stages = re.findall(r"^FROM \S+ AS (\S+)$", dockerfile, re.MULTILINE)
+    assert stages[-1] == "worker", "the default target (the last stage) is the production image"
+    for name, service in SERVICES.items():
+        build = service.get("build")
+        if build:
+            assert build.get("target", stages[-1]) in stages, name
+            assert all(f"ARG {arg}=" in dockerfile for arg in build.get("args", {})), name
+    assert (ROOT / "requirements" / "image.txt").is_file() and (ROOT / "requirements" / "image-keyvault.txt").is_file()
+
+
+# A page, optionally with a section in quotes (`docs/security.md, "Keys"`), or the README's section by name.
+_REFERENCE = re.compile(r'(README|docs/[\w-]+\.md)(?:\'s)?(?:,? "([^"]+)"| ([A-Z][\w ]*?) section)?')
+
+
+def test_the_pages_and_sections_the_comments_name_exist() -> None:
+    text = (ROOT / "docker-compose.yml").read_text()
+    references = _REFERENCE.findall(text)
+    assert len(references) >= 3, references
+    for page, quoted, named in references:
+        path = ROOT / ("README.md" if page == "README" else page)
+        assert path.is_file(), f"docker-compose.yml names {page}, which does not exist"
+        section = quoted or named
+        if section:
+            headings = re.findall(r"^#+ (.+)$", path.read_text(), re.MULTILINE)
+            assert section in headings, f'docker-compose.yml names {page}, "{section}": not a section of it'

@@ -55,7 +55,7 @@ def code_digest(*packages: Path) -> str:
 
 
 def workflow_packages() -> tuple[Path, ...]:
-    return tuple(Path(package.__file__).resolve().parent for package in (workflows, models))
+    return tuple(Path(package.__file__).resolve().parent for package in (workflows, models))  # type: ignore[arg-type]  # a package read from files has a __file__
 
 
 def package_version() -> str:

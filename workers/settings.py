@@ -73,90 +73,163 @@ class SettingsError(ValueError):
     """A setting is missing or wrong; the message is one line that says how to fix it."""
 
 
+def setting(default: Any, meaning: str, *, see: str = "", shown: str = "", **rules: Any) -> Any:
+    """A setting's field: its default and what it means, which docs/configuration.md's table and the flags' help
+    read (workers/settings_table.py); `see`: the docs page that says more; `shown`: the default as the table says it,
+    when the code's (None) is not what a user gets."""
+    extra: dict[str, Any] = {key: value for key, value in (("see", see), ("shown", shown)) if value}
+    return Field(default, description=meaning, json_schema_extra=extra or None, **rules)
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="AZMC_", extra="ignore", frozen=True)
 
     # Temporal
-    temporal_address: str = "localhost:7233"
-    temporal_namespace: str = "default"
-    temporal_tls: bool = False
-    temporal_tls_cert: Path | None = None
-    temporal_tls_key: Path | None = None
-    temporal_tls_ca: Path | None = None  # the server's CA, for a cluster whose certificate is not in the system roots
-    temporal_tls_server_name: str | None = None  # the name in the server's certificate, when the address differs
-    temporal_api_key: SecretStr | None = None
-    task_queue: str = TASK_QUEUE
-    # Worker Versioning (workers/deployment.py, docs/upgrades.md): the Worker Deployment this worker is a version
-    # of; false runs unversioned, for a server without it. make_current: when a starting worker's version
-    # becomes the current one (first: only if none is; always: `azmc dev`; never: the operator promotes it).
-    # The controller names it <Kubernetes namespace>/<WorkerDeployment>; a build id given overrides this code's own.
-    deployment_name: str = Field("azmc", pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]{0,99}(/[A-Za-z0-9][A-Za-z0-9_-]{0,99})?$")
-    build_id: str | None = Field(None, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,254}$")
-    worker_versioning: bool = True
-    make_current: str = Field("first", pattern="^(first|always|never)$")
-    # A worker refuses to make its version current on a task queue another deployment's current version serves
-    # (every run there would move to it); true moves the task queues to this worker's deployment on purpose.
-    take_over: bool = False
+    temporal_address: str = setting(
+        "localhost:7233", "Temporal frontend (`<ns>.<account>.tmprl.cloud:7233` for Temporal Cloud)")
+    temporal_namespace: str = setting("default", "namespace")
+    temporal_tls: bool = setting(False, "TLS with system roots (implied by any TLS setting below or an API key)")
+    temporal_tls_cert: Path | None = setting(None, "mTLS client certificate file (PEM), with the key")
+    temporal_tls_key: Path | None = setting(None, "mTLS client key file (PEM), with the certificate")
+    temporal_tls_ca: Path | None = setting(
+        None, "the server's CA certificate (PEM), for a cluster whose certificate is not in the system roots")
+    temporal_tls_server_name: str | None = setting(
+        None, "the name in the server's certificate, when it differs from the address's host")
+    temporal_api_key: SecretStr | None = setting(None, "Temporal Cloud API key; environment only, never logged")
+    task_queue: str = setting(TASK_QUEUE, "task queue of the machines, pools and sweep; the shared memory of refused "
+                                          "offerings runs on `<queue>-offerings`, which every worker polls too")
+    # Worker Versioning (workers/deployment.py). The controller names the deployment
+    # <Kubernetes namespace>/<WorkerDeployment>.
+    deployment_name: str = setting(
+        "azmc", "the Worker Deployment this worker is a version of; its build id is the package version and a digest "
+                "of `workflows/` and `models/`", see="upgrades.md",
+        pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]{0,99}(/[A-Za-z0-9][A-Za-z0-9_-]{0,99})?$")
+    build_id: str | None = setting(
+        None, "a build id to serve instead of this code's own: for a deployment system that names versions itself",
+        pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,254}$")
+    worker_versioning: bool = setting(
+        True, "`false` runs unversioned, for a Temporal server before 1.29.1 (one without Worker Versioning stops a "
+              "versioned worker at start, saying so): a deploy that changes workflow code then needs every run to "
+              "end first", see="upgrades.md")
+    make_current: str = setting(
+        "first", "when a starting worker makes its version the current one: `first` only if none is (a new "
+                 "installation works at once, a deploy waits for `azmc deployment promote`), `always` (`azmc dev` "
+                 "sets it), `never`", pattern="^(first|always|never)$")
+    take_over: bool = setting(
+        False, "a worker refuses to make its version current where another Worker Deployment's current version "
+               "serves the task queues (every run there would move to it); `true` moves them to its deployment on "
+               "purpose", see="upgrades.md")
 
     # Worker process
-    metrics_port: int = Field(METRICS_PORT, ge=0, le=65535)  # 0 turns the Prometheus endpoint off
-    metrics_host: str = "127.0.0.1"
-    graceful_shutdown_s: float = 30.0
-    max_concurrent_activities: int = Field(200, ge=1)
+    metrics_port: int = setting(
+        METRICS_PORT, "Prometheus endpoint (`/metrics`) of the SDK's metrics and `azmc_codec_key_missing` (payloads "
+                      "whose codec key the worker lacks, by key id); 0 turns it off", see="security.md", ge=0, le=65535)
+    metrics_host: str = setting("127.0.0.1", "the address the Prometheus endpoint listens on")
+    graceful_shutdown_s: float = setting(30.0, "on SIGTERM/SIGINT, how long in-flight activities may finish (seconds)")
+    max_concurrent_activities: int = setting(200, "activities a worker runs at once", ge=1)
     # Azure writes a second across the whole installation, per budget (models/pace.py: 80% of Azure's documented
     # limits by default). Every worker of an installation must say the same: the server keeps the last one heard.
-    pace_network_per_s: float = Field(DEFAULT_PACES[Budget.NETWORK], gt=0, le=1000)
-    pace_compute_writes_per_s: float = Field(DEFAULT_PACES[Budget.COMPUTE_WRITES], gt=0, le=1000)
-    pace_compute_updates_per_s: float = Field(DEFAULT_PACES[Budget.COMPUTE_UPDATES], gt=0, le=1000)
-    pace_compute_deletes_per_s: float = Field(DEFAULT_PACES[Budget.COMPUTE_DELETES], gt=0, le=1000)
-    # Force-delete a VM whose every disk goes with it (activities/force_delete.py): Azure skips the guest's shutdown.
-    force_delete_vms: bool = True
+    pace_network_per_s: float = setting(
+        DEFAULT_PACES[Budget.NETWORK], "NIC creations and deletions a second across the installation: 80% of the "
+        "network provider's 1,000 writes and deletes per 5 minutes; every worker must say the same",
+        see="architecture/pacing.md", gt=0, le=1000)
+    pace_compute_writes_per_s: float = setting(
+        DEFAULT_PACES[Budget.COMPUTE_WRITES], "VM creations (PutVM) a second across the installation: 80% of "
+        "compute's 500 a minute", gt=0, le=1000)
+    pace_compute_updates_per_s: float = setting(
+        DEFAULT_PACES[Budget.COMPUTE_UPDATES], "power operations, redeploys and PATCHes (UpdateVM) a second across the "
+        "installation: 80% of compute's 500 a minute", gt=0, le=1000)
+    pace_compute_deletes_per_s: float = setting(
+        DEFAULT_PACES[Budget.COMPUTE_DELETES], "VM and disk deletions and deallocations (DeleteVM) a second across the "
+        "installation: 80% of compute's 500 a minute", gt=0, le=1000)
+    # Force-delete a VM whose every disk goes with it (activities/force_delete.py).
+    force_delete_vms: bool = setting(
+        True, "delete a VM with `forceDeletion=true` when every disk goes with it (Azure skips the guest's shutdown: a "
+              "shorter delete, fewer polls); a VM that keeps a data disk is never force-deleted",
+        see='architecture/activities.md, "What each activity asks of ARM"')
     # ARM requests a second across the installation, by kind; each worker sends its share (activities/arm_pace.py).
-    pace_arm_reads_per_s: float = Field(DEFAULT_ARM_PACES["reads"], gt=0, le=10000)
-    pace_arm_writes_per_s: float = Field(DEFAULT_ARM_PACES["writes"], gt=0, le=10000)
-    pace_arm_deletes_per_s: float = Field(DEFAULT_ARM_PACES["deletes"], gt=0, le=10000)
-    # Workflows kept in memory between their tasks (sticky cache); one evicted replays its history on its
-    # next task or query. Chosen with bench/scale.py: see docs/performance.md.
-    max_cached_workflows: int = Field(MAX_CACHED_WORKFLOWS, ge=0)
-    max_concurrent_workflow_tasks: int = Field(MAX_CONCURRENT_WORKFLOW_TASKS, ge=1)
-    workflow_task_polls: int = Field(WORKFLOW_TASK_POLLS, ge=2)
-    log_format: str = Field("text", pattern="^(text|json)$")
-    # info: phases and every step's outcome; debug adds each step as it starts (the status shows those).
-    log_level: str = Field("info", pattern="^(debug|info|warning|error)$")
-    # Temporal's workflow sandbox at run time (workers/sandbox.py): off, because the tests check determinism on
-    # the source and by replays, and it costs a third of the worker's CPU; on re-checks it in production.
-    workflow_sandbox: bool = False
+    pace_arm_reads_per_s: float = setting(
+        DEFAULT_ARM_PACES["reads"], "ARM reads a second across the installation, polls included: 80% of ARM's 25; "
+        "each worker sends its share, the rate divided by the workers it counts on the task queue",
+        see="architecture/pacing.md", gt=0, le=10000)
+    pace_arm_writes_per_s: float = setting(
+        DEFAULT_ARM_PACES["writes"], "ARM writes a second across the installation: 80% of ARM's 10, shared as the "
+        "reads are", gt=0, le=10000)
+    pace_arm_deletes_per_s: float = setting(
+        DEFAULT_ARM_PACES["deletes"], "ARM deletes a second across the installation: 80% of ARM's 10, shared as the "
+        "reads are", gt=0, le=10000)
+    # Chosen with bench/scale.py: see docs/performance.md.
+    max_cached_workflows: int = setting(
+        MAX_CACHED_WORKFLOWS, "machines a worker keeps in memory between their workflow tasks (sticky cache); an "
+        "evicted one replays its history at its next task or query", see="performance.md", ge=0)
+    max_concurrent_workflow_tasks: int = setting(
+        MAX_CONCURRENT_WORKFLOW_TASKS, "workflow tasks a worker holds at once", see="performance.md", ge=1)
+    workflow_task_polls: int = setting(
+        WORKFLOW_TASK_POLLS, "polls for workflow tasks a worker keeps open: one takes new machines from the task "
+        "queue, the others its own machines' next tasks, so a burst of new machines cannot starve running ones",
+        see="performance.md", ge=2)
+    log_format: str = setting("text", "`text` (logfmt) or `json`, one event per line", pattern="^(text|json)$")
+    log_level: str = setting(
+        "info", "`info`: phase changes and every step's outcome (failures as warnings); `debug` adds each step as it "
+                "starts (the status and the UI show those anyway)", pattern="^(debug|info|warning|error)$")
+    # Off, because the tests check determinism on the source and by replays, and it costs a third of the worker's
+    # CPU; on, it re-checks it in production (workers/sandbox.py).
+    workflow_sandbox: bool = setting(
+        False, "run workflows in Temporal's sandbox, which re-checks determinism at run time for about a third of the "
+               "worker's CPU; `tests/workers/test_workflow_runner.py` runs a lifecycle in it")
 
     # Azure: an endpoint means "talk to this ARM-compatible URL" (a loopback one is the emulator); none
     # means the cloud's ARM. The cloud (default: the endpoint's, else public Azure) sets authority and audience.
-    azure_endpoint: str | None = None
-    azure_cloud: AzureCloud | None = None
-    azure_token: SecretStr | None = None
-    azure_subscription_id: str | None = None
-    # Which azmc installation owns what this worker creates (the owner tag); unset = the Temporal
-    # namespace's id, which differs between clusters and namespaces (workers/installation.py).
-    installation_id: str | None = Field(None, pattern=INSTALLATION_ID_PATTERN)
+    azure_endpoint: str | None = setting(
+        None, "an ARM endpoint; a loopback one (`http://127.0.0.1:8910`) is the emulator; unset = the cloud's ARM. "
+              "Plain http only on loopback")
+    azure_cloud: AzureCloud | None = setting(
+        None, "the ARM endpoint, the sign-in authority and the tokens' ARM audience", shown="the endpoint's, else "
+              "`AzureCloud`")
+    azure_token: SecretStr | None = setting(
+        None, "bearer token for the emulator; used, and allowed, only with a loopback endpoint",
+        shown=f"`{DEFAULT_EMULATOR_TOKEN}`")
+    azure_subscription_id: str | None = setting(None, "the subscription to manage (required for real Azure)")
+    # Unset: the Temporal namespace's id, which differs between clusters and namespaces (workers/installation.py).
+    installation_id: str | None = setting(
+        None, "names this installation in every resource's `azmc-owner` tag (letters, digits, `.`, `_`, `-`; at most "
+              "64)", shown="the Temporal namespace's id", pattern=INSTALLATION_ID_PATTERN)
 
     # Payload encryption (codec/): keys from the variable, a file and/or Azure Key Vault; none = not encrypted.
-    codec_keys: SecretStr | None = None
-    codec_keys_file: Path | None = None
-    codec_key_vault_url: str | None = None
-    codec_key_vault_secret: str = "azmc-codec-keys"
+    codec_keys: SecretStr | None = setting(
+        None, "payload encryption keys: JSON of key id -> base64 of 32 bytes; the last one encrypts; environment only",
+        see="security.md")
+    codec_keys_file: Path | None = setting(None, "the same JSON in a file (merged after `AZMC_CODEC_KEYS`)")
+    codec_key_vault_url: str | None = setting(
+        None, "Azure Key Vault holding the same JSON as a secret, read with DefaultAzureCredential (merged last; the "
+              "image holds it when built with `LOCK=image-keyvault`)", see='testing.md, "Dependencies"')
+    codec_key_vault_secret: str = setting("azmc-codec-keys", "the name of that secret")
 
     # The fleet sweep (models/sweep.py): the Schedule `azmc-fleet-sweep` runs FleetSweep every interval.
-    ensure_schedule: bool = False  # the worker creates or updates the schedule at start
-    sweep_interval: Annotated[timedelta, Bounded("sweep_interval", always=True)] = DEFAULT_SWEEP_INTERVAL
-    orphan_grace: Annotated[timedelta, Bounded("orphan_grace", always=True)] = DEFAULT_ORPHAN_GRACE
-    max_orphan_deletions: int = Field(DEFAULT_MAX_ORPHAN_DELETIONS, ge=0)
-    max_upgrade_signals: int = Field(DEFAULT_MAX_UPGRADE_SIGNALS, ge=0)  # per sweep, after a deploy
+    ensure_schedule: bool = setting(
+        False, "the worker creates or updates the schedule `azmc-fleet-sweep` at start (`azmc dev` sets it)")
+    sweep_interval: Annotated[timedelta, Bounded("sweep_interval", always=True)] = setting(
+        DEFAULT_SWEEP_INTERVAL, "how often the fleet sweep runs")
+    orphan_grace: Annotated[timedelta, Bounded("orphan_grace", always=True)] = setting(
+        DEFAULT_ORPHAN_GRACE, "how long a resource must have been orphaned before the sweep deletes it; keep it above "
+        "Resource Graph's lag")
+    max_orphan_deletions: int = setting(
+        DEFAULT_MAX_ORPHAN_DELETIONS, "the safety cap: a sweep that would delete more deletes nothing and says why",
+        ge=0)
+    max_upgrade_signals: int = setting(
+        DEFAULT_MAX_UPGRADE_SIGNALS, "after a deploy, how many runs still on an older version one sweep wakes with "
+        "`upgrade`", see="upgrades.md", ge=0)
 
-    # Capacity fallback: machines share one memory of the offerings Azure refused (workflows/offerings/workflow.py).
-    # False gives each machine its own, learning only from its own refusals: the baseline of
-    # bench/capacity_fallback.py, not a production setting.
-    shared_offerings: bool = True
-    # Foreseen quota (models/quota.py): the memory reads the compute usages when a claim finds its reading older
-    # than this (one ARM read for the whole fleet of a location).
-    quota_read_every: Annotated[timedelta, Bounded("quota_read_every", always=True)] = DEFAULT_READ_EVERY
+    # Capacity fallback (workflows/offerings/workflow.py).
+    shared_offerings: bool = setting(
+        True, "machines share one memory of the offerings Azure refused; `false` gives each machine its own, learning "
+              "only from its own refusals (the baseline `bench/capacity_fallback.py` measures against, not for "
+              "production)")
+    # Foreseen quota (models/quota.py).
+    quota_read_every: Annotated[timedelta, Bounded("quota_read_every", always=True)] = setting(
+        DEFAULT_READ_EVERY, "how old the offerings memory's reading of the compute usages (vCPU quota) may be before "
+        "the next claim has it read again: one ARM read per subscription and location, for the whole fleet",
+        see='capacity.md, "Foreseen quota"')
 
     @classmethod
     def settings_customise_sources(cls, settings_cls: type[BaseSettings], init_settings: Source, env_settings: Source,
@@ -224,7 +297,8 @@ class Settings(BaseSettings):
 
 # The flags whose name is not the setting's (`--temporal-address` is temporal_address's; these differ).
 FLAGS = {"temporal_namespace": "--namespace", "temporal_tls_cert": "--tls-cert", "temporal_tls_key": "--tls-key",
-         "temporal_tls_ca": "--tls-ca", "temporal_tls_server_name": "--tls-server-name"}
+         "temporal_tls_ca": "--tls-ca", "temporal_tls_server_name": "--tls-server-name",
+         "deployment_name": "--deployment"}
 
 
 def flag_of(setting: str) -> str:

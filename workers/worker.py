@@ -114,7 +114,9 @@ def worker_client(client: Client, holders: KeyHolders | None = None) -> Client:
         return client
     runtime = client.service_client.config.runtime or Runtime.default()
     missing = MissingKeys(runtime.metric_meter, key_ids(converter))
-    return Client(**{**client.config(), "data_converter": for_workers(converter, holders, missing)})
+    config = client.config()  # a copy
+    config["data_converter"] = for_workers(converter, holders, missing)
+    return Client(**config)
 
 
 def worker_identity(client: Client) -> str:
@@ -244,7 +246,8 @@ async def run_worker(settings: Settings) -> None:
                 "unversioned",
             },
         )
-        await asyncio.wait({running, stopping}, return_when=asyncio.FIRST_COMPLETED)
+        either: set[asyncio.Future[Any]] = {running, stopping}
+        await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
         counting.cancel()
         releasing.cancel()
         if activation is not None:

@@ -39,8 +39,8 @@ async def probe_guest(clients: AzureClients, inp: ProbeInput) -> ProbeResult:
                 writer.close()
                 return ProbeResult(ok=True, detail=f"{target}: connected")
             return await _http_get(clients.probe_session(),
-                                   f"http://{inp.address}:{probe.http.port}{probe.http.path}",  # type: ignore[union-attr]
-                                   probe.http.expect_status, target)  # type: ignore[union-attr]
+                                   f"http://{inp.address}:{probe.http.port}{probe.http.path}",  # type: ignore[union-attr]  # the validator holds exactly one of tcp and http
+                                   probe.http.expect_status, target)  # type: ignore[union-attr]  # the validator holds exactly one of tcp and http
     except TimeoutError:
         return ProbeResult(ok=False, detail=f"{target}: no answer within {seconds:g}s")
     except (OSError, aiohttp.ClientError) as err:
@@ -56,7 +56,7 @@ async def _http_get(session: aiohttp.ClientSession, url: str, expect: int, targe
 async def _through(session: aiohttp.ClientSession, proxy: str, inp: ProbeInput, target: str) -> ProbeResult:
     """The emulator's stand-in for the guest network: 200 when the guest would answer, 503 with why not."""
     probe = inp.probe
-    path = f"tcp/{probe.tcp.port}" if probe.tcp else f"http/{probe.http.port}{probe.http.path}"  # type: ignore[union-attr]
+    path = f"tcp/{probe.tcp.port}" if probe.tcp else f"http/{probe.http.port}{probe.http.path}"  # type: ignore[union-attr]  # the validator holds exactly one of tcp and http
     async with session.get(f"{proxy}/{inp.address}/{path}") as answer:
         if answer.status == 200:
             return ProbeResult(ok=True, detail=f"{target}: answered")

@@ -122,7 +122,7 @@ async def tell(client: Client, report: RefusalReport, task_queue: str, private_t
     """An attempt's outcome (starting the memory if needed); the refusal remembered, or None."""
     offering = report.offering
     return await client.execute_update_with_start_workflow(
-        OFFERINGS_REFUSED_UPDATE, report, result_type=Refusal | None,
+        OFFERINGS_REFUSED_UPDATE, report, result_type=Refusal | None,  # type: ignore[arg-type]  # the SDK's annotation asks a class; its pydantic converter takes a union
         start_workflow_operation=_memory(offering.subscription, offering.location, task_queue, private_to))
 
 
@@ -145,7 +145,7 @@ def activities(shared: bool = True, read_usages: UsageReader | None = None,
     view = OfferingsView()
 
     def private_to() -> str:
-        return "" if shared else activity.info().workflow_id
+        return "" if shared else activity.info().workflow_id or ""
 
     @activity.defn(name=ActivityName.ASK_OFFERINGS.value)
     async def ask_offerings(request: ClaimRequest) -> Claim:

@@ -62,8 +62,8 @@ async def open_machine_names(client: Client, resource_group: str, pool: str) -> 
                                                 type_filter=WorkflowTypeFilter(name=WORKFLOW_TYPE))
     while True:
         page = await client.workflow_service.list_open_workflow_executions(request)
-        for execution in page.executions:
-            place = machine_of(execution.execution.workflow_id)
+        for info in page.executions:
+            place = machine_of(info.execution.workflow_id)
             if place is not None and place[0] == resource_group and is_pool_machine_name(pool, place[1]):
                 names.append(place[1])
         if not page.next_page_token:

@@ -40,6 +40,8 @@ async def _read(clients: AzureClients, rg: str, kind: str, name: str) -> Any:
 
 async def existing(clients: AzureClients, machine: GraphMachine) -> OrphanMachine:
     """The machine's resources that exist now and are its own (the OS disk a VM PUT made untagged too)."""
+    if not clients.installation_id:
+        raise ValueError("a pool's leftovers need the installation id")
     rg, owner = machine.resource_group, Owner(clients.installation_id, machine.workflow_id, machine.name)
     vm = await _read(clients, rg, "VM", machine.name)
     vm_ours = vm is not None and owner.classify(vm.tags) == Ownership.OURS

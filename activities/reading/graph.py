@@ -96,7 +96,7 @@ async def query_pages(clients: AzureClients, query: str, action: str) -> tuple[l
         async with classified(action):
             response = await clients.graph.resources(request)
         pages += 1
-        rows.extend(response.data or [])
+        rows.extend(response.data or [])  # type: ignore[arg-type]  # objectArray, as the request asks: a list of rows
         skip_token = response.skip_token
         if not skip_token:
             return rows, pages

@@ -7,6 +7,7 @@ sighting counts. Every other tag is kept.
 """
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from activities.arm import classified, log
@@ -17,7 +18,8 @@ from activities.tags import all_patched, patch_disk_tags, patch_nic_tags, patch_
 from models.naming import ORPHAN_SEEN_TAG
 from models.sweep import OrphanMarkInput, orphan_mark, read_orphan_mark
 
-_PATCH = {"VM": patch_vm_tags, "NIC": patch_nic_tags, "disk": patch_disk_tags, "public IP": patch_public_ip_tags}
+_PATCH: dict[str, Callable[..., Awaitable[Any]]] = {
+    "VM": patch_vm_tags, "NIC": patch_nic_tags, "disk": patch_disk_tags, "public IP": patch_public_ip_tags}
 
 
 def _without_mark(tags: Tags) -> dict[str, str]:

@@ -98,7 +98,7 @@ async def check_orphan(clients: AzureClients, client: Client, inp: OrphanCheckIn
                                         for kind, name in names))
     vm_body = next((b for (kind, _), b in zip(names, bodies, strict=True) if kind == "VM"), None)
     ours = vm_body is not None and owner.classify(vm_body.tags) == Ownership.OURS
-    vm_disks = set(vm_inventory(vm_body).disk_names) if ours else set()
+    vm_disks = set(vm_inventory(vm_body).disk_names) if ours and vm_body is not None else set()
     kept: list[tuple[str, str]] = []
     unmarked: list[tuple[str, str]] = []
     with_vm: list[tuple[str, str]] = []  # untagged disks of our VM: they go with it, and are seen with it

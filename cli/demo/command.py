@@ -4,7 +4,7 @@ import asyncio
 import contextlib
 import time
 import urllib.parse
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Callable, Coroutine, Iterator
 from typing import Any, Protocol, TypeVar
 
 from rich.console import Console, Group
@@ -153,12 +153,15 @@ Outcome = TypeVar("Outcome", bound="_Outcome")
 
 
 class _Outcome(Protocol):
-    ok: bool
-    seconds: float
+    @property
+    def ok(self) -> bool: ...
+
+    @property
+    def seconds(self) -> float: ...
 
 
 def show_scenario(config: StackConfig, interactive: bool, console: Console,
-                  scenario: Callable[[], Awaitable[tuple[Outcome, str]]], render: Callable[[Outcome], Any],
+                  scenario: Callable[[], Coroutine[Any, Any, tuple[Outcome, str]]], render: Callable[[Outcome], Any],
                   failure: str) -> None:
     """Run a demo scenario (its outcome and the UI link to look at) on the demo stack, print its summary;
     a stack the demo started stays up, interactive, until Ctrl-C; exit non-zero with `failure` unless ok."""

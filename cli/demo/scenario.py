@@ -9,6 +9,7 @@ import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import cast
 
 from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client, WorkflowExecutionStatus
@@ -127,8 +128,8 @@ def request_delta(before: dict[str, object], after: dict[str, object]) -> dict[s
     """Per-operation ARM request counts made during the demo (the emulator counts since its start)."""
 
     def flat(counts: dict[str, object]) -> dict[str, int]:
-        inner = counts.get("by_operation") or counts.get("counts") or counts
-        return {str(k): int(v) for k, v in inner.items() if isinstance(v, int | float)}  # type: ignore[union-attr]
+        inner = cast(dict[str, object], counts.get("by_operation") or counts.get("counts") or counts)
+        return {str(k): int(v) for k, v in inner.items() if isinstance(v, int | float)}
 
     old, new = flat(before), flat(after)
     return {key: new[key] - old.get(key, 0) for key in sorted(new) if new[key] - old.get(key, 0) > 0}

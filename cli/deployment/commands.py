@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from cli.errors import settings_or_exit
-from cli.options import HELP_MARKUP, Namespace, TemporalAddress
+from cli.options import HELP_MARKUP, Namespace, TemporalAddress, setting_option
 
 if TYPE_CHECKING:
     from temporalio.client import Client
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 deployment_app = typer.Typer(help="Worker Versioning: the versions of the azmc Worker Deployment.",
                              no_args_is_help=True, rich_markup_mode=HELP_MARKUP)
 
-Deployment = Annotated[str | None, typer.Option("--deployment", help="[env AZMC_DEPLOYMENT_NAME, default azmc]")]
+Deployment = Annotated[str | None, setting_option("deployment_name", "the Worker Deployment")]
 POLL_S = 5.0
 
 
@@ -63,8 +63,8 @@ def status(
         for build, drainage, runs in found:
             role = "current" if build == current else drainage or "never current"
             print(f"  {build}  {role:<13} {runs} open runs, {polling.get(f'{name}:{build}', 0)} workers polling")
-        for version, runs in (await runs_on_other_deployments(client, name)).items():
-            print(f"  {version}  of another deployment  {runs} open runs, {polling.get(version, 0)} workers polling")
+        for other, runs in (await runs_on_other_deployments(client, name)).items():
+            print(f"  {other}  of another deployment  {runs} open runs, {polling.get(other, 0)} workers polling")
         if unversioned := await unversioned_runs(client):
             print(f"  (unversioned)  {unversioned} open runs begun before Worker Versioning")
 
@@ -132,8 +132,9 @@ def promote(
         if not wait:
             return
         described = await describe(client, name)
-        older = [(name, s.deployment_version.build_id) for s in described.worker_deployment_info.version_summaries
-                 if s.deployment_version.build_id != target] if described else []
+        summaries = described.worker_deployment_info.version_summaries if described else []
+        older: list[tuple[str, ...]] = [(name, s.deployment_version.build_id) for s in summaries
+                                        if s.deployment_version.build_id != target]
         older += [tuple(version.split(":", 1)) for version in await runs_on_other_deployments(client, name)]
         deadline = time.monotonic() + timeout
         while True:

@@ -4,8 +4,8 @@ from typing import Annotated
 
 import typer
 
-from cli.options import HELP_MARKUP
-from models.durations import BOUNDS, format_duration
+from cli.options import HELP_MARKUP, Namespace, TemporalAddress, setting_option
+from models.durations import format_duration
 
 schedule_app = typer.Typer(help="The fleet sweep's Temporal Schedule `azmc-fleet-sweep`.", no_args_is_help=True,
                            rich_markup_mode=HELP_MARKUP)
@@ -13,15 +13,11 @@ schedule_app = typer.Typer(help="The fleet sweep's Temporal Schedule `azmc-fleet
 
 @schedule_app.command()
 def ensure(
-    temporal_address: Annotated[str | None, typer.Option("--temporal-address", help="[env AZMC_TEMPORAL_ADDRESS]")]
-    = None,
-    namespace: Annotated[str | None, typer.Option("--namespace", "-n", help="[env AZMC_TEMPORAL_NAMESPACE]")] = None,
-    sweep_interval: Annotated[str | None, typer.Option(
-        help=f"e.g. 1m [env AZMC_SWEEP_INTERVAL, default 1m, {BOUNDS['sweep_interval'].range}]")] = None,
-    orphan_grace: Annotated[str | None, typer.Option(
-        help=f"e.g. 30m [env AZMC_ORPHAN_GRACE, default 30m, {BOUNDS['orphan_grace'].range}]")] = None,
-    max_orphan_deletions: Annotated[
-        int | None, typer.Option(help="safety cap per sweep [env AZMC_MAX_ORPHAN_DELETIONS, default 20]")] = None,
+    temporal_address: TemporalAddress = None,
+    namespace: Namespace = None,
+    sweep_interval: Annotated[str | None, setting_option("sweep_interval")] = None,
+    orphan_grace: Annotated[str | None, setting_option("orphan_grace")] = None,
+    max_orphan_deletions: Annotated[int | None, setting_option("max_orphan_deletions")] = None,
 ) -> None:
     """Create the schedule, or bring it to these settings (an operator's pause is kept)."""
     from cli.errors import run_friendly, settings_or_exit

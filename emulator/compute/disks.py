@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 import copy
 import uuid
 from typing import Any
@@ -157,7 +158,7 @@ class DisksBackend:
 
     def create(self, scope: Scope, name: str, location: str, *, sku: str, size_gb: int, create_option: str,
                request: dict[str, Any] | None = None, state: str = "Succeeded",
-               os_type: str | None = None, zones: list[str] | None = None) -> Resource:
+               os_type: str | None = None, zones: builtins.list[str] | None = None) -> Resource:
         rid = scope.resource_id(DISK_TYPE, name)
         body = base_body(rid, name, DISK_TYPE, request or {}, location)
         body["sku"] = _sku(sku)

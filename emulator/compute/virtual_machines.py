@@ -6,6 +6,7 @@ in `vm_power.py`.
 
 from __future__ import annotations
 
+import builtins
 import copy
 import uuid
 from typing import Any
@@ -92,7 +93,7 @@ class VirtualMachinesBackend:
             vms = [v for v in vms if v.body.get("location", "").lower() == location.lower()]
         return [v.body for v in vms]
 
-    def list_statuses(self, subscription: str) -> list[dict]:
+    def list_statuses(self, subscription: str) -> builtins.list[dict]:
         """The subscription's VMs with `statusOnly=true`: each one's run-time status, nothing of its model."""
         return [status_only(vm, self.state) for vm in listed(self.state, VM_TYPE, subscription, None)]
 
@@ -261,7 +262,7 @@ class VirtualMachinesBackend:
         vm.extra["error"] = error
         self.state.store.changed(vm)
 
-    def _detach_dropped(self, vm: Resource, nic_refs: list[dict[str, Any]], storage: dict[str, Any]) -> None:
+    def _detach_dropped(self, vm: Resource, nic_refs: builtins.list[dict[str, Any]], storage: dict[str, Any]) -> None:
         keep_nics = {arm_ids.key(r["id"]) for r in nic_refs}
         for nic in attached_nics(self.state, vm):
             if arm_ids.key(nic.id) not in keep_nics:

@@ -70,7 +70,9 @@ def with_user_data(vm: Resource) -> dict[str, Any]:
 
 
 def wants(expand: str | None, what: str) -> bool:
-    return bool(expand) and what.lower() in (part.strip().lower() for part in expand.split(","))
+    if not expand:
+        return False
+    return what.lower() in (part.strip().lower() for part in expand.split(","))
 
 
 def bootstrap_digests(vm: Resource) -> dict[str, str]:

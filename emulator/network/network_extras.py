@@ -6,6 +6,7 @@ backend pool's `backendIPConfigurations`), and a public IP still on a NIC refuse
 
 from __future__ import annotations
 
+import builtins
 import copy
 import hashlib
 import uuid
@@ -172,7 +173,7 @@ class NetworkExtrasBackend:
                     pool["properties"]["backendIPConfigurations"] = [{"id": ipc} for ipc in users]
         return body
 
-    def _nic_ip_configs(self, field: str, target_id: str) -> list[str]:
+    def _nic_ip_configs(self, field: str, target_id: str) -> builtins.list[str]:
         """The ids of the NIC ip configurations whose `field` (one reference or a list of them) is `target_id`, and
         for a public IP the load balancer frontends that hold it (Azure shows either as its `ipConfiguration`)."""
         wanted = arm_ids.key(target_id)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 import copy
 import uuid
 from typing import Any
@@ -103,7 +104,7 @@ class VirtualNetworksBackend:
             raise errors.resource_not_found(f"{VNET_TYPE}/{vnet.name}/subnets", name, vnet.resource_group)
         return self.render_subnet(subnet)
 
-    def list_subnets(self, scope: Scope, vnet_name: str) -> list[dict[str, Any]]:
+    def list_subnets(self, scope: Scope, vnet_name: str) -> builtins.list[dict[str, Any]]:
         vnet = get_existing(self.state, scope, VNET_TYPE, vnet_name)
         return [self.render_subnet(s) for s in self._subnets(vnet)]
 
@@ -130,7 +131,7 @@ class VirtualNetworksBackend:
 
     # ---- helpers
 
-    def _subnets(self, vnet: Resource) -> list[Resource]:
+    def _subnets(self, vnet: Resource) -> builtins.list[Resource]:
         prefix = arm_ids.key(vnet.id) + "/subnets/"
         return [s for s in self.state.store.of_type(SUBNET_TYPE, vnet.subscription, vnet.resource_group)
                 if arm_ids.key(s.id).startswith(prefix)]
@@ -158,11 +159,11 @@ class VirtualNetworksBackend:
         body["properties"].pop("ipConfigurations", None)  # read-only: rendered from the NICs
         return self.state.store.put(Resource(SUBNET_TYPE, vnet.subscription, vnet.resource_group, body))
 
-    def _nic_ip_configs(self, subnet: Resource) -> list[str]:
+    def _nic_ip_configs(self, subnet: Resource) -> builtins.list[str]:
         """What holds an address in the subnet: NIC ip configurations and load balancer frontends (Azure lists
         both in the subnet's `ipConfigurations`, and refuses to delete a subnet either still uses)."""
         wanted = arm_ids.key(subnet.id)
-        found: list[str] = []
+        found: builtins.list[str] = []
         for kind, collection in ((NIC_TYPE, "ipConfigurations"), (LB_TYPE, "frontendIPConfigurations")):
             for holder in self.state.store.of_type(kind, subnet.subscription):
                 for ipc in holder.properties.get(collection, []):

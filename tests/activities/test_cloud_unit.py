@@ -91,7 +91,7 @@ async def test_real_clients_and_credential_target_the_sovereign_cloud(cloud: Azu
             assert url == base_url
             assert list(client._config.credential_scopes) == [scope]
             assert client._config.authentication_policy._scopes == (scope,)  # what the bearer policy asks for
-        environment = clients.credential.credentials[0]  # type: ignore[attr-defined]
+        environment = clients.credential.credentials[0]
         assert environment._credential._client._authority == f"https://{authority}"
     finally:
         await clients.close()

@@ -13,7 +13,7 @@ RG = SEED_RESOURCE_GROUP
 REF = MachineRef(resource_group=RG, name="vm1")
 
 
-def _host(emulator) -> str:  # type: ignore[no-untyped-def]
+def _host(emulator) -> str:
     return next(r for r in emulator.resources("virtualMachines") if r["name"] == "vm1")["host"]
 
 

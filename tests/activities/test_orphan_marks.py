@@ -11,7 +11,7 @@ from tests.emulator.builders import RG, nic_body
 SEEN = datetime(2026, 5, 1, 12, 30, 15, 999, tzinfo=UTC)
 
 
-def _tags(emulator, name: str) -> dict[str, str]:  # type: ignore[no-untyped-def]
+def _tags(emulator, name: str) -> dict[str, str]:
     return next(r["tags"] for r in emulator.resources("networkInterfaces") if r["name"] == name)
 
 
@@ -20,7 +20,7 @@ def _orphan(*nics: str) -> OrphanMachine:
 
 
 async def test_only_the_orphans_own_resources_are_marked_and_the_first_sighting_counts(
-        driver, env, make_spec, sdk, emulator) -> None:  # type: ignore[no-untyped-def]
+        driver, env, make_spec, sdk, emulator) -> None:
     await env.run(driver.ensure_nic, make_spec("vm1"))  # owner: this installation's workflow "test"
     await sdk.network.network_interfaces.update_tags(RG, "vm1-nic", {"tags": {
         **_tags(emulator, "vm1-nic"), "team": "platform"}})
@@ -47,7 +47,7 @@ async def test_only_the_orphans_own_resources_are_marked_and_the_first_sighting_
     assert ORPHAN_SEEN_TAG not in _tags(emulator, "vm1-nic") and _tags(emulator, "vm1-nic")["team"] == "platform"
 
 
-async def test_a_mark_that_is_no_time_is_written_again(driver, env, make_spec, sdk, emulator) -> None:  # type: ignore[no-untyped-def]
+async def test_a_mark_that_is_no_time_is_written_again(driver, env, make_spec, sdk, emulator) -> None:
     await env.run(driver.ensure_nic, make_spec("vm1"))
     await sdk.network.network_interfaces.update_tags(RG, "vm1-nic", {"tags": {
         **_tags(emulator, "vm1-nic"), ORPHAN_SEEN_TAG: "yesterday"}})

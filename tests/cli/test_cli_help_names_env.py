@@ -17,7 +17,7 @@ def env_names(path: list[str]) -> set[str]:
     """The AZMC_* names the command's option help texts give."""
     command = get_command(app)
     for name in path:
-        command = command.commands[name]  # type: ignore[attr-defined]
+        command = command.commands[name]
     helps = " ".join(getattr(param, "help", "") or "" for param in command.params)
     return set(re.findall(r"\[env (AZMC_[A-Z_]+)", helps))
 

@@ -16,7 +16,7 @@ GHOST = "machine/azmc-demo/ghost"
 def _lines(report: SweepReport) -> list[str]:
     console = Console(file=io.StringIO(), width=300, color_system=None)
     console.print(orphans_table(report, now=NOW))
-    return console.file.getvalue().splitlines()  # type: ignore[attr-defined]
+    return console.file.getvalue().splitlines()
 
 
 def _row(lines: list[str], resource: str) -> str:

@@ -34,7 +34,7 @@ NOW = datetime(2025, 1, 1, tzinfo=UTC)
 def _render(renderable: object) -> str:
     console = Console(file=io.StringIO(), width=400, color_system=None)  # markup and emoji ON (rich's default)
     console.print(renderable)
-    return console.file.getvalue()  # type: ignore[attr-defined]
+    return console.file.getvalue()
 
 
 def _status() -> MachineStatus:
@@ -64,7 +64,7 @@ def test_progress_line_of_a_wait_spinner_is_text() -> None:
     console = Console(file=io.StringIO(), force_terminal=True, width=400)
     with console.status("creating...") as spinner:
         spinner.update(_progress(_status()))
-    assert HOSTILE in spinner.renderable.text.plain  # type: ignore[attr-defined]
+    assert HOSTILE in spinner.renderable.text.plain
 
 
 def test_dev_panel_with_a_state_dir_holding_markup(tmp_path: Path) -> None:

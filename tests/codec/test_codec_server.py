@@ -17,7 +17,7 @@ PLAIN = {"payloads": [{"metadata": {"encoding": base64.b64encode(b"json/plain").
                        "data": base64.b64encode(b'{"custom_data": "t0ken"}').decode()}]}
 
 
-async def _client(token: str = "", keys=KEYS) -> TestClient:  # type: ignore[no-untyped-def]
+async def _client(token: str = "", keys=KEYS) -> TestClient:
     client = TestClient(TestServer(codec_app(keys, (UI,), token), host="127.0.0.1"))
     await client.start_server()
     return client
@@ -76,7 +76,7 @@ async def test_missing_key_is_named() -> None:
         await other.close()
 
 
-def test_off_loopback_without_a_token_is_refused(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_off_loopback_without_a_token_is_refused(monkeypatch) -> None:
     monkeypatch.delenv("AZMC_CODEC_SERVER_TOKEN", raising=False)
     done = CliRunner().invoke(app, ["codec-server", "--host", "0.0.0.0"])
     assert done.exit_code == 1 and "set AZMC_CODEC_SERVER_TOKEN" in done.stderr

@@ -44,7 +44,7 @@ async def _events(handle: WorkflowHandle, kind: "EventType.ValueType") -> list[o
 
 async def _until(what: str, check: object, tries: int = 300) -> None:
     for _ in range(tries):
-        if await check():  # type: ignore[operator]
+        if await check():
             return
         await asyncio.sleep(0.2)
     raise AssertionError(f"not {what}")
@@ -89,7 +89,7 @@ async def test_a_payload_under_a_key_one_worker_lacks_is_left_to_the_worker_with
             return bool(await _events(handle, EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED))
         await _until("B failing the workflow task", b_left_it)
         (failed,) = await _events(handle, EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED)
-        message = failed.workflow_task_failed_event_attributes.failure.message  # type: ignore[attr-defined]
+        message = failed.workflow_task_failed_event_attributes.failure.message
         assert "codec key 'k2', which this process does not have (keys: k1)" in message, message
         assert "another worker polling has that key" in message, message
         assert (await handle.describe()).status == WorkflowExecutionStatus.RUNNING
@@ -141,7 +141,7 @@ async def test_a_signal_under_a_key_one_worker_lacks_is_left_to_the_worker_with_
             return bool(await _events(handle, EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED))
         await _until("B failing the workflow task", b_left_it)
         failed, *_ = await _events(handle, EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED)
-        message = failed.workflow_task_failed_event_attributes.failure.message  # type: ignore[attr-defined]
+        message = failed.workflow_task_failed_event_attributes.failure.message
         assert message.startswith("signal 'delete': payload encrypted with codec key 'k2'"), message
         assert "another worker polling has that key" in message, message
 

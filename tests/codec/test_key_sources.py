@@ -1,6 +1,7 @@
 """Where keys come from: AZMC_CODEC_KEYS, AZMC_CODEC_KEYS_FILE, Key Vault's secret value (parsing only:
 Key Vault itself cannot be reached from the test machine), merged so the newest source's last key encrypts."""
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -44,3 +45,11 @@ def test_key_vault_secret_value_is_the_same_json() -> None:
         keys_from_secret_value("nope", "https://v.vault.azure.net", "azmc-codec-keys")
     with pytest.raises(CodecKeyError, match="a vault URL such as https://"):
         check_vault_url("http://v.vault.azure.net")
+
+
+def test_key_vault_without_its_extra_says_how_to_get_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The image leaves azure-keyvault-secrets out unless built with it: the worker stops with one line."""
+    monkeypatch.setitem(sys.modules, "azure.keyvault.secrets", None)  # what an installation without it imports
+    monkeypatch.setenv("AZMC_CODEC_KEY_VAULT_URL", "https://v.vault.azure.net")
+    with pytest.raises(SettingsError, match=r"needs azure-keyvault-secrets.*LOCK=image-keyvault"):
+        codec_keys(load_settings())

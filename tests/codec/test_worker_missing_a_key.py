@@ -26,7 +26,7 @@ K123 = K12.merged(parse_keys(key("k3"), "test"))
 async def _status(handle: WorkflowHandle, done: str, accept: object) -> MachineStatus:
     for _ in range(300):
         status = await handle.query("status", result_type=MachineStatus)
-        if accept(status):  # type: ignore[operator]
+        if accept(status):
             return status
         await asyncio.sleep(0.2)
     raise AssertionError(f"not {done}: {status.model_dump_json(indent=1)}")

@@ -207,7 +207,7 @@ def cli_env(temporal_address: str, codec_endpoint: str = "") -> dict[str, str]:
 def wait_until(condition: "object", timeout_s: float, what: str, interval_s: float = 0.3) -> None:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
-        if condition():  # type: ignore[operator]
+        if condition():
             return
         time.sleep(interval_s)
     raise AssertionError(f"timed out after {timeout_s:.0f}s waiting for {what}")

@@ -47,7 +47,7 @@ def _is_subsequence(wanted: list[str], seen: list[str]) -> bool:
 
 def _assert_the_readme_story(output: str) -> None:
     story = paragraph("`make demo` runs `azmc demo`")
-    count = _NUMBERS[re.search(r"applies (\w+) machines", story)[1]]  # type: ignore[index]
+    count = _NUMBERS[re.search(r"applies (\w+) machines", story)[1]]
     unlucky = re.search(rf"applying {count} machines; (\S+)'s VM creation will fail", output)
     assert unlucky is not None, output
     name = unlucky[1]
@@ -65,7 +65,7 @@ def _assert_the_readme_story(output: str) -> None:
         assert any(event in line for line in lines), f"README names {event!r}; the run's summary does not:\n{section}"
 
 
-def test_demo_non_interactive_on_free_ports_ends_with_zero_leftovers(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_demo_non_interactive_on_free_ports_ends_with_zero_leftovers(tmp_path) -> None:
     ports = {flag: free_port() for flag in ("--temporal-port", "--ui-port", "--emulator-port", "--metrics-port",
                                             "--codec-port")}
     done = _run_demo(ports, str(tmp_path / ".azmc"))

@@ -39,7 +39,7 @@ def _azmc(stack: Stack, *args: str) -> subprocess.CompletedProcess[str]:
 
 def _other_worker(stack: Stack, log: Path, **settings: str) -> WorkerProcess:
     worker = WorkerProcess(stack.address, stack.emulator.url, log)
-    worker.env = lambda: {**WorkerProcess.env(worker), "AZMC_DEPLOYMENT_NAME": OTHER, **settings}  # type: ignore[method-assign]
+    worker.env = lambda: {**WorkerProcess.env(worker), "AZMC_DEPLOYMENT_NAME": OTHER, **settings}
     return worker
 
 

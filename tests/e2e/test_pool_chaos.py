@@ -49,7 +49,7 @@ async def _until(client: Client, wf_id: str, accept: object, timeout_s: float, w
     deadline = time.monotonic() + timeout_s
     while True:
         current = await _status(client, wf_id)
-        if accept(current):  # type: ignore[operator]
+        if accept(current):
             return current
         if time.monotonic() > deadline:
             raise AssertionError(f"{what} not reached in {timeout_s:.0f}s: {current.model_dump_json(indent=1)}")

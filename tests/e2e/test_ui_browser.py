@@ -40,7 +40,7 @@ def dev_stack(tmp_path: Path) -> Iterator[dict[str, int]]:
         yield dev.ports
 
 
-def _browser():  # type: ignore[no-untyped-def]
+def _browser():
     from selenium import webdriver
     from selenium.webdriver.chrome.options import Options
     from selenium.webdriver.chrome.service import Service
@@ -54,7 +54,7 @@ def _browser():  # type: ignore[no-untyped-def]
     return webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
 
 
-def _text_within(browser, what: str, timeout_s: float = 30) -> str:  # type: ignore[no-untyped-def]
+def _text_within(browser, what: str, timeout_s: float = 30) -> str:
     """The page's text, frames included (the UI renders current details in a sandboxed iframe)."""
     from selenium.webdriver.common.by import By
 

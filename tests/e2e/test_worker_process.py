@@ -23,7 +23,7 @@ def _fetch(url: str) -> bytes:
 async def test_two_workers_share_the_work_and_stop_gracefully(stack: Stack, tmp_path: Path) -> None:
     metrics_port = free_port()
     second = WorkerProcess(stack.address, stack.emulator.url, tmp_path / "second.log")
-    second.env = lambda: {**WorkerProcess.env(second), "AZMC_METRICS_PORT": str(metrics_port)}  # type: ignore[method-assign]
+    second.env = lambda: {**WorkerProcess.env(second), "AZMC_METRICS_PORT": str(metrics_port)}
     child = second.start()
     wait_until(lambda: "worker started" in (tmp_path / "second.log").read_text(), 30, "the second worker")
 
@@ -37,8 +37,8 @@ async def test_two_workers_share_the_work_and_stop_gracefully(stack: Stack, tmp_
     first_log, second_log = stack.worker.children[0].log_path.read_text(), (tmp_path / "second.log").read_text()
     assert any(item.name in first_log for item in specs) and any(item.name in second_log for item in specs)
 
-    child.process.send_signal(signal.SIGTERM)  # type: ignore[union-attr]
-    assert child.process.wait(timeout=30) == 0  # type: ignore[union-attr]
+    child.process.send_signal(signal.SIGTERM)
+    assert child.process.wait(timeout=30) == 0
     log = (tmp_path / "second.log").read_text()
     assert "msg=\"shutting down\"" in log and "msg=\"worker stopped\"" in log and "Traceback" not in log
 

@@ -24,7 +24,7 @@ class Answers:
     def __init__(self) -> None:
         self.seen: list[tuple[str, int, dict[str, str]]] = []
 
-    def __call__(self, response: PipelineResponse) -> None:  # type: ignore[type-arg]
+    def __call__(self, response: PipelineResponse) -> None:
         answer = response.http_response
         self.seen.append((answer.request.method, answer.status_code,
                           {k.lower(): v for k, v in answer.headers.items()}))

@@ -84,5 +84,5 @@ def test_vm_deleted_before_its_late_success_stays_deleted(emulator: EmulatorHand
 @pytest.mark.parametrize("rule", [{"stage": "request"}, {"stage": "operation", "status": 0}])
 def test_late_success_needs_a_failed_operation(emulator: EmulatorHandle, rule: dict[str, object]) -> None:
     with pytest.raises(urllib.error.HTTPError) as caught:
-        emulator.add_fault("virtualMachines.put", late_success_s=0, **rule)  # type: ignore[arg-type]
+        emulator.add_fault("virtualMachines.put", late_success_s=0, **rule)
     assert caught.value.code == 400

@@ -22,7 +22,7 @@ HOSTILE_PLAN = {"name": "p'|x", "publisher": "../..", "product": "\u00fc\u202e"}
 
 def _refused(call: object) -> HttpResponseError:
     with pytest.raises(HttpResponseError) as caught:
-        call()  # type: ignore[operator]
+        call()
     return caught.value
 
 

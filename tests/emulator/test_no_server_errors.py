@@ -125,5 +125,5 @@ def test_bad_settings_are_refused_and_settings_stay_valid_json(emulator: Emulato
     status, raw = send(emulator, "POST", "/_emulator/settings", data)
     assert status == 400 and json.loads(raw)["error"]["code"]
     assert emulator.settings() == before
-    status, raw = send(emulator, "GET", "/_emulator/health", None)  # type: ignore[arg-type]
+    status, raw = send(emulator, "GET", "/_emulator/health", None)
     assert status == 200 and json.loads(raw)["settings"] == before  # strict JSON: no NaN crept in

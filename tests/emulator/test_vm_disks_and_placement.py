@@ -22,7 +22,7 @@ def _create(clients: SyncClients, emulator: EmulatorHandle, name: str, vm: cm.Vi
 
 
 def _body(clients: SyncClients, emulator: EmulatorHandle, name: str, **kwargs: object) -> cm.VirtualMachine:
-    return vm_body(name, make_nic(clients, emulator, f"{name}-nic"), **kwargs)  # type: ignore[arg-type]
+    return vm_body(name, make_nic(clients, emulator, f"{name}-nic"), **kwargs)
 
 
 def _refused(clients: SyncClients, name: str, vm: cm.VirtualMachine) -> HttpResponseError:

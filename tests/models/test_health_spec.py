@@ -8,7 +8,7 @@ from models.spec import MachineSpec
 from tests.workflows.helpers import spec_dict
 
 
-def _refused(health: dict) -> str:  # type: ignore[type-arg]
+def _refused(health: dict) -> str:
     with pytest.raises(ValidationError) as caught:
         MachineSpec.model_validate(spec_dict(health=health), context={"check_duration_bounds": True})
     return str(caught.value)
@@ -38,5 +38,5 @@ def test_a_step_is_a_name_or_an_action_with_its_wait() -> None:
     ({"repair": [{"action": "restart", "wait": "0s"}]}, "below the minimum"),
     ({"probe": {"tcp": {"port": 22}, "failure_threshold": 0}}, "failure_threshold"),
 ])
-def test_a_health_section_that_cannot_work_is_refused_naming_the_field(health: dict, named: str) -> None:  # type: ignore[type-arg]
+def test_a_health_section_that_cannot_work_is_refused_naming_the_field(health: dict, named: str) -> None:
     assert named in _refused(health)

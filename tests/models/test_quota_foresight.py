@@ -49,10 +49,10 @@ def reading(used: int, limit: int, at: datetime = NOW, cores: int = 100) -> Quot
                                              QuotaUsage(name=FAMILY, current=used, limit=limit)])
 
 
-def ask(memory: OfferingsMemory, machine: str, now: datetime = NOW, **extra: object):  # type: ignore[no-untyped-def]
+def ask(memory: OfferingsMemory, machine: str, now: datetime = NOW, **extra: object):
     """One claim as the Offerings workflow answers it."""
     request = ClaimRequest(subscription="sub", location="westeurope", offerings=[D2], machine=machine,
-                           reads_usages=True, **extra)  # type: ignore[arg-type]
+                           reads_usages=True, **extra)
     first = quota.before_claim(memory, request, now)
     if first is not None:
         return first

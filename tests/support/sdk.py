@@ -31,7 +31,7 @@ class StaticToken:
 
 
 class AsyncStaticToken(StaticToken):
-    async def get_token(self, *scopes: str, **kwargs: Any) -> AccessToken:  # type: ignore[override]
+    async def get_token(self, *scopes: str, **kwargs: Any) -> AccessToken:
         return AccessToken(self._token, int(time.time()) + 3600)
 
     async def close(self) -> None:
@@ -44,10 +44,10 @@ class AsyncStaticToken(StaticToken):
         return None
 
 
-class AllowLoopbackHttp(SansIOHTTPPolicy):  # type: ignore[type-arg]
+class AllowLoopbackHttp(SansIOHTTPPolicy):
     """azure-core refuses bearer tokens over http; the emulator is plain http on loopback."""
 
-    def on_request(self, request: PipelineRequest) -> None:  # type: ignore[type-arg]
+    def on_request(self, request: PipelineRequest) -> None:
         request.context.options["enforce_https"] = False
 
 

@@ -33,6 +33,8 @@ FILES = {
     "test_docs.py": FAST,
     "test_compose.py": FAST,
     "test_layout.py": FAST,
+    "test_packaging.py": FAST,
+    "test_type_ignores.py": FAST,
     "test_deterministic_code.py": FAST,
     "workflows/test_replay_recorded_histories.py": FAST,
     "activities/test_private_offerings_memory.py": WORKFLOW,

@@ -9,8 +9,8 @@ from workers.worker import concurrency
 
 def polls_for_new_machines(options: dict[str, object]) -> int:
     """How sdk-core splits the polls: max(1, floor(polls x ratio)) on the task queue, the rest on the sticky one."""
-    return max(1, int(float(options["max_concurrent_workflow_task_polls"])  # type: ignore[arg-type]
-                      * float(options["nonsticky_to_sticky_poll_ratio"])))  # type: ignore[arg-type]
+    return max(1, int(float(options["max_concurrent_workflow_task_polls"])
+                      * float(options["nonsticky_to_sticky_poll_ratio"])))
 
 
 @pytest.mark.parametrize("polls", [2, 3, 7, WORKFLOW_TASK_POLLS, 64])

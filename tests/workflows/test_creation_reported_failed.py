@@ -52,7 +52,7 @@ def _create_reported_failed(stack: Stack, late_success_s: float | None) -> None:
                              stage="operation", delay_s=CREATING_S, late_success_s=late_success_s)
 
 
-async def _ended(stack: Stack, handle) -> MachineStatus:  # type: ignore[no-untyped-def]
+async def _ended(stack: Stack, handle) -> MachineStatus:
     return await wait_for(stack.env, handle, in_phase(Phase.RUNNING, Phase.FAILED), step=timedelta(seconds=5))
 
 

@@ -20,7 +20,7 @@ def _descriptions(status: MachineStatus) -> list[str]:
     return [op.description for op in status.recent_operations]
 
 
-async def _delete_and_check_empty(stack: Stack, handle, **request: object) -> MachineStatus:  # type: ignore[no-untyped-def]
+async def _delete_and_check_empty(stack: Stack, handle, **request: object) -> MachineStatus:
     await handle.signal("delete", {"reason": "test done", **request})
     final = await handle.result()
     assert final.phase == Phase.DELETED
@@ -120,7 +120,7 @@ async def test_health_check_finds_vm_gone_and_recreates_it(stack: Stack) -> None
     await record_history(handle, "health_check_vm_gone_recreated")
 
 
-def _vm_input():  # type: ignore[no-untyped-def]
+def _vm_input():
     from models.activity_io import DeleteVmInput, MachineRef
 
     return DeleteVmInput(machine=MachineRef(resource_group=SEED_RESOURCE_GROUP, name="vm1"), force=True)

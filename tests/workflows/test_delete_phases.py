@@ -85,7 +85,7 @@ async def test_workflow_cancellation_deletes_the_machine(stack: Stack) -> None:
     assert final.last_operation is not None
 
 
-def _spec(stack: Stack):  # type: ignore[no-untyped-def]
+def _spec(stack: Stack):
     from models.spec import MachineSpec
 
     return MachineSpec.model_validate(spec_dict(subnet_id=stack.emulator.subnet_id))

@@ -11,7 +11,7 @@ from tests.workflows.sweeping import azure, running_machine, sweep
 SPARSE = {"health_check_interval": "6h"}  # the machine's own check would come hours later
 
 
-def _descriptions(status) -> list[str]:  # type: ignore[no-untyped-def]
+def _descriptions(status) -> list[str]:
     return [op.description for op in status.recent_operations]
 
 

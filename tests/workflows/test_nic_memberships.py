@@ -16,7 +16,7 @@ def _nic(stack: Stack) -> dict[str, Any]:
     [nic] = [r for r in stack.emulator.resources("networkInterfaces") if r["name"] == "vm1-nic"]
     answer = arm(stack.emulator, "GET", nic["id"])
     assert answer.status == 200
-    return answer.body  # type: ignore[no-any-return]
+    return answer.body
 
 
 def _stored(stack: Stack) -> tuple[str, list[str], list[str]]:

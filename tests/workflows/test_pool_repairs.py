@@ -80,7 +80,7 @@ async def test_resume_repairs_lets_an_operator_repair_above_max_unhealthy(stack:
                          "pool_machine_restarted_once_its_pool_allowed")
 
 
-async def _status(handle) -> PoolStatus:  # type: ignore[no-untyped-def]
+async def _status(handle) -> PoolStatus:
     return await handle.query("status", result_type=PoolStatus)
 
 

@@ -21,7 +21,7 @@ def _body(stack: Stack, kind: str, name: str) -> dict[str, Any]:
     [found] = [r for r in stack.emulator.resources(kind) if r["name"] == name]
     answer = arm(stack.emulator, "GET", found["id"])
     assert answer.status == 200
-    return answer.body  # type: ignore[no-any-return]
+    return answer.body
 
 
 async def test_a_public_ip_is_created_on_the_nic_and_deleted_with_the_machine(stack: Stack) -> None:

@@ -31,7 +31,7 @@ async def _fail_the_vm(stack: Stack) -> None:
     assert vm(stack)["provisioningState"] == "Failed"
 
 
-async def _delete_and_check_empty(stack: Stack, handle) -> None:  # type: ignore[no-untyped-def]
+async def _delete_and_check_empty(stack: Stack, handle) -> None:
     await handle.signal("delete")
     final = await handle.result()
     assert final.phase == Phase.DELETED and final.inventory.is_empty

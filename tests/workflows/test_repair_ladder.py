@@ -39,7 +39,7 @@ async def _running(stack: Stack, **overrides: Any) -> Any:
 @pytest.mark.parametrize("fault", ["hang", "kernel_panic"])
 async def test_a_hung_guest_is_repaired_by_a_restart_after_the_health_timeout(stack: Stack, fault: str) -> None:
     handle = await _running(stack)
-    vm_id = vm(stack)["id"]  # type: ignore[index]
+    vm_id = vm(stack)["id"]
     stack.emulator.add_guest_fault("vm1", fault)
     sick = await wait_for(stack.env, handle, in_phase(Phase.UNHEALTHY), step=STEP)
     agent = next(s for s in sick.health if s.name == "vm_agent")
@@ -48,7 +48,7 @@ async def test_a_hung_guest_is_repaired_by_a_restart_after_the_health_timeout(st
     assert _requests(stack, "restart") == 0
     healed = await wait_for(stack.env, handle, _healed_after("restart"), step=STEP)
     assert _requests(stack, "restart") == 1 and _requests(stack, "redeploy") == 0
-    assert vm(stack)["id"] == vm_id  # type: ignore[index]  # the same VM: restarted, not rebuilt
+    assert vm(stack)["id"] == vm_id  # the same VM: restarted, not rebuilt
     assert healed.repair is None and all(s.healthy for s in healed.health)
     assert any(d.startswith("unhealthy (vm_agent Not Ready") and "restart (step 1 of 3)" in d for d in _repairs(healed))
     await handle.signal("delete")
@@ -59,13 +59,13 @@ async def test_a_hung_guest_is_repaired_by_a_restart_after_the_health_timeout(st
 
 async def test_a_host_failure_is_repaired_by_a_redeploy_when_a_restart_did_not(stack: Stack) -> None:
     handle = await _running(stack)
-    host = vm(stack)["host"]  # type: ignore[index]
+    host = vm(stack)["host"]
     stack.emulator.add_guest_fault("vm1", "host_failure")
     sick = await wait_for(stack.env, handle, in_phase(Phase.UNHEALTHY), step=STEP)
     await wait_for(stack.env, handle, lambda s: s.repair is not None and s.repair.action == "restart", step=STEP)
     healed = await wait_for(stack.env, handle, _healed_after("redeploy"), step=STEP)
     assert _requests(stack, "restart") == 1 and _requests(stack, "redeploy") == 1
-    assert vm(stack)["host"] != host  # type: ignore[index]  # a new host; the VM, disks and NIC kept
+    assert vm(stack)["host"] != host  # a new host; the VM, disks and NIC kept
     azure_says = next(s for s in sick.health if s.name == "resource_health")
     assert azure_says.value == "Unavailable" and not azure_says.healthy and "Platform Initiated" in azure_says.reason
     assert all(s.healthy for s in healed.health)

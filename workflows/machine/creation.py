@@ -50,7 +50,7 @@ async def _cleanup_after_vm(machine: Machine, azure: AzureCalls, created: list[s
     await delete_or_gone(machine, Stage.COMPENSATE, f"delete VM {azure.spec.name}", lambda: azure.delete_vm(True))
     for disk in created:
         await delete_or_gone(machine, Stage.COMPENSATE, f"delete disk {disk}",
-                             lambda disk=disk: azure.delete_disk(disk))
+                             lambda disk=disk: azure.delete_disk(disk))  # type: ignore[misc]  # mypy cannot type a lambda's default argument
 
 
 async def _delete_nic_unless_reusable(machine: Machine, azure: AzureCalls, nic: str) -> None:

@@ -92,7 +92,7 @@ async def _delete_side_by_side(machine: Machine, azure: AzureCalls, inventory: I
     await _in_parallel([_delete_one(machine, stage, description, name, action)
                         for stage, description, name, action in _steps(azure, inventory)])
     await _in_parallel([_delete_one(machine, Stage.INITIATE_NIC_DELETION, f"delete public IP {pip}", pip,
-                                    lambda pip=pip: azure.delete_public_ip(pip))
+                                    lambda pip=pip: azure.delete_public_ip(pip))  # type: ignore[misc]  # mypy cannot type a lambda's default argument
                         for pip in inventory.public_ip_names])
 
 
@@ -143,7 +143,7 @@ async def remove_everything(
             if keep_data_disks:
                 await until_done(
                     machine, Stage.INITIATE_VM_DELETION, f"keep the data disks of VM {inventory.node_name}",
-                    lambda vm=inventory: make_data_disks_survive(machine, azure, vm, Stage.INITIATE_VM_DELETION))
+                    lambda vm=inventory: make_data_disks_survive(machine, azure, vm, Stage.INITIATE_VM_DELETION))  # type: ignore[misc]  # mypy cannot type a lambda's default argument
             await delete_or_gone(machine, Stage.INITIATE_VM_DELETION, f"delete VM {inventory.node_name}",
                                  lambda: azure.delete_vm(force))
             # The VM's NIC and OS disk go with it (deleteOption Delete), its data disks stay (Detach):

@@ -34,7 +34,7 @@ UNHEALTHY_RECHECK = timedelta(minutes=1)
 UNKNOWN_RECHECK = timedelta(minutes=10)
 
 
-def resource_group_gone(err: ActivityError) -> bool:
+def resource_group_gone(err: BaseException) -> bool:
     return error_type(err) == ErrorType.NOT_FOUND and fallback.azure_code(err)[0].lower() == RESOURCE_GROUP_NOT_FOUND
 
 

@@ -30,7 +30,7 @@ from workflows.refusals import refuse_input
 
 def _decode_json(raw: RawValue) -> Any:
     try:
-        value = workflow.payload_converter().from_payload(raw.payload, None)
+        value = workflow.payload_converter().from_payload(raw.payload)
     except Exception as err:  # any converter failure means the same thing: not a JSON document
         encoding = raw.payload.metadata.get("encoding", b"").decode(errors="replace") or "none"
         raise invalid_input(

@@ -14,9 +14,9 @@ from workflows.machine.retrying import until_done
 class Compensations:
     def __init__(self, machine: Machine) -> None:
         self._machine = machine
-        self._steps: list[tuple[str, Callable[[], Awaitable[None]]]] = []
+        self._steps: list[tuple[str, Callable[[], Awaitable[object]]]] = []
 
-    def register(self, description: str, undo: Callable[[], Awaitable[None]]) -> None:
+    def register(self, description: str, undo: Callable[[], Awaitable[object]]) -> None:
         """Call BEFORE the step runs: a step that fails half-way (or times out) may still leave something."""
         self._steps.append((description, undo))
 

@@ -9,7 +9,7 @@ import asyncio
 from typing import Any
 
 from temporalio import workflow
-from temporalio.common import TypedSearchAttributes, WorkflowIDReusePolicy
+from temporalio.common import SearchAttributePair, TypedSearchAttributes, WorkflowIDReusePolicy
 from temporalio.exceptions import WorkflowAlreadyStartedError
 from temporalio.workflow import ChildWorkflowHandle, ParentClosePolicy
 
@@ -25,8 +25,8 @@ with workflow.unsafe.imports_passed_through():
 async def start_machine(spec: MachineSpec) -> ChildWorkflowHandle[Any, Any] | None:
     """Start the machine's own workflow; None when its id is taken (the pool then picks another name)."""
     attributes = TypedSearchAttributes([
-        AZMC_MACHINE.value_set(spec.name), AZMC_RESOURCE_GROUP.value_set(spec.resource_group),
-        AZMC_POOL.value_set(spec.pool), AZMC_PHASE.value_set(Phase.PENDING)])
+        SearchAttributePair(AZMC_MACHINE, spec.name), SearchAttributePair(AZMC_RESOURCE_GROUP, spec.resource_group),
+        SearchAttributePair(AZMC_POOL, spec.pool), SearchAttributePair(AZMC_PHASE, Phase.PENDING)])
     try:
         return await workflow.start_child_workflow(
             WORKFLOW_TYPE, spec.model_dump(mode="json"), id=workflow_id(spec.resource_group, spec.name),

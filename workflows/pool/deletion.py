@@ -57,7 +57,7 @@ class PoolDeletion:
                     machine.deleting = True
             self.show()
             await self._send_delete(group, forwarded)
-            await self._until_gone(lambda m, p=preserved: m.preserved == p)
+            await self._until_gone(lambda m, p=preserved: m.preserved == p)  # type: ignore[misc]  # mypy cannot type a lambda's default argument
         await self._clear_azure(forwarded)
         book.operation("delete", "every machine is deleted")
         await workflow.wait_condition(workflow.all_handlers_finished)
@@ -83,7 +83,7 @@ class PoolDeletion:
             if self._recheck is None or self._recheck.done():
                 self._recheck = asyncio.ensure_future(workflow.sleep(POOL_RECHECK))
             self.show()
-            await workflow.wait_condition(lambda timer=self._recheck: self.is_woken() or news.waiting or timer.done()
+            await workflow.wait_condition(lambda timer=self._recheck: self.is_woken() or news.waiting or timer.done()  # type: ignore[misc]  # mypy cannot type a lambda's default argument
                                           or history_is_long(state.history_limit))
             self.clear_wake()
             if self._recheck.done():  # one may have ended without a word

@@ -42,7 +42,7 @@ def read_notice(payload: Any) -> tuple[str, Heard] | str:
     if not isinstance(name, str) or not name:
         return f"no machine name ({str(payload)[:80]})"
     try:
-        phase = Phase(payload.get("phase"))
+        phase = Phase(payload.get("phase"))  # type: ignore[arg-type]  # None is refused below as any unknown phase
     except ValueError:
         return f"{name}: unknown phase {str(payload.get('phase'))[:40]!r}"
     quota = payload.get("waiting_for_quota")

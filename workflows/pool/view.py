@@ -9,6 +9,7 @@ from datetime import datetime
 from typing import Any
 
 from temporalio import workflow
+from temporalio.common import SearchAttributeUpdate
 
 with workflow.unsafe.imports_passed_through():
     from models.durations import humanize
@@ -210,7 +211,7 @@ class PoolView:
         self._headline: dict[str, Any] = {}
 
     def show(self, state: PoolState, status: PoolStatus) -> None:
-        wanted = {AZMC_POOL.name: AZMC_POOL.value_set(status.name),
+        wanted: dict[str, SearchAttributeUpdate[Any]] = {AZMC_POOL.name: AZMC_POOL.value_set(status.name),
                   AZMC_RESOURCE_GROUP.name: AZMC_RESOURCE_GROUP.value_set(status.resource_group),
                   AZMC_POOL_PHASE.name: AZMC_POOL_PHASE.value_set(str(status.phase)),
                   AZMC_POOL_REPLICAS.name: AZMC_POOL_REPLICAS.value_set(status.replicas),

@@ -128,7 +128,8 @@ def _mismatch(value: Any, expected: str, path: str) -> ArmError:
 
 def _address_prefixes(body: dict[str, Any]) -> list[str]:
     """Every CIDR the body carries (vnet address space, inline or standalone subnets)."""
-    props = body.get("properties") if isinstance(body.get("properties"), dict) else {}
+    given = body.get("properties")
+    props = given if isinstance(given, dict) else {}
     found = list((props.get("addressSpace") or {}).get("addressPrefixes") or [])
     subnets = [(s.get("properties") or {}) for s in props.get("subnets") or [] if isinstance(s, dict)] + [props]
     for subnet in subnets:

@@ -188,7 +188,7 @@ def _summarize(operator: Summarize, table: Table) -> Table:
     # Ordered by the group values so answers are repeatable (KQL itself promises no order).
     ordered = sorted(groups.values(), key=lambda group: [sort_key(value) for value in group[0]])
     for values, count in ordered:
-        row: Row = {item.name: value for item, value in zip(operator.by, values, strict=True)}
+        row = {item.name: value for item, value in zip(operator.by, values, strict=True)}
         row.update({item.name: count for item in operator.aggregates})
         rows.append(row)
     return Table(columns, rows)
