@@ -16,9 +16,11 @@ with workflow.unsafe.imports_passed_through():
 
 from workflows.deadlines import Deadline
 from workflows.machine.details import render_details
+from workflows.machine.operations import phase_entered
 from workflows.machine.pool_notice import PoolNotices
 from workflows.machine.state import LifecycleState
 from workflows.search_attributes import AZMC_MACHINE, AZMC_PHASE, AZMC_POOL, AZMC_RESOURCE_GROUP
+from workflows.traces import Operations
 
 RECENT_OPERATIONS = 20
 _MAX_ERROR_CHARS = 500  # keeps Azure's long messages from bloating status and details
@@ -64,6 +66,9 @@ class Machine:
         self._health_deadline: Deadline | None = None
         # While Unhealthy: the end of the repair ladder's current wait (repair.py), a timer of this run.
         self._repair_deadline: Deadline | None = None
+        # Its operations as traces (operations.py), opened and closed by its phases.
+        subject = {"azmc.machine": f"{state.spec.resource_group}/{state.spec.name}"}
+        self.trace = Operations("machine", {**subject, **({"azmc.pool": state.spec.pool} if state.spec.pool else {})})
 
     def unhealthy(self) -> Deadline | None:
         """The health timeout's deadline while the machine is missing or unhealthy (state.unknown_since), a timer
@@ -165,6 +170,7 @@ class Machine:
         if phase != self.state.status.phase:
             self.log.info(f"phase {self.state.status.phase} -> {phase}")
         self.state.status.phase = phase
+        phase_entered(self.trace, phase, self.state.status.last_error, self.state.creation_started_at)
         if phase != Phase.PENDING:
             self.state.status.waiting_for_quota = ""  # only a Pending machine waits for quota
         told = (phase, self.state.status.waiting_for_quota)

@@ -160,8 +160,9 @@ async def apply_update(
                           message=f"updated; the machine is {machine.phase}: {what} reach Azure {when}")
     nic_was_pending = state.nic_pending
     async with busy:
-        lines = [await _update_vm(machine, azure)] if patch_vm else []
-        done, line = await apply_pending_tags(machine, azure)
+        with machine.trace.beside("update", changed=", ".join(changed)):
+            lines = [await _update_vm(machine, azure)] if patch_vm else []
+            done, line = await apply_pending_tags(machine, azure)
     lines += [line] if line else []
     updated = [f"NIC {nic_name(new.name)}"] if nic_was_pending and not state.nic_pending else []
     return SpecUpdate(changed=changed, tagged=done.changed if done else [], updated=updated,
