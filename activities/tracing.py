@@ -10,7 +10,6 @@ the sampler (workers/tracing.py) drops a span without a parent unless it opens a
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -101,6 +100,10 @@ class _ActivitySpans(ActivityInboundInterceptor):
             except Exception as error:
                 kind = getattr(error, "type", None) or type(error).__name__
                 current.set_attribute("azmc.error_type", str(kind))
+                details = getattr(error, "details", None)
+                code = details[0].get("code") if details and isinstance(details[0], dict) else None
+                if code:
+                    current.set_attribute("azure.error.code", str(code)[:MAX_CODE])
                 current.set_status(Status(StatusCode.ERROR, str(error)[:200]))
                 raise
 
@@ -118,28 +121,17 @@ def request_span_name(request: Any) -> str:
     return operation_name(request.method, request.url)
 
 
-def _error_code(response: Any) -> str:
-    try:
-        code = json.loads(response.text() or "{}").get("error", {}).get("code", "")
-    except (ValueError, AttributeError):
-        return ""
-    return str(code)[:MAX_CODE] if isinstance(code, str) else ""
-
-
 class AzureIdsPolicy(ARMHttpLoggingPolicy):
     """ARM's logging policy (still off unless asked: logging_enable), which runs after azure-core's tracing policy:
-    so a request's span also gets ARM's correlation id and, for a refusal, Azure's error code, before it ends.
-    azure-core itself puts x-ms-request-id on it (az.service_request_id)."""
+    so a request's span also gets ARM's correlation id before it ends. azure-core itself puts x-ms-request-id on it
+    (az.service_request_id). The body is not read here (an async answer's is not loaded yet): Azure's error code
+    goes on the activity's span, from the error the activity ends in."""
 
     def on_response(self, request: PipelineRequest, response: PipelineResponse) -> None:  # type: ignore[type-arg]
         current = request.context.get(_AZURE_SPAN)
-        if current is not None and hasattr(current, "set_attribute"):
-            http = response.http_response
-            correlation = http.headers.get(_CORRELATION)
-            if correlation:
-                current.set_attribute("az.correlation_request_id", correlation)
-            if http.status_code >= 400 and (code := _error_code(http)):
-                current.set_attribute("azure.error.code", code)
+        correlation = response.http_response.headers.get(_CORRELATION)
+        if correlation and current is not None and hasattr(current, "set_attribute"):
+            current.set_attribute("az.correlation_request_id", correlation)
         super().on_response(request, response)
 
 

@@ -18,8 +18,8 @@ WORKFLOW_CODE = ("workflows", "models")
 
 # Top-level modules workflow code may import: the standard library's pure parts, pydantic, azmc's own.
 PURE_MODULES = frozenset({
-    "__future__", "annotated_types", "asyncio", "base64", "collections", "copy", "dataclasses", "datetime",
-    "enum", "functools", "hashlib", "itertools", "json", "math", "pydantic", "pydantic_core", "re", "types",
+    "__future__", "annotated_types", "asyncio", "base64", "collections", "contextlib", "copy", "dataclasses",
+    "datetime", "enum", "functools", "hashlib", "itertools", "json", "math", "pydantic", "pydantic_core", "re", "types",
     "typing", "models", "workflows",
 })
 # OpenTelemetry's API (workflows/traces.py): spans change no command; the SDK's replay-safe provider (workers/

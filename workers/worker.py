@@ -31,13 +31,13 @@ from codec.missing_keys import MissingKeys
 from models.offerings_memory import offerings_task_queue
 from models.pace import DEFAULT_PACES, Budget, budget_task_queue
 from models.validation import problem
+from workers import tracing
 from workers.connect import connect
 from workers.deployment import activate_if_due, deployment_config, describe, refuse_taking_over
 from workers.installation import installation_id
 from workers.live_workers import with_codec_keys
 from workers.pace_brake import PaceBrake
 from workers.replicas import keep_replicas_counted
-from workers import tracing
 from workers.sandbox import workflow_runner
 from workers.settings import Settings, SettingsError
 from workers.sweep_schedule import ensure_sweep_schedule

@@ -200,7 +200,7 @@ async def _until_running_or_timed_out(machine: Machine, azure: AzureCalls, drain
         undo = Compensations(machine)
         try:
             with machine.trace.step("attempt", **{"azmc.attempt": state.status.attempts,
-                                                  "azmc.offering": str(offering)}):
+                                                  "azmc.offering": offering.describe()}):
                 inventory = await _healthy_vm(machine, attempt_azure, undo, deadline)
         except StartFailed:
             # The VM exists and is kept: the health watch (Unknown) starts it again after the backoff.
