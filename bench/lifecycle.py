@@ -1,6 +1,6 @@
 """How much azmc adds over the Temporal engine, measured side by side in one run on one dev server.
 
-`python -m bench.lifecycle [--machines 200] [--rounds 5]`:
+`python -m bench.lifecycle [--machines 200] [--rounds 5] [--tracing]`:
 - N machines created -> Running -> deleted (emulator at time scale 0) by an `azmc worker` process;
 - N bare workflows of the same shape (as many no-op activities before and after a `delete` signal as a
   machine ran) by a worker process of bench/bare.py, on the same server;
@@ -8,6 +8,8 @@
   is its best round. Also: CPU seconds per lifecycle of every process (from /proc), the emulator's CPU
   share (goal 5), workflow tasks and history events per lifecycle (from the histories), ARM requests.
 Printed and written to bench/results/lifecycle.json, never asserted: this is not a timed test.
+`--tracing` measures instead what traces cost: a traced, exporting worker beside an untraced one
+(bench/lifecycle_tracing.py, bench/results/lifecycle_tracing.json).
 """
 
 import argparse
@@ -157,7 +159,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.lifecycle", description=__doc__.split("\n")[0])
     parser.add_argument("--machines", type=int, default=200, help="lifecycles per kind and round")
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--tracing", action="store_true", help="traced and exporting beside untraced, not bare")
     args = parser.parse_args()
+    if args.tracing:
+        from bench.lifecycle_tracing import run
+
+        with tempfile.TemporaryDirectory(prefix="azmc-bench-") as tmp:
+            run(Path(tmp), args.machines, args.rounds)
+        return
     with tempfile.TemporaryDirectory(prefix="azmc-bench-") as tmp:
         processes = start_processes(Path(tmp))
         try:
