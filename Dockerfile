@@ -11,7 +11,7 @@ WORKDIR /app
 COPY pyproject.toml README.md ./
 RUN mkdir models workflows activities workers cli emulator \
     && touch models/__init__.py workflows/__init__.py activities/__init__.py workers/__init__.py cli/__init__.py emulator/__init__.py \
-    && pip install . \
+    && pip install ".[tracing]" \
     && pip uninstall -y azmc
 COPY models ./models
 COPY workflows ./workflows

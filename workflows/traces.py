@@ -84,6 +84,16 @@ class Operations:
         finally:
             self._open = held
 
+    def ids(self) -> dict[str, str]:
+        """The open operation's trace and span ids (hex, as a collector shows them) for a log line; {} when none."""
+        opened = self._open
+        if opened is None or opened.span is None:
+            return {}
+        context = opened.span.get_span_context()
+        if not context.is_valid:
+            return {}
+        return {"trace_id": format(context.trace_id, "032x"), "span_id": format(context.span_id, "016x")}
+
     def note(self, **attributes: str) -> None:
         """What the open operation came to (a repair's step, an offering): on its span, and kept for its end."""
         if self._open is not None:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 DEFAULT_FILE = Path(".azmc") / "traces.jsonl"
+MESSAGE_CHARS = 100  # of an error's first line: the request's status and Azure's code say the rest
 # Attributes shown after a span's name, in this order, under these names.
 SHOWN = (("http.response.status_code", ""), ("azure.error.code", ""), ("azmc.offering", ""),
          ("azmc.outcome", ""), ("azmc.repair_step", "step "), ("temporal.activity.attempt", "attempt "),
@@ -92,7 +93,8 @@ def _label(span: Span) -> str:
     parts = [name, _duration(span.seconds)]
     parts += [f"{prefix}{attributes[key]}" for key, prefix in SHOWN if attributes.get(key) not in (None, "")]
     if record.get("status") == "ERROR":
-        parts.append("ERROR" + (f": {record['status_message']}" if record.get("status_message") else ""))
+        said = (record.get("status_message") or "").splitlines()
+        parts.append("ERROR" + (f": {said[0][:MESSAGE_CHARS]}" if said else ""))
     for link in record.get("links", []):
         if link.get("attributes", {}).get("azmc.link", "").startswith("answered"):
             parts.append(f"answered by shared status read {link['span_id']}")

@@ -32,6 +32,7 @@ class Observed:
     spans: list[dict]
     metrics_after_create: str
     metrics_at_end: str
+    worker_log: str
 
 
 def _azmc(dev: DevRun, *args: str) -> str:
@@ -72,7 +73,8 @@ def observed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Observed]:
         emulator.add_guest_fault("obs1", "hang")
         wait_until(lambda: "azmc_machine_repair_seconds_count" in _metrics(dev), 90, "the repair to be measured")
         _azmc(dev, "orphans", "--delete")  # one sweep now: the machines by phase
-        yield Observed(trace_output, _spans(trace_file), after_create, _metrics(dev))
+        yield Observed(trace_output, _spans(trace_file), after_create, _metrics(dev),
+                       (tmp_path / "console.txt").read_text(errors="replace"))  # azmc dev: the worker logs there
 
 
 def _sample(metrics: str, name: str, **labels: str) -> float:
@@ -119,6 +121,8 @@ def test_one_trace_holds_the_refused_and_the_throttled_request_with_their_ids(ob
     assert any(s["name"] == "arm.wait retry_after" for s in in_trace)
     attempts = [s for s in in_trace if s["name"] == "attempt"]
     assert [a["status"] for a in sorted(attempts, key=lambda s: s["start_ns"])] == ["ERROR", "UNSET"]
+    # The worker's log lines of the create carry its trace id.
+    assert any("obs1" in line and f"trace_id={trace_id}" in line for line in observed.worker_log.splitlines())
     output = observed.trace_output
     assert output.startswith("create azmc-demo/obs1") and f"trace {trace_id}" in output
     assert re.search(r"networkInterfaces\.put\s+\S+ ms\s+429", output), output

@@ -29,18 +29,22 @@ _MAX_ERROR_CHARS = 500  # keeps Azure's long messages from bloating status and d
 class MachineLog:
     """workflow.logger with the machine on every line (in the text and as `extra` for structured logs)."""
 
-    def __init__(self, resource_group: str, name: str) -> None:
+    def __init__(self, resource_group: str, name: str, trace: Operations | None = None) -> None:
         self._prefix = f"[machine {resource_group}/{name}] "
         self._extra = {"azmc_machine": name, "azmc_resource_group": resource_group}
+        self._trace = trace  # a line said during an operation carries its trace and span ids
+
+    def _fields(self) -> dict[str, str]:
+        return {**self._extra, **self._trace.ids()} if self._trace is not None else self._extra
 
     def debug(self, message: str) -> None:
-        workflow.logger.debug(self._prefix + message, extra=self._extra)
+        workflow.logger.debug(self._prefix + message, extra=self._fields())
 
     def info(self, message: str) -> None:
-        workflow.logger.info(self._prefix + message, extra=self._extra)
+        workflow.logger.info(self._prefix + message, extra=self._fields())
 
     def warning(self, message: str) -> None:
-        workflow.logger.warning(self._prefix + message, extra=self._extra)
+        workflow.logger.warning(self._prefix + message, extra=self._fields())
 
 
 class Machine:
@@ -55,7 +59,6 @@ class Machine:
         # Whether the size of the offering last claimed supports accelerated networking (None: not known), as
         # the shared memory answered (workflows/offerings/skus.py): not carried, every attempt claims first.
         self.size_accelerated: bool | None = None
-        self.log = MachineLog(state.spec.resource_group, state.spec.name)
         # Two facts of this run: the phase its search attribute shows (set by the starter, or upserted), and
         # the last phase (and quota wait) its pool was told (every run tells its first one, upserted or not).
         self._shown_phase: str | None = None
@@ -69,6 +72,7 @@ class Machine:
         # Its operations as traces (operations.py), opened and closed by its phases.
         subject = {"azmc.machine": f"{state.spec.resource_group}/{state.spec.name}"}
         self.trace = Operations("machine", {**subject, **({"azmc.pool": state.spec.pool} if state.spec.pool else {})})
+        self.log = MachineLog(state.spec.resource_group, state.spec.name, self.trace)
 
     def unhealthy(self) -> Deadline | None:
         """The health timeout's deadline while the machine is missing or unhealthy (state.unknown_since), a timer
