@@ -56,6 +56,7 @@ bench: $(STAMP)
 	$(BIN)/python -m bench.watch_cost
 	$(BIN)/python -m bench.repair_time
 	$(BIN)/python -m bench.lifecycle
+	$(BIN)/python -m bench.lifecycle --tracing
 	$(BIN)/python -m bench.visibility_cost
 	$(BIN)/python -m bench.pool_rollout
 	$(BIN)/python -m bench.status_latency
