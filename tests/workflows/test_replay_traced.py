@@ -3,40 +3,19 @@ with AZMC_TRACE_FILE or OTEL_EXPORTER_OTLP_ENDPOINT replays a run it evicted, op
 (the same ids, from the workflow's random) and ends none of them, so nothing reaches an exporter twice."""
 
 from collections.abc import AsyncIterator
-from typing import Any
 
-from opentelemetry.sdk.trace import SpanProcessor
 from temporalio.client import WorkflowHistory
 from temporalio.worker import Replayer
 
 from codec.converter import for_workers
+from tests.support.spans import recorded
 from tests.workflows.helpers import TEST_CONVERTER, recorded_history
 from tests.workflows.test_replay_recorded_histories import HISTORIES
-from workers import tracing
 from workers.sandbox import workflow_runner
 from workflows import ALL_WORKFLOWS
 
 
-class _Seen(SpanProcessor):
-    """What the process's tracer provider started and ended while `watching`."""
-
-    def __init__(self) -> None:
-        self.watching = False
-        self.started: list[str] = []
-        self.ended: list[str] = []
-
-    def on_start(self, span: Any, parent_context: Any = None) -> None:
-        if self.watching:
-            self.started.append(span.name)
-
-    def on_end(self, span: Any) -> None:
-        if self.watching:
-            self.ended.append(span.name)
-
-
 async def test_replaying_every_recorded_history_with_tracing_on_exports_no_span() -> None:
-    seen = _Seen()
-    tracing.provider([seen])  # the process's provider, as a traced worker's, with no exporter but `seen`
     from temporalio.contrib.opentelemetry import OpenTelemetryPlugin
 
     async def histories() -> AsyncIterator[WorkflowHistory]:
@@ -45,12 +24,9 @@ async def test_replaying_every_recorded_history_with_tracing_on_exports_no_span(
 
     replayer = Replayer(workflows=ALL_WORKFLOWS, data_converter=for_workers(TEST_CONVERTER),
                         workflow_runner=workflow_runner(), plugins=[OpenTelemetryPlugin()])
-    seen.watching = True
-    try:
+    with recorded() as seen:  # the process's provider, as a traced worker's, with no exporter but `seen`
         async with replayer.workflow_replay_iterator(histories()) as results:
             failures = [result.replay_failure async for result in results]
-    finally:
-        seen.watching = False
     assert failures == [None] * len(HISTORIES)
     # Tracing was on: the replays opened the machines' operations again (create, delete, repair ...)...
     assert {"machine.create", "machine.delete"} <= set(seen.started), seen.started

@@ -72,11 +72,13 @@ def validate(state: LifecycleState | None, deleting: bool, args: Sequence[Any]) 
 
 
 async def _update_tags(azure: AzureCalls, remove: list[str]) -> TagsUpdated:
-    return await workflow.execute_activity(
-        ActivityName.UPDATE_TAGS, UpdateTagsInput(spec=azure.spec, remove=remove), result_type=TagsUpdated,
-        start_to_close_timeout=policies.NIC_TIMEOUT, heartbeat_timeout=policies.OPERATION_HEARTBEAT,
-        retry_policy=policies.READ_RETRY, summary=f"Update tags of VM {azure.spec.name}, its NIC and disks",
-    )
+    with azure.trace.current():  # in the operation's trace, as every call of AzureCalls
+        handle = workflow.start_activity(
+            ActivityName.UPDATE_TAGS, UpdateTagsInput(spec=azure.spec, remove=remove), result_type=TagsUpdated,
+            start_to_close_timeout=policies.NIC_TIMEOUT, heartbeat_timeout=policies.OPERATION_HEARTBEAT,
+            retry_policy=policies.READ_RETRY, summary=f"Update tags of VM {azure.spec.name}, its NIC and disks",
+        )
+    return await handle
 
 
 async def _apply_pending_nic(machine: Machine, azure: AzureCalls) -> str:
