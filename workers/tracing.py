@@ -26,6 +26,7 @@ log = logging.getLogger("azmc.tracing")
 TRACE_FILE_ENV = "AZMC_TRACE_FILE"
 ENDPOINT_ENVS = ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
 SERVICE_NAME = "azmc-worker"
+HTTP_PROTOBUF = "http/protobuf"  # the one OTLP protocol the `tracing` extra brings (no gRPC stack to install)
 # The roots kept: the operations the workflows open (workflows/traces.py) and the shared status reads. A span with
 # no parent and another name (a health check's ARM read, the sweep's) is not recorded: a trace is an operation.
 ROOT_PREFIXES = ("machine.", "pool.", "vm_statuses.")
@@ -74,6 +75,11 @@ def plugins(env: Mapping[str, str] = os.environ) -> list[Any]:
         raise SettingsError("tracing is asked for (OTEL_EXPORTER_OTLP_ENDPOINT or AZMC_TRACE_FILE) but the "
                             "OpenTelemetry packages are missing: pip install 'azmc[tracing]'") from None
     processors = []
+    protocol = env.get("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL") or env.get("OTEL_EXPORTER_OTLP_PROTOCOL") or ""
+    if protocol and protocol != HTTP_PROTOBUF:
+        raise SettingsError(f"OTEL_EXPORTER_OTLP_PROTOCOL={protocol}: the worker exports OTLP over {HTTP_PROTOBUF} "
+                            "only; unset it (or set http/protobuf) and point OTEL_EXPORTER_OTLP_ENDPOINT at the "
+                            "collector's HTTP port (4318 by default)")
     if any(env.get(name) for name in ENDPOINT_ENVS):
         from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 

@@ -65,7 +65,8 @@ class Operations:
             links = [Link(self._previous, {"azmc.link": "previous operation"})] if self._previous else []
             span = otel_trace.get_tracer(TRACER).start_span(
                 f"{self._prefix}.{kind}", context=otel_context.Context(), links=links,
-                attributes={**self._subject, "azmc.operation": kind, **attributes})
+                attributes={**self._subject, "azmc.operation": kind,
+                            **{f"azmc.{key}": value for key, value in attributes.items()}})
         self._open = _Open(kind, span, since or workflow.now())
 
     @contextmanager

@@ -26,6 +26,19 @@ REPAIRED = {
 }
 
 
+# Every attribute a span may carry: azure-core's (a URL's query redacted but its api-version), Temporal's and azmc's.
+ALLOWED_ATTRIBUTES = {
+    "http.request.method", "url.full", "server.address", "server.port", "user_agent.original",
+    "http.response.status_code", "error.type", "az.client_request_id", "az.service_request_id",
+    "az.correlation_request_id", "az.namespace", "http.request.resend_count",
+    "temporal.activity.type", "temporal.activity.attempt", "temporal.activity.local", "temporal.workflow.id",
+    "azmc.machine", "azmc.pool", "azmc.operation", "azmc.outcome", "azmc.repair_step", "azmc.attempt",
+    "azmc.offering", "azmc.wait_s", "azmc.error_type", "azure.error.code", "azmc.arm.kind", "azmc.wait.reason",
+    "azmc.wait.every_s", "azmc.wait.verdict", "azmc.waiters", "azmc.vms_listed", "azmc.changed", "azmc.replicas",
+    "azmc.revision",
+}
+
+
 @dataclass
 class Observed:
     trace_output: str
@@ -33,6 +46,8 @@ class Observed:
     metrics_after_create: str
     metrics_at_end: str
     worker_log: str
+    trace_text: str
+    codec_keys: list[str]
 
 
 def _azmc(dev: DevRun, *args: str) -> str:
@@ -73,8 +88,10 @@ def observed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Observed]:
         emulator.add_guest_fault("obs1", "hang")
         wait_until(lambda: "azmc_machine_repair_seconds_count" in _metrics(dev), 90, "the repair to be measured")
         _azmc(dev, "orphans", "--delete")  # one sweep now: the machines by phase
+        keys = list(json.loads((dev.state_dir / "codec-keys.json").read_text()).values())
         yield Observed(trace_output, _spans(trace_file), after_create, _metrics(dev),
-                       (tmp_path / "console.txt").read_text(errors="replace"))  # azmc dev: the worker logs there
+                       (tmp_path / "console.txt").read_text(errors="replace"),  # azmc dev: the worker logs there
+                       trace_file.read_text(), keys)
 
 
 def _sample(metrics: str, name: str, **labels: str) -> float:
@@ -128,6 +145,14 @@ def test_one_trace_holds_the_refused_and_the_throttled_request_with_their_ids(ob
     assert re.search(r"networkInterfaces\.put\s+\S+ ms\s+429", output), output
     assert re.search(r"activity ensure_vm\s+\S+ m?s\s+AllocationFailed", output), output
     assert re.search(r"virtualMachines\.put\s+\S+ m?s\s+409", output), output
+
+
+def test_no_secret_reaches_a_span(observed: Observed) -> None:
+    """Spans carry names, codes and ids: never the bearer token or a codec key (the payloads stay encrypted)."""
+    assert observed.codec_keys and not any(key in observed.trace_text for key in observed.codec_keys)
+    assert "bearer" not in observed.trace_text.lower() and "authorization" not in observed.trace_text.lower()
+    assert all(set(s["attributes"]) <= ALLOWED_ATTRIBUTES for s in observed.spans), \
+        {key for s in observed.spans for key in s["attributes"]} - ALLOWED_ATTRIBUTES
 
 
 def test_the_metrics_count_the_refusal_and_the_throttle(observed: Observed) -> None:

@@ -41,6 +41,7 @@ async def test_a_pool_scale_and_an_update_are_each_a_trace_linked_to_the_one_bef
         assert [link.context.span_id for link in create.links] == [scale.context.span_id]
         assert create.end_time - create.start_time <= scale.end_time - scale.start_time
     (update,) = spans.named("machine.update")
+    assert update.attributes["azmc.changed"] == "tags.team"  # what changed, never a value
     machine_creates = [c for c in creates if c.attributes["azmc.machine"] == update.attributes["azmc.machine"]]
     assert [link.context.span_id for link in update.links] == [machine_creates[0].context.span_id]
     # Its tag PATCH is in the update's trace, not the create's.
