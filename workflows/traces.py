@@ -115,14 +115,15 @@ class Operations:
             if error:
                 done.span.set_status(Status(StatusCode.ERROR, error[:300]))
             done.span.end()
-            self._previous = done.span.get_span_context()
+            ended = done.span.get_span_context()
+            self._previous = ended if ended.is_valid else self._previous
         return workflow.now() - done.since
 
     @contextmanager
     def step(self, name: str, **attributes: Any) -> Iterator[None]:
         """A step of the open operation (a child span) while the block runs."""
         opened = self._open
-        if opened is None or opened.span is None:
+        if opened is None or opened.span is None or not opened.span.is_recording():
             yield
             return
         parent = opened.steps[-1] if opened.steps else opened.span
@@ -143,7 +144,7 @@ class Operations:
         """The innermost step (or the operation) as the current span: an activity started in the block is its
         child. Nothing when no operation is open: a health check's reads are no operation's."""
         opened = self._open
-        if opened is None or opened.span is None:
+        if opened is None or opened.span is None or not opened.span.is_recording():  # tracing off: nothing to carry
             yield
             return
         with self._attached(opened.steps[-1] if opened.steps else opened.span):
@@ -152,7 +153,7 @@ class Operations:
     @contextmanager
     def carried(self) -> Iterator[None]:
         """The last operation as the current span, so a continue-as-new in the block carries it to the next run."""
-        if self._open is not None and self._open.span is not None:
+        if self._open is not None and self._open.span is not None and self._open.span.is_recording():
             with self._attached(self._open.span):
                 yield
         elif otel_trace is not None and self._previous is not None:
