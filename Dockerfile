@@ -1,7 +1,7 @@
-# The azmc image: the worker and the `azmc` CLI at the locked versions (requirements/image.txt), nothing for
-# development: no `temporal` dev server (`azmc dev`), no emulator. `docker build --build-arg LOCK=image-keyvault`
-# adds Azure Key Vault for AZMC_CODEC_KEY_VAULT_URL; `--target emulator` builds the emulator's image, which
-# docker-compose.yml's local profile runs.
+# The azmc image: the worker and the `azmc` CLI at the locked versions (requirements/image.txt, traces
+# included), nothing for development: no `temporal` dev server (`azmc dev`), no emulator.
+# `docker build --build-arg LOCK=image-keyvault` adds Azure Key Vault for AZMC_CODEC_KEY_VAULT_URL;
+# `--target emulator` builds the emulator's image, which docker-compose.yml's local profile runs.
 FROM python:3.12-slim AS base
 
 ENV PYTHONDONTWRITEBYTECODE=1 \

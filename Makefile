@@ -24,8 +24,8 @@ UV_COMPILE = $(BIN)/uv pip compile --quiet --universal --python-version 3.11 --g
 lock: $(STAMP)
 	$(UV_COMPILE) pyproject.toml requirements/build.in --extra test -o requirements/test.txt
 	$(UV_COMPILE) requirements/build.in -c requirements/test.txt -o requirements/build.txt
-	$(UV_COMPILE) pyproject.toml -c requirements/test.txt -o requirements/image.txt
-	$(UV_COMPILE) pyproject.toml --extra keyvault -c requirements/test.txt -o requirements/image-keyvault.txt
+	$(UV_COMPILE) pyproject.toml --extra tracing -c requirements/test.txt -o requirements/image.txt
+	$(UV_COMPILE) pyproject.toml --extra tracing --extra keyvault -c requirements/test.txt -o requirements/image-keyvault.txt
 
 # ruff, then mypy: the shipped packages and the benches, models/ and workflows/ strictly; its cache lives in
 # .venv/mypy-cache, so a warm run takes seconds (docs/testing.md, "Types").
@@ -71,6 +71,7 @@ bench: $(STAMP)
 	$(BIN)/python -m bench.watch_cost
 	$(BIN)/python -m bench.repair_time
 	$(BIN)/python -m bench.lifecycle
+	$(BIN)/python -m bench.lifecycle --tracing
 	$(BIN)/python -m bench.visibility_cost
 	$(BIN)/python -m bench.pool_rollout
 	$(BIN)/python -m bench.status_latency

@@ -17,7 +17,9 @@ from azure.core.pipeline import PipelineRequest, PipelineResponse
 from azure.core.pipeline.policies import AsyncHTTPPolicy
 from temporalio import activity
 
+from activities import tracing
 from activities.errors import retry_after_seconds
+from activities.metrics import AzureMetrics
 
 # A 429 whose Retry-After is this short (ARM's buckets refill every second) is waited out inside the call and the
 # request sent again: ARM refused it before doing anything, and a failed poll would fail its whole write. A longer
@@ -79,6 +81,10 @@ class ArmPace:
         # worker); None: nobody listens (a tool, a test without a server).
         self.on_queue_throttled: Callable[[str], None] | None = None
 
+    def held(self, kind: str) -> bool:
+        """Is `kind` held for a 429's Retry-After right now?"""
+        return time.monotonic() < self._buckets[kind].held_until
+
     async def take(self, kind: str) -> None:
         bucket = self._buckets[kind]
         for _ in range(100):  # a slot reserved before a 429's hold is taken again after it
@@ -97,12 +103,27 @@ class ArmPace:
             self.on_queue_throttled(activity.info().task_queue)
 
 
-class ArmPacePolicy(AsyncHTTPPolicy):
-    """Takes a token before each ARM request; on a 429 holds its kind for the Retry-After, then sends it again."""
+# A wait shorter than this is not a wait worth a metric or a span (the slot was there).
+WAIT_NOTED_S = 0.001
 
-    def __init__(self, pace: ArmPace) -> None:
+
+class ArmPacePolicy(AsyncHTTPPolicy):
+    """Takes a token before each ARM request; on a 429 holds its kind for the Retry-After, then sends it again.
+    A request that had to wait says how long and why (activities/metrics.py, a span in its operation's trace)."""
+
+    def __init__(self, pace: ArmPace, metrics: AzureMetrics | None = None) -> None:
         super().__init__()
         self._pace = pace
+        self._metrics = metrics or AzureMetrics()
+
+    async def _take(self, kind: str) -> None:
+        reason = "retry_after" if self._pace.held(kind) else "pace"
+        started, started_ns = time.monotonic(), tracing.now_ns()
+        await self._pace.take(kind)
+        waited = time.monotonic() - started
+        if waited >= WAIT_NOTED_S:
+            self._metrics.waited(kind, reason, waited)
+            tracing.waited(f"arm.wait {reason}", started_ns, {"azmc.arm.kind": kind, "azmc.wait.reason": reason})
 
     async def send(self, request: PipelineRequest) -> PipelineResponse:
         http = request.http_request
@@ -110,7 +131,7 @@ class ArmPacePolicy(AsyncHTTPPolicy):
             return await self.next.send(request)
         kind = kind_of(http.method)
         for resend in range(RESENDS + 1):
-            await self._pace.take(kind)
+            await self._take(kind)
             response = await self.next.send(request)
             if response.http_response.status_code != 429:
                 return response

@@ -22,10 +22,12 @@ from activities.arm_pace import ArmPace, ArmPacePolicy
 from activities.audit import AuditPolicy
 from activities.config import AzureConfig
 from activities.lro import BoardPolling, RetryAfterPolling
+from activities.metrics import AzureMetrics
 from activities.read_cache import ReadCache
 from activities.reading.group_listing import GroupListings
 from activities.reading.vm_statuses import VmStatusBoard, Watch
 from activities.request_count import RequestCounter, RequestCountingPolicy
+from activities.tracing import AzureIdsPolicy, request_span_name
 
 # The SDK's http logging already redacts headers outside its allow-list (Authorization included);
 # keep its per-request INFO lines out of worker logs unless someone turns them on deliberately.
@@ -88,6 +90,8 @@ class AzureClients:
     statuses: VmStatusBoard | None = field(default=None, init=False, repr=False)
     # ARM's lists of a resource group, shared by its machines that ask together (activities/reading/group_listing.py).
     listings: GroupListings = field(init=False, repr=False)
+    # What Azure does to this worker, on its Prometheus endpoint (activities/metrics.py).
+    metrics: AzureMetrics = field(default_factory=AzureMetrics)
 
     def __post_init__(self) -> None:
         def list_group(resource_group: str, name_filter: str | None) -> Any:
@@ -142,15 +146,20 @@ def proxy_configured() -> bool:
     return any(os.environ.get(name) for name in PROXY_VARIABLES)
 
 
-def build_clients(config: AzureConfig) -> AzureClients:
-    """Build one client per service; call `close()` on worker shutdown."""
+def build_clients(config: AzureConfig, metrics: AzureMetrics | None = None) -> AzureClients:
+    """Build one client per service; call `close()` on worker shutdown. `metrics`: the worker's (a no-op without)."""
     counter = RequestCounter()
+    metrics = metrics or AzureMetrics()
     pace = ArmPace(config.arm_reads_per_s, config.arm_writes_per_s, config.arm_deletes_per_s)
     credential = _credential(config)
     per_call = [AllowLoopbackHttpPolicy()] if config.plain_http else []
     common: dict[str, Any] = {
         "per_call_policies": per_call,
-        "per_retry_policies": [ArmPacePolicy(pace), RequestCountingPolicy(counter), AuditPolicy()],
+        "per_retry_policies": [ArmPacePolicy(pace, metrics), RequestCountingPolicy(counter, metrics), AuditPolicy()],
+        # azure-core's span of each request (when tracing is on: workers/tracing.py), named by what it does and
+        # given ARM's correlation id and error code (activities/tracing.py).
+        "network_span_namer": request_span_name,
+        "http_logging_policy": AzureIdsPolicy(),
         "retry_total": config.retry_total,
         "polling_interval": config.polling_interval_s,
         "read_timeout": config.request_timeout_s,
@@ -168,4 +177,5 @@ def build_clients(config: AzureConfig) -> AzureClients:
     health = ResourceHealthMgmtClient(credential, config.subscription_id, **common)
     return AzureClients(compute, network, graph, resources, health, credential, counter, pace, config.subscription_id,
                         config.installation_id, config.polling_interval_s, guest_proxy=config.guest_proxy,
-                        marketplace=MarketplaceOrderingAgreements(credential, config.subscription_id, **common))
+                        marketplace=MarketplaceOrderingAgreements(credential, config.subscription_id, **common),
+                        metrics=metrics)

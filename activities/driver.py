@@ -5,6 +5,8 @@ from datetime import timedelta
 from typing import Any
 
 from temporalio import activity
+from temporalio.common import MetricMeter
+from temporalio.exceptions import ApplicationError
 
 from activities import (
     data_disks,
@@ -21,6 +23,7 @@ from activities.arm_pace import ArmPace
 from activities.clients import AzureClients, build_clients
 from activities.config import AzureConfig
 from activities.health import probe, repair, resource_health
+from activities.metrics import AzureMetrics
 from activities.offerings import memory as offerings_memory
 from activities.pool import adoption, in_place, leftovers, machines
 from activities.reading import fleet, inventory, skus, usages
@@ -61,11 +64,12 @@ class AzureDriver:
         self._force_delete_vms = force_delete_vms
 
     @classmethod
-    async def open(cls, config: AzureConfig) -> "AzureDriver":
+    async def open(cls, config: AzureConfig, meter: MetricMeter | None = None) -> "AzureDriver":
+        """`meter`: the worker runtime's, where the Azure-side metrics go (activities/metrics.py); none: not kept."""
         if not config.installation_id:
             # Every write checks and sets the owner tag: without an installation id none could be safe.
             raise ValueError("the Azure driver needs an installation id (AzureConfig.installation_id)")
-        return cls(build_clients(config), force_delete_vms=config.force_delete_vms)
+        return cls(build_clients(config, AzureMetrics(meter)), force_delete_vms=config.force_delete_vms)
 
     async def close(self) -> None:
         await self._clients.close()
@@ -119,7 +123,8 @@ class AzureDriver:
             self.update_vm_in_place,
             # The shared memory of refused offerings (a workflow), asked and told by creation; asking reads the
             # usages when the memory's reading is due (models/quota.py).
-            *offerings_memory.activities(shared_offerings, self._usages, quota_read_every, self._skus),
+            *offerings_memory.activities(shared_offerings, self._usages, quota_read_every, self._skus,
+                                         self._clients.metrics),
         ]
 
     async def _usages(self, question: UsagesQuestion) -> list[QuotaUsage]:
@@ -150,8 +155,17 @@ class AzureDriver:
 
     @activity.defn(name=ActivityName.ENSURE_VM.value)
     async def ensure_vm(self, inp: EnsureVmInput) -> Inventory:
-        """Create or adopt the VM; heartbeats its operation's continuation token while it runs."""
-        return await vm.ensure_vm(self._clients, inp)
+        """Create or adopt the VM; heartbeats its operation's continuation token while it runs. Its outcome is
+        counted by size, zone and Azure's code (activities/metrics.py)."""
+        try:
+            created = await vm.ensure_vm(self._clients, inp)
+        except ApplicationError as error:
+            details = error.details[0] if error.details else None
+            code = str(details.get("code") or "") if isinstance(details, dict) else ""
+            self._clients.metrics.vm_create(inp.spec, code or str(error.type or "Error"))
+            raise
+        self._clients.metrics.vm_create(inp.spec, "")
+        return created
 
     @activity.defn(name=ActivityName.DELETE_VM.value)
     async def delete_vm(self, inp: DeleteVmInput) -> None:

@@ -1,4 +1,5 @@
-"""Counts every ARM request the driver sends, per `<resourceType>.<verb>` (the emulator's operation names)."""
+"""Counts every ARM request the driver sends, per `<resourceType>.<verb>` (the emulator's operation names), and
+tells the worker's metrics each one's provider and status code (activities/metrics.py)."""
 
 from collections import Counter
 from collections.abc import Iterator
@@ -6,8 +7,10 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from urllib.parse import urlsplit
 
-from azure.core.pipeline import PipelineRequest
+from azure.core.pipeline import PipelineRequest, PipelineResponse
 from azure.core.pipeline.policies import SansIOHTTPPolicy
+
+from activities.metrics import AzureMetrics
 
 # Long-running-operation status URLs (Azure-AsyncOperation / Location targets).
 _OPERATION_STATUS_TYPES = {"operations", "operationstatuses", "operationresults", "asyncoperations"}
@@ -46,6 +49,17 @@ def operation_name(method: str, url: str) -> str:
             return f"{_lower_first(types[-2])}.{types[-1]}"
         return f"{_lower_first(types[-1])}.{_verb(method, named=False)}"
     return f"{_lower_first(types[-1])}.{_verb(method, named=True)}"
+
+
+def provider_of(url: str) -> str:
+    """The resource provider a request goes to (`Microsoft.Compute`), as ARM spells it; `ARM` for ARM's own
+    resources (resource groups, the subscription's listing)."""
+    segments = [s for s in urlsplit(url).path.split("/") if s]
+    lowered = [s.lower() for s in segments]
+    if "providers" not in lowered:
+        return "ARM"
+    start = len(lowered) - 1 - lowered[::-1].index("providers")
+    return segments[start + 1][:64] if start + 1 < len(segments) else "ARM"
 
 
 def _verb(method: str, named: bool) -> str:
@@ -91,8 +105,19 @@ class RequestCounter:
 class RequestCountingPolicy(SansIOHTTPPolicy):
     """Placed after the retry policy, so an SDK-level retry counts as the extra request it is."""
 
-    def __init__(self, counter: RequestCounter) -> None:
+    def __init__(self, counter: RequestCounter, metrics: AzureMetrics | None = None) -> None:
         self._counter = counter
+        self._metrics = metrics or AzureMetrics()
 
     def on_request(self, request: PipelineRequest) -> None:
         self._counter.record(request.http_request.method, request.http_request.url)
+
+    def on_response(self, request: PipelineRequest, response: PipelineResponse) -> None:
+        self._tell(request, response.http_response.status_code)
+
+    def on_exception(self, request: PipelineRequest) -> None:
+        self._tell(request, None)
+
+    def _tell(self, request: PipelineRequest, status: int | None) -> None:
+        http = request.http_request
+        self._metrics.request(provider_of(http.url), operation_name(http.method, http.url), status)

@@ -1,6 +1,6 @@
 """How much azmc adds over the Temporal engine, measured side by side in one run on one dev server.
 
-`python -m bench.lifecycle [--machines 200] [--rounds 5]`:
+`python -m bench.lifecycle [--machines 200] [--rounds 5] [--tracing]`:
 - N machines created -> Running -> deleted (emulator at time scale 0) by an `azmc worker` process;
 - N bare workflows of the same shape (as many no-op activities before and after a `delete` signal as a
   machine ran) by a worker process of bench/bare.py, on the same server;
@@ -8,15 +8,14 @@
   is its best round. Also: CPU seconds per lifecycle of every process (from /proc), the emulator's CPU
   share (goal 5), workflow tasks and history events per lifecycle (from the histories), ARM requests.
 Printed and written to bench/results/lifecycle.json, never asserted: this is not a timed test.
+`--tracing` measures instead what traces cost: a traced, exporting worker beside an untraced one
+(bench/lifecycle_tracing.py, bench/results/lifecycle_tracing.json).
 """
 
 import argparse
 import asyncio
 import tempfile
-import time
-from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Any
 
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
@@ -25,76 +24,16 @@ from bench.bare import TASK_QUEUE as BARE_QUEUE
 from bench.bare import BareInput
 from bench.histories import histories_stats
 from bench.lifecycle_rows import Measured, print_summary, results_rows
+from bench.lifecycle_runs import lifecycle_run, machine_ids, machine_starter
 from bench.results_file import write_results
 from bench.stack import Processes, cpu_used, rss_mib, start_processes
 from cli.emulator_client import EmulatorControl
-from cli.machines import apply
-from emulator.seed import SEED_LOCATION, SEED_RESOURCE_GROUP, seed_subnet_id
-from models.naming import machine_of, workflow_id
-from models.search_attributes import AZMC_PHASE
-from models.spec import MachineSpec
-from models.temporal_api import DELETE_SIGNAL, WORKFLOW_TYPE
-from workers.settings import TASK_QUEUE
+from emulator.seed import SEED_RESOURCE_GROUP
+from models.naming import workflow_id
+from models.temporal_api import WORKFLOW_TYPE
 
 BARE_TYPE = "BareLifecycle"
 HISTORY_SAMPLE = 20  # histories read per kind for tasks/events per lifecycle
-
-
-def bench_spec(name: str, **fields: Any) -> MachineSpec:
-    """A machine with an OS disk only, in the emulator's seed resource group; `fields` override."""
-    return MachineSpec.model_validate({
-        "name": name, "resource_group": SEED_RESOURCE_GROUP, "location": SEED_LOCATION,
-        "vm_size": "Standard_D2s_v5", "subnet_id": seed_subnet_id(),
-        "image": {"publisher": "Canonical", "offer": "ubuntu-24_04-lts", "sku": "server"},
-        "ssh_public_key": "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBench bench", **fields,
-    })  # fmt: skip
-
-
-async def count(client: Client, query: str) -> int:
-    return (await client.count_workflows(query)).count
-
-
-async def wait_count(client: Client, query: str, target: int, timeout_s: float = 900) -> None:
-    deadline = time.monotonic() + timeout_s
-    while await count(client, query) != target:
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"timed out waiting for {target} x {query}")
-        await asyncio.sleep(0.2)
-
-
-async def bounded(jobs: list[Callable[[], Coroutine[Any, Any, Any]]], limit: int = 50) -> None:
-    gate = asyncio.Semaphore(limit)
-
-    async def one(job: Callable[[], Coroutine[Any, Any, Any]]) -> None:
-        async with gate:
-            await job()
-
-    await asyncio.gather(*(one(job) for job in jobs))
-
-
-def machine_ids(prefix: str, n: int) -> list[str]:
-    return [workflow_id(SEED_RESOURCE_GROUP, f"{prefix}-{i:05d}") for i in range(n)]
-
-
-def machine_starter(client: Client) -> Callable[[str], Coroutine[Any, Any, Any]]:
-    def start(wf_id: str) -> Coroutine[Any, Any, Any]:
-        machine = machine_of(wf_id)
-        assert machine is not None, wf_id
-        return apply(client, bench_spec(machine[1]), TASK_QUEUE)
-
-    return start
-
-
-async def lifecycle_run(client: Client, kind: str, ids: list[str], start: Callable[[str], Coroutine[Any, Any, Any]],
-                        id_prefix: str) -> float:  # fmt: skip
-    """Start all, wait until all are Running, signal delete to all, wait until all completed: seconds taken."""
-    running = f"WorkflowType = '{kind}' AND ExecutionStatus = 'Running' AND WorkflowId STARTS_WITH '{id_prefix}'"
-    began = time.monotonic()
-    await bounded([lambda wf_id=wf_id: start(wf_id) for wf_id in ids])  # type: ignore[misc]  # mypy cannot type a lambda's default argument
-    await wait_count(client, f"{running} AND {AZMC_PHASE.name} = 'Running'", len(ids))
-    await bounded([lambda wf_id=wf_id: client.get_workflow_handle(wf_id).signal(DELETE_SIGNAL) for wf_id in ids])  # type: ignore[misc]  # mypy cannot type a lambda's default argument
-    await wait_count(client, running, 0)
-    return time.monotonic() - began
 
 
 class Bench:
@@ -157,7 +96,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.lifecycle", description=__doc__.split("\n")[0])
     parser.add_argument("--machines", type=int, default=200, help="lifecycles per kind and round")
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--tracing", action="store_true", help="traced and exporting beside untraced, not bare")
     args = parser.parse_args()
+    if args.tracing:
+        from bench.lifecycle_tracing import run
+
+        with tempfile.TemporaryDirectory(prefix="azmc-bench-") as tmp:
+            run(Path(tmp), args.machines, args.rounds)
+        return
     with tempfile.TemporaryDirectory(prefix="azmc-bench-") as tmp:
         processes = start_processes(Path(tmp))
         try:

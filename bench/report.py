@@ -15,8 +15,9 @@ from typing import Any
 from bench.results_file import LATEST, RESULTS_DIR, machine_description
 
 # The order a reader follows (requests, then rate, then scale); modules not named here follow, by name.
-MODULE_ORDER = ("emulator_rate", "arm_requests", "lifecycle", "visibility_cost", "scale", "scale_out", "watch_cost",
-                "repair_time", "pool_rollout", "fleet_churn", "capacity_fallback", "upgrade_fleet")
+MODULE_ORDER = ("emulator_rate", "arm_requests", "lifecycle", "lifecycle_tracing", "visibility_cost", "scale",
+                "scale_out", "watch_cost", "repair_time", "pool_rollout", "fleet_churn", "capacity_fallback",
+                "upgrade_fleet")
 COLUMNS = ("metric", "measured", "goal", "peer", "note")
 
 

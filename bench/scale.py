@@ -24,7 +24,7 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.service import RPCError
 
 from bench.histories import histories_stats, history_stats
-from bench.lifecycle import bench_spec, bounded, count, machine_ids
+from bench.lifecycle_runs import bench_spec, bounded, count, machine_ids
 from bench.results_file import row, write_results
 from bench.stack import Processes, rss_mib, start_processes
 from cli.machines import apply

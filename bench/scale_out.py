@@ -39,7 +39,7 @@ from bench.fleet_churn import Emulator, scaled_budgets
 from bench.fleet_churn import worker_env as paced_env
 from bench.fleet_limits import azmc_rates, binding, budgets_spent
 from bench.histories import task_failures_by_cause
-from bench.lifecycle import bench_spec, bounded, count, lifecycle_run, machine_ids, machine_starter
+from bench.lifecycle_runs import bench_spec, bounded, count, lifecycle_run, machine_ids, machine_starter
 from bench.pool_rollout import pool_spec, settled, until
 from bench.results_file import RESULTS_DIR, row, write_results
 from bench.scale import query_all

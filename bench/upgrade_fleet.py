@@ -24,7 +24,7 @@ from temporalio.common import WorkerDeploymentVersion
 from temporalio.worker import Worker
 
 from activities.driver import AzureDriver
-from bench.lifecycle import bounded, count, machine_ids, machine_starter, wait_count
+from bench.lifecycle_runs import bounded, count, machine_ids, machine_starter, wait_count
 from bench.results_file import row, write_results
 from bench.stack import start_processes
 from models.offerings_memory import offerings_task_queue

@@ -22,7 +22,7 @@ from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.worker import UnsandboxedWorkflowRunner, Worker
 
-from bench.lifecycle import bounded
+from bench.lifecycle_runs import bounded
 from bench.results_file import row, write_results
 from bench.stack import cpu_seconds, dev_server, wait_for_server
 from models.search_attributes import AZMC_PHASE

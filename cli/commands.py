@@ -254,6 +254,28 @@ app.command("codec-server")(codec_server)
 
 
 @app.command()
+def trace(
+    machine: Annotated[str, typer.Argument(help="RESOURCE_GROUP/NAME (or NAME)")],
+    last: Annotated[int, typer.Option(help="how many of its operations, the latest last", min=1)] = 3,
+    file: Annotated[Path | None, typer.Option(help="the spans a worker keeps (default: $AZMC_TRACE_FILE, else "
+                                                   "azmc dev's .azmc/traces.jsonl)")] = None,
+) -> None:
+    """A machine's last operations as trees with durations: steps, activities, ARM requests (status codes, request
+    ids) and waits, from the spans the worker keeps (`azmc dev`: docs/observability.md)."""
+    from cli.machine.trace import DEFAULT_FILE, operations, read_spans, render
+
+    path = file or Path(os.environ.get("AZMC_TRACE_FILE") or DEFAULT_FILE)
+    if not path.exists():
+        fail(f"no spans at {path}: traces are kept by a worker started with AZMC_TRACE_FILE (azmc dev sets it); "
+             "with OTEL_EXPORTER_OTLP_ENDPOINT they go to your collector instead")
+    roots = operations(read_spans(path), machine, last)
+    if not roots:
+        fail(f"no operation of {machine} in {path} (a machine's operations are written as they end)")
+    for line in render(roots):
+        console.print(Text(line), soft_wrap=True)
+
+
+@app.command()
 def offerings(
     location: Annotated[str, typer.Option("--location", "-l", help="the Azure location, e.g. westeurope")],
     subscription: Annotated[str | None, typer.Option(

@@ -15,6 +15,7 @@ from cli.processes import Child, StackError, http_ok, require_free_ports, tcp_op
 from cli.stack_keys import codec_env
 from models.search_attributes import ALL_KEYS, type_name
 from workers.settings import METRICS_PORT
+from workers.tracing import TRACE_FILE_ENV
 
 log = logging.getLogger("azmc.dev")
 
@@ -105,9 +106,15 @@ def worker_env(config: StackConfig) -> dict[str, str]:
         "AZMC_ENSURE_SCHEDULE": "true",  # the fleet sweep runs on the dev stack too (AZMC_SWEEP_* apply)
         # The working tree's code takes new work at each start (docs/upgrades.md, "azmc dev").
         "AZMC_MAKE_CURRENT": "always",
+        # Its spans, for `azmc trace` (workers/tracing.py): no collector needed to look.
+        TRACE_FILE_ENV: str(trace_file(config)),
         "PYTHONPATH": str(_PROJECT_ROOT),
         **codec_env(config.state_dir),
     }
+
+
+def trace_file(config: StackConfig) -> Path:
+    return (config.state_dir / "traces.jsonl").resolve()
 
 
 def codec_server_argv(config: StackConfig) -> list[str]:

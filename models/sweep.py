@@ -111,6 +111,7 @@ class OrphanMachine(_Io):
 
 class FleetSurvey(_Io):
     machines_seen: int  # open MachineLifecycle workflows + machines known only from Azure
+    phases: dict[str, int] = {}  # open MachineLifecycle workflows by their AzmcPhase (the worker's metrics)
     drift: list[Drift] = []
     orphans: list[OrphanMachine] = []
     # Open machines whose resources the graph shows marked orphaned: the machine is back, the mark goes.
@@ -169,6 +170,7 @@ class OrphanVerdict(_Io):
 
 class SweepReport(_Io):
     machines_seen: int = 0
+    phases: dict[str, int] = {}  # open machines by phase, as the survey listed them
     drifted: int = 0
     signalled: list[Drift] = []
     orphans_found: int = 0  # resources

@@ -18,10 +18,13 @@ WORKFLOW_CODE = ("workflows", "models")
 
 # Top-level modules workflow code may import: the standard library's pure parts, pydantic, azmc's own.
 PURE_MODULES = frozenset({
-    "__future__", "annotated_types", "asyncio", "base64", "collections", "copy", "dataclasses", "datetime",
-    "enum", "functools", "hashlib", "itertools", "json", "math", "pydantic", "pydantic_core", "re", "types",
+    "__future__", "annotated_types", "asyncio", "base64", "collections", "contextlib", "copy", "dataclasses",
+    "datetime", "enum", "functools", "hashlib", "itertools", "json", "math", "pydantic", "pydantic_core", "re", "types",
     "typing", "models", "workflows",
 })
+# OpenTelemetry's API (workflows/traces.py): spans change no command; the SDK's replay-safe provider (workers/
+# tracing.py) takes their ids from the workflow's random and ends none while replaying.
+TELEMETRY_MODULES = frozenset({"opentelemetry", "opentelemetry.trace", "opentelemetry.context"})
 # Of temporalio, only what a workflow may touch: its API, its exceptions and the common types.
 TEMPORAL_MODULES = frozenset({"temporalio", "temporalio.workflow", "temporalio.exceptions", "temporalio.common"})
 # Calls that read the host's clock or loop, or differ between processes (str hashes are salted per process).
@@ -87,7 +90,7 @@ def _names_set_from_the_clock(node: ast.Assign | ast.AnnAssign) -> set[str]:
 
 
 def _importable(module: str) -> bool:
-    return module in TEMPORAL_MODULES or module.split(".")[0] in PURE_MODULES
+    return module in TEMPORAL_MODULES or module in TELEMETRY_MODULES or module.split(".")[0] in PURE_MODULES
 
 
 def _is_workflow(function: ast.Attribute) -> bool:

@@ -1,8 +1,9 @@
 """Connect to Temporal from settings, turning connection failures into one line that says what to do."""
 
+from collections.abc import Sequence
 from pathlib import Path
 
-from temporalio.client import Client
+from temporalio.client import Client, Plugin
 from temporalio.converter import DataConverter
 from temporalio.runtime import Runtime
 from temporalio.service import TLSConfig
@@ -49,7 +50,8 @@ def data_converter(settings: Settings) -> DataConverter:
     return azmc_data_converter(codec_keys(settings))
 
 
-async def connect(settings: Settings, runtime: Runtime | None = None) -> Client:
+async def connect(settings: Settings, runtime: Runtime | None = None, plugins: Sequence[Plugin] = ()) -> Client:
+    """`plugins`: the worker's tracing (workers/tracing.py), none otherwise."""
     api_key = settings.temporal_api_key.get_secret_value() if settings.temporal_api_key else None
     try:
         return await Client.connect(
@@ -59,6 +61,7 @@ async def connect(settings: Settings, runtime: Runtime | None = None) -> Client:
             api_key=api_key,
             data_converter=data_converter(settings),
             runtime=runtime,
+            plugins=list(plugins),
         )
     except RuntimeError as error:
         reason = str(error).split(": ", 1)[-1][:160]

@@ -12,6 +12,11 @@ from typing import Any
 import temporalio.activity
 import temporalio.workflow
 
+try:
+    from opentelemetry import trace as otel_trace
+except ImportError:  # the `tracing` extra is not installed: no line carries trace ids
+    otel_trace = None  # type: ignore[assignment]  # tracing is an extra: without it the module is None
+
 _STANDARD = set(vars(logging.makeLogRecord({}))) | {"message", "asctime"}
 
 
@@ -32,6 +37,10 @@ def _fields(record: logging.LogRecord) -> dict[str, Any]:
             fields[key] = value
     if record.exc_info:
         fields["error"] = logging.Formatter().formatException(record.exc_info).splitlines()[-1]
+    if otel_trace is not None and "trace_id" not in fields:  # a line said inside a traced operation's span
+        context = otel_trace.get_current_span().get_span_context()
+        if context.is_valid:
+            fields["trace_id"], fields["span_id"] = format(context.trace_id, "032x"), format(context.span_id, "016x")
     return fields
 
 

@@ -122,8 +122,9 @@ class Settings(BaseSettings):
 
     # Worker process
     metrics_port: int = setting(
-        METRICS_PORT, "Prometheus endpoint (`/metrics`) of the SDK's metrics and `azmc_codec_key_missing` (payloads "
-                      "whose codec key the worker lacks, by key id); 0 turns it off", see="security.md", ge=0, le=65535)
+        METRICS_PORT, "Prometheus endpoint (`/metrics`) of the SDK's metrics, azmc's Azure-side metrics and "
+                      "`azmc_codec_key_missing` (payloads whose codec key the worker lacks, by key id); 0 turns it "
+                      "off", see="security.md", ge=0, le=65535)
     metrics_host: str = setting("127.0.0.1", "the address the Prometheus endpoint listens on")
     graceful_shutdown_s: float = setting(30.0, "on SIGTERM/SIGINT, how long in-flight activities may finish (seconds)")
     max_concurrent_activities: int = setting(200, "activities a worker runs at once", ge=1)

@@ -23,12 +23,15 @@ from temporalio.worker import Worker
 from activities.audit import AuditInterceptor
 from activities.config import AzureConfig
 from activities.driver import AzureDriver
+from activities.metrics import WAIT_BUCKETS, WAIT_SECONDS
+from activities.tracing import ActivitySpans
 from codec.converter import describe_codec, for_workers, key_ids
 from codec.holders import KeyHolders
 from codec.missing_keys import MissingKeys
 from models.offerings_memory import offerings_task_queue
 from models.pace import DEFAULT_PACES, Budget, budget_task_queue
 from models.validation import problem
+from workers import tracing
 from workers.connect import connect
 from workers.deployment import activate_if_due, deployment_config, describe, refuse_taking_over
 from workers.installation import installation_id
@@ -38,6 +41,7 @@ from workers.replicas import keep_replicas_counted
 from workers.sandbox import workflow_runner
 from workers.settings import Settings, SettingsError
 from workers.sweep_schedule import ensure_sweep_schedule
+from workflows.machine.operations import CREATE_SECONDS, DURATION_BUCKETS, REPAIR_SECONDS
 from workflows.offerings.workflow import Offerings
 from workflows.registry import ALL_WORKFLOWS
 
@@ -78,13 +82,19 @@ def azure_config(settings: Settings, installation: str | None = None) -> AzureCo
         raise SettingsError(f"AZMC_AZURE_ENDPOINT / --azure-endpoint: {problem(error.errors()[0])}") from None
 
 
+# azmc's histograms are in seconds (Prometheus' base unit); the runtime's default buckets are the SDK's milliseconds.
+HISTOGRAM_BUCKETS = {WAIT_SECONDS: WAIT_BUCKETS, CREATE_SECONDS: DURATION_BUCKETS, REPAIR_SECONDS: DURATION_BUCKETS}
+
+
 def telemetry_runtime(settings: Settings) -> Runtime | None:
-    """A Runtime exporting the SDK's metrics for Prometheus; None (the default runtime) when disabled."""
+    """A Runtime exporting the SDK's metrics and azmc's for Prometheus; None (the default runtime) when disabled.
+    The SDK's keep their names and units (Temporal's own dashboards read them so: deploy/grafana/)."""
     if not settings.metrics_port:
         return None
     address = f"{settings.metrics_host}:{settings.metrics_port}"
     try:
-        return Runtime(telemetry=TelemetryConfig(metrics=PrometheusConfig(bind_address=address)))
+        return Runtime(telemetry=TelemetryConfig(metrics=PrometheusConfig(
+            bind_address=address, histogram_bucket_overrides=HISTOGRAM_BUCKETS)))
     except Exception as error:  # the core raises a bare exception when the port is taken
         raise SettingsError(
             f"cannot serve metrics on {address} ({error}); choose another AZMC_METRICS_PORT / --metrics-port, "
@@ -125,6 +135,12 @@ def worker_identity(client: Client) -> str:
     return with_codec_keys(client.identity, key_ids(client.data_converter))
 
 
+def activity_interceptors(client: Client) -> list[Any]:
+    """Each result's ARM requests (the audit trail); with tracing on, a span per activity attempt too."""
+    traced = [ActivitySpans()] if client.config()["plugins"] else []
+    return [*traced, AuditInterceptor(client.data_converter)]
+
+
 def build_worker(settings: Settings, client: Client, driver: AzureDriver) -> Worker:
     client = worker_client(client)
     return Worker(
@@ -134,7 +150,7 @@ def build_worker(settings: Settings, client: Client, driver: AzureDriver) -> Wor
         workflow_runner=workflow_runner(settings.workflow_sandbox),  # unsandboxed unless asked: workers/sandbox.py
         activities=driver.activities(settings.shared_offerings, settings.quota_read_every),
         # Each activity's Azure requests go into history with its result.
-        interceptors=[AuditInterceptor(client.data_converter)],
+        interceptors=activity_interceptors(client),
         **concurrency(settings),
         graceful_shutdown_timeout=timedelta(seconds=settings.graceful_shutdown_s),
         deployment_config=deployment_config(settings),
@@ -157,7 +173,7 @@ def paced_workers(client: Client, task_queue: str, activities: Sequence[Callable
     """One activity worker per Azure budget (models/pace.py), on the budget's own task queue: the server hands out
     its activities at most at `paces[budget]` a second across every worker of the installation."""
     client = worker_client(client)
-    options.setdefault("interceptors", [AuditInterceptor(client.data_converter)])  # each result's ARM requests
+    options.setdefault("interceptors", activity_interceptors(client))
     options.setdefault("identity", worker_identity(client))
     return [Worker(client, task_queue=budget_task_queue(task_queue, budget), activities=list(activities),
                    max_task_queue_activities_per_second=paces[budget], **options)
@@ -205,14 +221,15 @@ async def run_worker(settings: Settings) -> None:
     """Run until SIGTERM/SIGINT. Raises SettingsError (one line) when a setting or Temporal is unusable."""
     azure_config(settings)  # validate Azure settings before touching the network
     holders = KeyHolders()  # which codec keys the other workers hold: kept by keep_replicas_counted
-    client = worker_client(await connect(settings, telemetry_runtime(settings)), holders)
+    runtime = telemetry_runtime(settings)
+    client = worker_client(await connect(settings, runtime, tracing.plugins()), holders)
     if settings.worker_versioning:
         await describe(client, settings.deployment_name)  # a server without Worker Versioning: one line, and stop
         await refuse_taking_over(client, settings)  # before its polls put this version on the task queues
     installation = await installation_id(settings, client)
     if settings.ensure_schedule:
         log.info("fleet sweep schedule %s", await ensure_sweep_schedule(client, settings))
-    driver = await AzureDriver.open(azure_config(settings, installation))
+    driver = await AzureDriver.open(azure_config(settings, installation), runtime.metric_meter if runtime else None)
     try:
         workers = build_workers(settings, client, driver)
         tune_gc()
@@ -260,3 +277,4 @@ async def run_worker(settings: Settings) -> None:
         log.info("worker stopped")
     finally:
         await driver.close()
+        tracing.flush()

@@ -27,6 +27,7 @@ with workflow.unsafe.imports_passed_through():
     from models.spec import MachineSpec
 
 from workflows import policies
+from workflows.traces import Operations
 
 
 def error_type(err: BaseException) -> str:
@@ -84,10 +85,12 @@ def _discard(handle: "asyncio.Future[Any]") -> None:
 class AzureCalls:
     """One machine's view of the driver."""
 
-    def __init__(self, spec: MachineSpec) -> None:
+    def __init__(self, spec: MachineSpec, trace: Operations | None = None) -> None:
         self.spec = spec
         self.ref = MachineRef(resource_group=spec.resource_group, name=spec.name)
         self._detached: list[asyncio.Future[Any]] = []
+        # The machine's operations: each call starts inside the open one, as a child span (workflows/traces.py).
+        self.trace = trace or Operations("machine", {})
 
     async def _call(self, name: ActivityName, arg: Any, **options: Any) -> Any:
         """Run one activity. A `delete` or cancellation interrupting the flow detaches the call.
@@ -106,7 +109,9 @@ class AzureCalls:
         attempt = 0
         while True:
             try:
-                return await self._detachable(workflow.start_activity(name, arg, **options))
+                with self.trace.current():
+                    handle = workflow.start_activity(name, arg, **options)
+                return await self._detachable(handle)
             except ActivityError as err:
                 if not lacked_key(err):
                     raise
@@ -122,9 +127,10 @@ class AzureCalls:
         """A short call: one read, or a question to the offerings memory, as a local activity (the worker running
         the workflow task runs it: a marker in that task, no activity task and no workflow task more). It fails as
         an ActivityError with the driver's ApplicationError as its cause."""
-        handle = workflow.start_local_activity(name, arg, result_type=result_type, summary=summary,
-                                               start_to_close_timeout=policies.READ_TIMEOUT,
-                                               retry_policy=policies.READ_RETRY)
+        with self.trace.current():
+            handle = workflow.start_local_activity(name, arg, result_type=result_type, summary=summary,
+                                                   start_to_close_timeout=policies.READ_TIMEOUT,
+                                                   retry_policy=policies.READ_RETRY)
         try:
             return await self._detachable(handle)
         except ActivityError:

@@ -16,6 +16,7 @@ from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
 from temporalio.service import RPCError, RPCStatusCode
 
 from activities.arm import heartbeating
+from activities.metrics import AzureMetrics
 from activities.offerings.view import OfferingsView
 from models.activity_io import ActivityName, UsagesQuestion
 from models.offering_claims import Claim, ClaimRequest
@@ -133,14 +134,15 @@ async def release(client: Client, request: ProbeRelease, private_to: str = "") -
 
 
 def activities(shared: bool = True, read_usages: UsageReader | None = None,
-               read_every: timedelta = DEFAULT_READ_EVERY, read_skus: SkuReader | None = None
-               ) -> list[Callable[..., Any]]:
+               read_every: timedelta = DEFAULT_READ_EVERY, read_skus: SkuReader | None = None,
+               metrics: AzureMetrics | None = None) -> list[Callable[..., Any]]:
     """The activities, sharing one view of the memory (offerings_view.py): call once per worker.
     `shared=False` (AZMC_SHARED_OFFERINGS=false, the capacity bench's baseline) gives each machine a memory
     of its own: it learns only from its own refusals, as without a shared memory. `read_usages` (the driver's):
     how to read the usages when the memory asks (without it, no quota is foreseen); `read_every`
     (AZMC_QUOTA_READ_EVERY): how old the memory's reading may be; `read_skus` (the driver's): how to read the
-    sizes' accelerated networking when the memory asks (without it, accelerated_networking null is off)."""
+    sizes' accelerated networking when the memory asks (without it, accelerated_networking null is off);
+    `metrics` (the driver's): where refusals are counted by Azure's code."""
 
     view = OfferingsView()
 
@@ -160,6 +162,8 @@ def activities(shared: bool = True, read_usages: UsageReader | None = None,
         """Tell the shared memory how an attempt ended (refused, worked, or failed otherwise)."""
         client, task_queue, private = activity.client(), activity.info().task_queue, private_to()
         offering = report.offering
+        if report.code and not report.worked and metrics is not None:
+            metrics.refused(report.code)
         return await heartbeating(view.tell(_memory_id(offering.subscription, offering.location, private), report,
                                             lambda: tell(client, report, task_queue, private)))
 

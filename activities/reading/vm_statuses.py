@@ -12,6 +12,9 @@ The list carries no VM agent, tags or error details: a wait ends on the states a
 how an operation ended (Failed, or idle in a state the operation would not leave) the caller reads that operation
 once (activities/lro.py). A principal that may not list the subscription's VMs, or a list that keeps failing,
 makes the board step aside: its waiters poll their operations as before.
+
+In a trace (docs/observability.md) each read is a trace of its own (it belongs to no one machine), and each wait a
+span of its machine's operation, linked to the read that answered it.
 """
 
 from __future__ import annotations
@@ -25,6 +28,8 @@ from enum import Enum
 from typing import Any
 
 from azure.core.exceptions import ClientAuthenticationError, HttpResponseError
+
+from activities import tracing
 
 log = logging.getLogger("azmc.status_reads")
 
@@ -102,6 +107,7 @@ class _Waiter:
     every_s: float
     due: float
     answer: asyncio.Future[tuple[Verdict, VmStatus | None]]
+    read: Any = None  # the span of the read that answered, for a link (activities/tracing.py)
 
 
 Lister = Callable[[], AsyncIterator[Any]]  # the SDK's list_all(status_only="true") pages, one VM model at a time
@@ -139,11 +145,16 @@ class VmStatusBoard:
         waiter = _Waiter(vm_id.lower(), watch, now, every_s, every_s, due, asyncio.get_running_loop().create_future())
         self._waiters.append(waiter)
         self._poke()
-        try:
-            return await waiter.answer
-        finally:
-            if waiter in self._waiters:
-                self._waiters.remove(waiter)
+        with tracing.span("vm_statuses.wait", {"azmc.wait.every_s": every_s}) as span:
+            try:
+                verdict, status = await waiter.answer
+            finally:
+                if waiter in self._waiters:
+                    self._waiters.remove(waiter)
+            if span is not None:
+                span.set_attribute("azmc.wait.verdict", verdict.value)
+                tracing.link(span, waiter.read, {"azmc.link": "answered by this shared status read"})
+            return verdict, status
 
     def _poke(self) -> None:
         if self._wake is None:
@@ -173,13 +184,19 @@ class VmStatusBoard:
             self._next_read = None
 
     async def _read_once(self, started: float) -> None:
-        try:
-            statuses = await self._list()
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:  # every failure is told to the waiters, or the read is tried again
-            self._failed(exc)
-            return
+        with tracing.root(tracing.SHARED_READ, {"azmc.waiters": len(self._waiters)}) as span:
+            try:
+                statuses = await self._list()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # every failure is told to the waiters, or the read is tried again
+                self._failed(exc)
+                return
+            if span is not None:
+                span.set_attribute("azmc.vms_listed", len(statuses))
+            self._answer(started, statuses, tracing.context_of(span))
+
+    def _answer(self, started: float, statuses: dict[str, VmStatus], read: Any) -> None:
         self._failures = 0
         self.reads += 1
         for waiter in list(self._waiters):
@@ -192,6 +209,7 @@ class VmStatusBoard:
                 waiter.due = started + waiter.every_s
                 continue
             self.answered += 1
+            waiter.read = read
             waiter.answer.set_result((verdict, status))
 
     async def _list(self) -> dict[str, VmStatus]:

@@ -124,7 +124,11 @@ async def survey_fleet(clients: AzureClients, client: Client) -> FleetSurvey:
     orphans = [m.orphan() for key, m in sorted(fleet.ours.items()) if key not in open_phases]
     marked_open = [m.orphan() for key, m in sorted(fleet.ours.items()) if key in open_phases and m.marked]
     legacy = sum(1 for key in fleet.legacy if key not in open_phases)
+    phases: dict[str, int] = {}
+    for _, phase in open_phases.values():
+        phases[phase or "unknown"] = phases.get(phase or "unknown", 0) + 1
     return FleetSurvey(
+        phases=dict(sorted(phases.items())),
         machines_seen=len(open_phases) + len(orphans) + legacy, drift=drift, orphans=orphans, marked_open=marked_open,
         other_owners=fleet.other_owners, legacy=legacy, graph_pages=graph_pages,
         visibility_pages=visibility_pages, workflow_describes=describes, arm_requests=sum(requests.values()),

@@ -5,9 +5,10 @@ on the default ports."""
 import os
 import shlex
 
-from cli.stack import DEV_NAMESPACE, StackConfig
+from cli.stack import DEV_NAMESPACE, StackConfig, trace_file
 from cli.stack_keys import dev_keys_file
 from workers.settings import TASK_QUEUE
+from workers.tracing import TRACE_FILE_ENV
 
 # Settings the stack's worker takes from this terminal's environment, which the other one must share. Secrets
 # (AZMC_CODEC_KEYS, AZMC_TEMPORAL_API_KEY) are never printed: the note after the exports says so.
@@ -27,6 +28,7 @@ def dev_exports(config: StackConfig) -> dict[str, str]:
         "TEMPORAL_ADDRESS": config.temporal_address,
         "TEMPORAL_NAMESPACE": DEV_NAMESPACE,
         "TEMPORAL_CODEC_ENDPOINT": config.codec_url,  # `temporal workflow query/result` print decoded answers
+        TRACE_FILE_ENV: str(trace_file(config)),  # `azmc trace` reads the worker's spans
     }
     return exports
 

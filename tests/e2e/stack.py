@@ -227,7 +227,8 @@ class DevRun:
     def env(self) -> dict[str, str]:
         """`azmc` and `temporal` beside it, as the dev panel says: its Temporal and its codec keys."""
         return {**PYTHONPATH, "PATH": "/usr/bin:/bin", "AZMC_TEMPORAL_ADDRESS": self.address, "COLUMNS": "200",
-                "AZMC_CODEC_KEYS_FILE": str(self.state_dir / "codec-keys.json")}
+                "AZMC_CODEC_KEYS_FILE": str(self.state_dir / "codec-keys.json"),
+                "AZMC_TRACE_FILE": str(self.state_dir / "traces.jsonl")}
 
 
 DEV_PORT_FLAGS = ("--temporal-port", "--ui-port", "--emulator-port", "--metrics-port", "--codec-port")

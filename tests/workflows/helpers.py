@@ -20,7 +20,6 @@ from temporalio.service import RPCError, RPCStatusCode
 from temporalio.testing import ActivityEnvironment, WorkflowEnvironment
 from temporalio.worker import Worker
 
-from activities.audit import AuditInterceptor
 from cli.render import describe_view
 from codec.converter import azmc_data_converter
 from codec.keys import parse_keys
@@ -34,7 +33,7 @@ from tests.support.emulator import EmulatorHandle
 from tests.workflows.replay_check import replay_every_run, server_now
 from tests.workflows.stack import Stack
 from workers.sandbox import workflow_runner
-from workers.worker import offerings_worker, paced, worker_client
+from workers.worker import activity_interceptors, offerings_worker, paced, worker_client
 from workflows.registry import ALL_WORKFLOWS
 
 TEST_SERVER = ".venv/bin/temporal-test-server"
@@ -120,7 +119,7 @@ async def lifecycle_worker(client: Client, activities: Sequence[Callable[..., An
     # checked by the recorded histories' replays and tests/test_deterministic_code.py, the sandbox by
     # tests/workers/test_workflow_runner.py.
     async with Worker(client, task_queue=task_queue, workflows=ALL_WORKFLOWS, activities=list(activities),
-                      interceptors=[AuditInterceptor(client.data_converter)], workflow_runner=workflow_runner()), \
+                      interceptors=activity_interceptors(client), workflow_runner=workflow_runner()), \
             offerings_worker(client, task_queue), paced(client, task_queue, activities):
         yield task_queue
     await replay_every_run(client, task_queue, started)  # a test that passed made only runs that replay

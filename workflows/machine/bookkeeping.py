@@ -16,8 +16,10 @@ with workflow.unsafe.imports_passed_through():
 
 from workflows.machine.details import render_details
 from workflows.machine.healing import Healing
+from workflows.machine.operations import phase_entered
 from workflows.machine.pool_notice import PoolNotices
 from workflows.machine.state import LifecycleState
+from workflows.traces import Operations
 
 RECENT_OPERATIONS = 20
 _MAX_ERROR_CHARS = 500  # keeps Azure's long messages from bloating status and details
@@ -26,18 +28,22 @@ _MAX_ERROR_CHARS = 500  # keeps Azure's long messages from bloating status and d
 class MachineLog:
     """workflow.logger with the machine on every line (in the text and as `extra` for structured logs)."""
 
-    def __init__(self, resource_group: str, name: str) -> None:
+    def __init__(self, resource_group: str, name: str, trace: Operations | None = None) -> None:
         self._prefix = f"[machine {resource_group}/{name}] "
         self._extra = {"azmc_machine": name, "azmc_resource_group": resource_group}
+        self._trace = trace  # a line said during an operation carries its trace and span ids
+
+    def _fields(self) -> dict[str, str]:
+        return {**self._extra, **self._trace.ids()} if self._trace is not None else self._extra
 
     def debug(self, message: str) -> None:
-        workflow.logger.debug(self._prefix + message, extra=self._extra)
+        workflow.logger.debug(self._prefix + message, extra=self._fields())
 
     def info(self, message: str) -> None:
-        workflow.logger.info(self._prefix + message, extra=self._extra)
+        workflow.logger.info(self._prefix + message, extra=self._fields())
 
     def warning(self, message: str) -> None:
-        workflow.logger.warning(self._prefix + message, extra=self._extra)
+        workflow.logger.warning(self._prefix + message, extra=self._fields())
 
 
 class Machine:
@@ -52,7 +58,6 @@ class Machine:
         # Whether the size of the offering last claimed supports accelerated networking (None: not known), as
         # the shared memory answered (workflows/offerings/skus.py): not carried, every attempt claims first.
         self.size_accelerated: bool | None = None
-        self.log = MachineLog(state.spec.resource_group, state.spec.name)
         # Two facts of this run: the phase its search attribute shows (set by the starter, or upserted), and
         # the last phase (and quota wait) its pool was told (every run tells its first one, upserted or not).
         self._shown_phase: str | None = None
@@ -61,6 +66,10 @@ class Machine:
         self.pool_notices = PoolNotices(state.spec.name)
         # The health timeout and the repair ladder: where they stand and the timers of this run (healing.py).
         self.healing = Healing(state)
+        # Its operations as traces (operations.py), opened and closed by its phases.
+        subject = {"azmc.machine": f"{state.spec.resource_group}/{state.spec.name}"}
+        self.trace = Operations("machine", {**subject, **({"azmc.pool": state.spec.pool} if state.spec.pool else {})})
+        self.log = MachineLog(state.spec.resource_group, state.spec.name, self.trace)
 
     def health_read(self, signals: list[HealthSignal]) -> None:
         status = self.state.status
@@ -96,6 +105,7 @@ class Machine:
         if phase != self.state.status.phase:
             self.log.info(f"phase {self.state.status.phase} -> {phase}")
         self.state.status.phase = phase
+        phase_entered(self.trace, phase, self.state.status.last_error, self.state.creation_started_at)
         if phase != Phase.PENDING:
             self.state.status.waiting_for_quota = ""  # only a Pending machine waits for quota
         told = (phase, self.state.status.waiting_for_quota)

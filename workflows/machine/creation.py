@@ -199,7 +199,9 @@ async def _until_running_or_timed_out(machine: Machine, azure: AzureCalls, drain
         machine.set_phase(Phase.CREATING)
         undo = Compensations(machine)
         try:
-            inventory = await _healthy_vm(machine, attempt_azure, undo, deadline)
+            with machine.trace.step("attempt", **{"azmc.attempt": state.status.attempts,
+                                                  "azmc.offering": offering.describe()}):
+                inventory = await _healthy_vm(machine, attempt_azure, undo, deadline)
         except StartFailed:
             # The VM exists and is kept: the health watch (Unknown) starts it again after the backoff.
             state.creation_started_at = None
@@ -222,7 +224,8 @@ async def _until_running_or_timed_out(machine: Machine, azure: AzureCalls, drain
         # The memory hears of a refusal before compensating: the undo can take minutes (a failed VM's NIC
         # stays reserved 180 s), and meanwhile other machines would ask for the refused offering too.
         refusal = await fallback.remember_refusal(machine, azure, offering, failure.error)
-        await undo.unwind()
+        with machine.trace.step("compensate"):
+            await undo.unwind()
         if resource_group_gone(failure.error):
             # azmc creates no resource groups: no attempt can work until an operator creates it.
             await _fail(machine, azure, drain_timeout,
@@ -244,7 +247,8 @@ async def _until_running_or_timed_out(machine: Machine, azure: AzureCalls, drain
         shown = min(delay, deadline.left())
         machine.operation(Stage.CREATE, OperationState.FAILED, f"{attempt}; next attempt in {humanize(shown)}",
                           error=str(failure), retry_in=shown)
-        await _back_off(machine, delay, wake, deadline)
+        with machine.trace.step("backoff", **{"azmc.wait_s": delay.total_seconds()}):
+            await _back_off(machine, delay, wake, deadline)
         if deadline.passed:
             break
     await _fail(machine, azure, drain_timeout)

@@ -93,6 +93,7 @@ async def _take(machine: Machine, azure: AzureCalls, step: RepairStep, why: str)
     index = steps.index(step)
     status.repair = RepairProgress(step=index, action=step.action, started_at=workflow.now())
     machine.healing.repair_deadline()  # the step's wait starts now
+    machine.trace.note(repair_step=step.action.value)
     counted = f"step {index + 1} of {len(steps)}"
     if step.action == RepairAction.RECREATE:
         inventory = status.inventory
@@ -104,7 +105,8 @@ async def _take(machine: Machine, azure: AzureCalls, step: RepairStep, why: str)
     machine.operation(Stage.REPAIR, OperationState.PROCESSING, f"unhealthy ({why}): {step.action} ({counted})",
                       error=why)
     try:
-        vm = await (azure.restart_vm() if step.action == RepairAction.RESTART else azure.redeploy_vm())
+        with machine.trace.step(f"repair {step.action.value}"):
+            vm = await (azure.restart_vm() if step.action == RepairAction.RESTART else azure.redeploy_vm())
     except ActivityError as err:
         machine.operation(Stage.REPAIR, OperationState.FAILED,
                           f"{step.action} failed; the next step follows if still unhealthy in {humanize(step.wait)}",

@@ -72,11 +72,13 @@ def validate(state: LifecycleState | None, deleting: bool, args: Sequence[Any]) 
 
 
 async def _update_tags(azure: AzureCalls, remove: list[str]) -> TagsUpdated:
-    return await workflow.execute_activity(
-        ActivityName.UPDATE_TAGS, UpdateTagsInput(spec=azure.spec, remove=remove), result_type=TagsUpdated,
-        start_to_close_timeout=policies.NIC_TIMEOUT, heartbeat_timeout=policies.OPERATION_HEARTBEAT,
-        retry_policy=policies.READ_RETRY, summary=f"Update tags of VM {azure.spec.name}, its NIC and disks",
-    )
+    with azure.trace.current():  # in the operation's trace, as every call of AzureCalls
+        handle = workflow.start_activity(
+            ActivityName.UPDATE_TAGS, UpdateTagsInput(spec=azure.spec, remove=remove), result_type=TagsUpdated,
+            start_to_close_timeout=policies.NIC_TIMEOUT, heartbeat_timeout=policies.OPERATION_HEARTBEAT,
+            retry_policy=policies.READ_RETRY, summary=f"Update tags of VM {azure.spec.name}, its NIC and disks",
+        )
+    return await handle
 
 
 async def _apply_pending_nic(machine: Machine, azure: AzureCalls) -> str:
@@ -160,8 +162,9 @@ async def apply_update(
                           message=f"updated; the machine is {machine.phase}: {what} reach Azure {when}")
     nic_was_pending = state.nic_pending
     async with busy:
-        lines = [await _update_vm(machine, azure)] if patch_vm else []
-        done, line = await apply_pending_tags(machine, azure)
+        with machine.trace.beside("update", changed=", ".join(changed)):
+            lines = [await _update_vm(machine, azure)] if patch_vm else []
+            done, line = await apply_pending_tags(machine, azure)
     lines += [line] if line else []
     updated = [f"NIC {nic_name(new.name)}"] if nic_was_pending and not state.nic_pending else []
     return SpecUpdate(changed=changed, tagged=done.changed if done else [], updated=updated,

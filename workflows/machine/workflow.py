@@ -330,7 +330,7 @@ class MachineLifecycle:
     def _azure_calls(self, machine: Machine) -> AzureCalls:
         # One per run, so deletion knows about calls an interrupted flow left in flight.
         if self._azure is None:
-            self._azure = AzureCalls(machine.state.spec)
+            self._azure = AzureCalls(machine.state.spec, machine.trace)
         return self._azure
 
     async def _tag_if_pending(self, machine: Machine, azure: AzureCalls) -> None:
@@ -386,4 +386,5 @@ class MachineLifecycle:
         state.preserve_request = self._preserve_request
         state.runs += 1
         machine.log.info(f"continuing as new (history length {workflow.info().get_current_history_length()})")
-        continue_as_new(state)
+        with machine.trace.carried():  # the next run's first operation links to this run's last
+            continue_as_new(state)

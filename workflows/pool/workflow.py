@@ -63,6 +63,7 @@ from workflows.pool.state import InPlace, PoolState
 from workflows.pool.view import PoolView, build_status
 from workflows.pool.zones import machine_spec
 from workflows.refusals import Refusals, accepted
+from workflows.traces import Operations
 from workflows.versioning import continue_as_new, upgrade_due
 
 
@@ -84,6 +85,7 @@ class MachinePool:
         self._held = ""
         self._repairs_held = ""
         self._clock = PoolClock()
+        self._trace = Operations("pool", {})  # named once the input is read (_started)
         # Machines this run started wait here for their workflow's end (a terminated one tells nothing).
         self._watchers: dict[str, asyncio.Future[None]] = {}
         # Messages whose payload did not decode (workflows/refusals.py): a pool operation each.
@@ -249,6 +251,8 @@ class MachinePool:
                            + (f" ({note})" if note else ""))
         state.history_limit, _ = bounded_history_limit(state.history_limit)
         book.log(f"run {state.runs} started with {len(state.machines)} machines")
+        # Its scales and rolls as traces (workflows/traces.py): from the first step until every machine is available.
+        self._trace = Operations("pool", {"azmc.pool": f"{state.spec.resource_group}/{state.spec.name}"})
         return state, book
 
     async def _keep(self, state: PoolState, book: PoolBook) -> None:
@@ -275,6 +279,8 @@ class MachinePool:
                 await self._act(state, book, decided)
                 continue  # the new machines and deletions change the next decision
             self._show()
+            if self._trace.kind and not decided.rolling and _steady(state):
+                self._trace.end("every machine available")
             # A timer of the clock fires when time alone changes a decision: a machine available, a preservation
             # over, a rollout stalled.
             await workflow.wait_condition(
@@ -321,12 +327,16 @@ class MachinePool:
         for name in decided.preserve:
             book.operation("preserve", f"{name}: Failed, kept powered off for {humanize(spec.preserve_timeout)}")
         self._show()
+        if not self._trace.kind:
+            self._trace.begin("roll" if decided.rolling else "scale", replicas=str(spec.replicas),
+                              revision=str(state.revision))
         specs = [machine_spec(state, m) for m in new]
-        _, deleted, preserved = await asyncio.gather(
-            asyncio.gather(*(self._start_machine(s, book) for s in specs)),
-            delete_machines(spec.resource_group, [(n, {"reason": f"pool {spec.name}: {why}"})
-                                                 for n, why in decided.delete]),
-            preserve_machines(spec.resource_group, decided.preserve, "pool: Failed machine kept for diagnosis"))
+        with self._trace.current():  # a machine started here links its create to this operation
+            _, deleted, preserved = await asyncio.gather(
+                asyncio.gather(*(self._start_machine(s, book) for s in specs)),
+                delete_machines(spec.resource_group, [(n, {"reason": f"pool {spec.name}: {why}"})
+                                                     for n, why in decided.delete]),
+                preserve_machines(spec.resource_group, decided.preserve, "pool: Failed machine kept for diagnosis"))
         for name, delivered in zip([n for n, _ in decided.delete] + decided.preserve, deleted + preserved,
                                    strict=True):
             if not delivered:
@@ -403,3 +413,9 @@ class MachinePool:
         state.runs += 1
         book.log(f"continuing as new (history length {workflow.info().get_current_history_length()})")
         continue_as_new(state)
+
+
+def _steady(state: PoolState) -> bool:
+    """The pool's replicas are all there and available: its scale or roll is over."""
+    alive = [m for m in state.machines if counted(m)]
+    return len(alive) == state.spec.replicas and all(available(m) for m in alive)

@@ -77,7 +77,7 @@ class FleetSweep:
         survey: FleetSurvey = await workflow.execute_activity(
             ActivityName.SURVEY_FLEET, result_type=FleetSurvey, start_to_close_timeout=SURVEY_TIMEOUT,
             retry_policy=SWEEP_RETRY, summary="Survey the fleet: Resource Graph + open machine workflows")
-        self._update(machines_seen=survey.machines_seen, drifted=len(survey.drift),
+        self._update(machines_seen=survey.machines_seen, phases=survey.phases, drifted=len(survey.drift),
                      orphans_found=sum(o.resource_count for o in survey.orphans), graph_pages=survey.graph_pages,
                      visibility_pages=survey.visibility_pages, workflow_describes=survey.workflow_describes,
                      arm_requests=survey.arm_requests)
