@@ -104,7 +104,7 @@ class _Waiter:
     answer: asyncio.Future[tuple[Verdict, VmStatus | None]]
 
 
-Lister = Callable[[], AsyncIterator[Any]]  # the SDK's list_all(status_only="true") pages, one VM model at a time
+Lister = Callable[[], AsyncIterator[dict[str, Any]]]  # VirtualMachines_ListAll(statusOnly=true), VM by VM as JSON
 
 
 @dataclass
@@ -197,12 +197,14 @@ class VmStatusBoard:
     async def _list(self) -> dict[str, VmStatus]:
         statuses: dict[str, VmStatus] = {}
         async for vm in self.lister():
+            properties = vm.get("properties") or {}
             power = ""
-            view = vm.instance_view
-            for status in (view.statuses if view is not None and view.statuses else []):
-                if status.code and status.code.startswith("PowerState/"):
-                    power = status.code.split("/", 1)[1].lower()
-            statuses[str(vm.id).lower()] = VmStatus(str(vm.provisioning_state or "").lower(), power)
+            for status in (properties.get("instanceView") or {}).get("statuses") or []:
+                code = str(status.get("code") or "")
+                if code.startswith("PowerState/"):
+                    power = code.split("/", 1)[1].lower()
+            statuses[str(vm.get("id", "")).lower()] = VmStatus(str(properties.get("provisioningState") or "").lower(),
+                                                              power)
         return statuses
 
     def _failed(self, exc: Exception) -> None:
