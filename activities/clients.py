@@ -25,6 +25,7 @@ from activities.lro import BoardPolling, RetryAfterPolling
 from activities.read_cache import ReadCache
 from activities.reading import json_lists
 from activities.reading.group_listing import GroupListings
+from activities.reading.group_snapshots import GroupSnapshot, GroupSnapshots
 from activities.reading.vm_statuses import VmStatusBoard, Watch
 from activities.request_count import RequestCounter, RequestCountingPolicy
 
@@ -86,12 +87,18 @@ class AzureClients:
     statuses: VmStatusBoard | None = field(default=None, init=False, repr=False)
     # ARM's lists of a resource group, shared by its machines that ask together (activities/reading/group_listing.py).
     listings: GroupListings = field(init=False, repr=False)
+    # The group's lists a crowd of paced writes checks ownership against (activities/reading/group_snapshots.py).
+    snapshots: GroupSnapshots = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         def list_group(resource_group: str, name_filter: str | None) -> Any:
             return json_lists.group_resources(self.resources, self.subscription_id, resource_group, name_filter)
 
         self.listings = GroupListings(list_group)
+        sub = self.subscription_id
+        self.snapshots = GroupSnapshots(
+            resources=GroupSnapshot(lambda rg: json_lists.group_resources(self.resources, sub, rg, None)),
+            vms=GroupSnapshot(lambda rg: json_lists.group_vms(self.compute, sub, rg)))
 
     def probe_session(self) -> aiohttp.ClientSession:
         if self._probe_session is None or self._probe_session.closed:

@@ -18,7 +18,10 @@ from azure.core.exceptions import (
     map_error,
 )
 from azure.core.rest import HttpRequest
-from azure.mgmt.compute.operations._operations import build_virtual_machines_list_all_request
+from azure.mgmt.compute.operations._operations import (
+    build_virtual_machines_list_all_request,
+    build_virtual_machines_list_request,
+)
 from azure.mgmt.core.exceptions import ARMErrorFormat
 from azure.mgmt.resource.resources.operations._operations import build_resources_list_by_resource_group_request
 
@@ -45,6 +48,11 @@ def group_resources(client: Any, subscription_id: str, resource_group: str,
     """Resources_ListByResourceGroup (azure-mgmt-resource's `resources.list_by_resource_group`)."""
     return items(client, build_resources_list_by_resource_group_request(
         resource_group, subscription_id, filter=name_filter, api_version=client._config.api_version))
+
+
+def group_vms(client: Any, subscription_id: str, resource_group: str) -> AsyncIterator[dict[str, Any]]:
+    """VirtualMachines_List (azure-mgmt-compute's `virtual_machines.list`): the group's VMs, their models."""
+    return items(client, build_virtual_machines_list_request(resource_group, subscription_id))
 
 
 def vm_statuses(client: Any, subscription_id: str) -> AsyncIterator[dict[str, Any]]:

@@ -119,6 +119,7 @@ class VmStatusBoard:
     _next_read: float | None = None  # when the board means to read next, while somebody waits
     _failures: int = 0
     _aside_until: float = 0.0
+    _last: tuple[float, dict[str, VmStatus]] = (float("-inf"), {})  # when the last list began, what it said
     reads: int = 0  # lists made (each of one or more pages): what the board cost
     answered: int = 0  # waits it ended
 
@@ -144,6 +145,13 @@ class VmStatusBoard:
         finally:
             if waiter in self._waiters:
                 self._waiters.remove(waiter)
+
+    def seen(self, vm_id: str, within_s: float) -> tuple[bool, VmStatus | None]:
+        """(known, the VM's status, None when absent) from the last list if it began at most `within_s` ago."""
+        started, statuses = self._last
+        if self.clock() - started > within_s:
+            return False, None
+        return True, statuses.get(vm_id.lower())
 
     def _poke(self) -> None:
         if self._wake is None:
@@ -182,6 +190,7 @@ class VmStatusBoard:
             return
         self._failures = 0
         self.reads += 1
+        self._last = (started, statuses)
         for waiter in list(self._waiters):
             if waiter.registered >= started or waiter.answer.done():
                 continue  # the list may predate its write
