@@ -24,7 +24,9 @@ from activities.config import AzureConfig
 from activities.lro import BoardPolling, RetryAfterPolling
 from activities.metrics import AzureMetrics
 from activities.read_cache import ReadCache
+from activities.reading import json_lists
 from activities.reading.group_listing import GroupListings
+from activities.reading.group_snapshots import GroupSnapshot, GroupSnapshots
 from activities.reading.vm_statuses import VmStatusBoard, Watch
 from activities.request_count import RequestCounter, RequestCountingPolicy
 from activities.tracing import AzureIdsPolicy, request_span_name
@@ -92,12 +94,18 @@ class AzureClients:
     listings: GroupListings = field(init=False, repr=False)
     # What Azure does to this worker, on its Prometheus endpoint (activities/metrics.py).
     metrics: AzureMetrics = field(default_factory=AzureMetrics)
+    # The group's lists a crowd of paced writes checks ownership against (activities/reading/group_snapshots.py).
+    snapshots: GroupSnapshots = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         def list_group(resource_group: str, name_filter: str | None) -> Any:
-            return self.resources.resources.list_by_resource_group(resource_group, filter=name_filter)
+            return json_lists.group_resources(self.resources, self.subscription_id, resource_group, name_filter)
 
         self.listings = GroupListings(list_group)
+        sub = self.subscription_id
+        self.snapshots = GroupSnapshots(
+            resources=GroupSnapshot(lambda rg: json_lists.group_resources(self.resources, sub, rg, None)),
+            vms=GroupSnapshot(lambda rg: json_lists.group_vms(self.compute, sub, rg)))
 
     def probe_session(self) -> aiohttp.ClientSession:
         if self._probe_session is None or self._probe_session.closed:
@@ -111,7 +119,7 @@ class AzureClients:
     def vm_polling(self, resource_group: str, name: str, watch: Watch, *, final_get: bool = False) -> BoardPolling:
         """The `polling=` of a VM operation whose end the shared status reads see (`watch`), not its own polls."""
         if self.statuses is None:
-            self.statuses = VmStatusBoard(lambda: self.compute.virtual_machines.list_all(status_only="true"))
+            self.statuses = VmStatusBoard(lambda: json_lists.vm_statuses(self.compute, self.subscription_id))
         vm_id = f"/subscriptions/{self.subscription_id}/resourceGroups/{resource_group}" \
                 f"/providers/Microsoft.Compute/virtualMachines/{name}"
         return BoardPolling(self.polling_interval_s, self.statuses, vm_id, watch, final_get=final_get)

@@ -5,6 +5,7 @@ from typing import Any
 
 from azure.core.exceptions import HttpResponseError, ResourceNotFoundError
 from azure.core.polling import AsyncLROPoller
+from azure.mgmt.compute import models as cm
 
 from activities.arm import classified, get_or_none, log, log_start, resume_operation, wait_heartbeating
 from activities.clients import AzureClients
@@ -68,6 +69,8 @@ async def delete_vm(clients: AzureClients, inp: DeleteVmInput, force_enabled: bo
     # Azure takes no If-Match on a VM DELETE: the ownership check is the read (or the conditional
     # deleteOption PATCH) this worker made at most TRUST_S ago, else a GET now.
     seen = clients.read_cache.vm(rg, name, within_s=TRUST_S)
+    if seen is None:  # a crowd's shared list of the group, at most TRUST_S old (activities/reading/group_snapshots.py)
+        _, seen = await clients.snapshots.vm(rg, name, cm.VirtualMachine)
     if await _delete_owned("VM", name, owner, lambda: vms.get(rg, name), begin, seen, options):
         clients.read_cache.saw_deleted(rg, name)
     else:

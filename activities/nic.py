@@ -49,6 +49,8 @@ async def ensure_nic(clients: AzureClients, spec: MachineSpec) -> str:
     name = nic_name(spec.name)
     rg = spec.resource_group
     listed = clients.read_cache.listed_recently(rg, spec.name)
+    if listed is None:  # a crowd's shared list of its group, at most TRUST_S old (reading/group_snapshots.py)
+        listed = await clients.snapshots.listed(rg, spec.name)
     if listed is not None and not any(res.type == NIC_TYPE and res.name.lower() == name.lower() for res in listed):
         # ARM listed the machine's resources moments ago (find_vm) and no NIC of this name was there.
         existing = None

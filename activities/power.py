@@ -38,6 +38,8 @@ async def power_off(clients: AzureClients, machine: MachineRef) -> None:
     # The VM `delete` read seconds ago (activities/read_cache.py) may stand for the check before the POST, but
     # only to power it off: "already stopped" is ARM's to say, never a remembered state's.
     vm = clients.read_cache.vm(rg, name, within_s=TRUST_S)
+    if vm is None or vm_state(vm).power_state not in _ALREADY_ON:
+        vm = await _seen_running(clients, machine)
     if vm is not None and vm_state(vm).power_state in _ALREADY_ON:
         owner_of(clients, rg, name).require("VM", name, vm.tags)
     else:
@@ -53,6 +55,20 @@ async def power_off(clients: AzureClients, machine: MachineRef) -> None:
         await wait_heartbeating(await vms.begin_power_off(rg, name, skip_shutdown=False,
                                                           polling=clients.vm_polling(rg, name, STOPPED)))
     log(name, "VM powered off")
+
+
+async def _seen_running(clients: AzureClients, machine: MachineRef) -> cm.VirtualMachine | None:
+    """The VM as a crowd's shared reads saw it at most TRUST_S ago, running: its group's list (the model and tags,
+    activities/reading/group_snapshots.py) and the status reads (the power state); None when they cannot say."""
+    known, vm = await clients.snapshots.vm(machine.resource_group, machine.name, cm.VirtualMachine)
+    if not known or vm is None or clients.statuses is None:
+        return None
+    known, status = clients.statuses.seen(str(vm.id), within_s=TRUST_S)
+    if not known or status is None or status.provisioning != "succeeded" or status.power not in _ALREADY_ON:
+        return None
+    vm.instance_view = cm.VirtualMachineInstanceView(
+        statuses=[cm.InstanceViewStatus(code=f"PowerState/{status.power}")])
+    return vm
 
 
 def _running(inventory: Inventory) -> Inventory:

@@ -41,6 +41,8 @@ async def ensure_public_ip(clients: AzureClients, spec: MachineSpec) -> str:
         return ""
     name, rg = public_ip_name(spec.name), spec.resource_group
     listed = clients.read_cache.listed_recently(rg, spec.name)
+    if listed is None:  # a crowd's shared list of the group (activities/reading/group_snapshots.py)
+        listed = await clients.snapshots.listed(rg, spec.name)
     if listed is not None and not any(r.type == PUBLIC_IP_TYPE and r.name.lower() == name.lower() for r in listed):
         existing = None  # ARM listed the machine's resources moments ago: none of this name
     else:

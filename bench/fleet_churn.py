@@ -169,7 +169,7 @@ def set_quota(emulator: Emulator, machines: int) -> int:
 async def over_quota(processes: Processes, emulator: Emulator, machines: int, fits: int) -> dict[str, Any]:
     """A pool of `machines` with quota for `fits`: what fits runs, the rest wait, no PUT refused for quota."""
     client = await connect(load_settings(temporal_address=processes.address))
-    spec = pool_spec(machines, machines, "q", name="quota", vm_size=QUOTA_SIZE)
+    spec = pool_spec(machines, machines, "9", name="quota", vm_size=QUOTA_SIZE)
     wf_id = pool_workflow_id(SEED_RESOURCE_GROUP, "quota")
 
     def shows_the_wait(current: PoolStatus) -> bool:

@@ -69,7 +69,7 @@ def print_summary(m: Measured) -> None:
               + (f" ({shape})" if kind == "bare" else ""))
     paired = m.paired_ratios()
     print(f"  ratio azmc / bare: best {m.best_rate('azmc') / m.best_rate('bare'):.2f}, "
-          f"median {m.median_rate('azmc') / m.median_rate('bare'):.2f} (goal >= 0.8); round by round "
+          f"median {m.median_rate('azmc') / m.median_rate('bare'):.2f}; round by round (goal: median >= 0.95) "
           + ", ".join(f"{r:.2f}" for r in paired) + f" (median {statistics.median(paired):.2f})")
     for kind in ("azmc", "bare"):
         per = ", ".join(f"{name} {m.cpu_ms(kind, name):.0f}" for name in m.cpu[kind] if m.cpu_ms(kind, name) >= 0.5)
@@ -93,12 +93,13 @@ def print_summary(m: Measured) -> None:
 
 def results_rows(m: Measured) -> list[dict[str, object]]:
     a, b = m.azmc_history, m.bare_history
-    same_run = f"{m.machines} x {m.rounds} rounds, alternating, best round each"
+    same_run = f"{m.machines} x {m.rounds} rounds, alternating"
     paired = m.paired_ratios()
     return [
-        row("lifecycle rate / bare workflow rate", round(m.best_rate("azmc") / m.best_rate("bare"), 2), "", ">= 0.8",
-            "bare 1.0", f"{same_run}; median ratio {m.median_rate('azmc') / m.median_rate('bare'):.2f}; round by "
-            f"round {min(paired):.2f} to {max(paired):.2f}, median {statistics.median(paired):.2f}"),
+        row("lifecycle rate / bare workflow rate, median round", round(statistics.median(paired), 2), "", ">= 0.95",
+            "bare 1.0", f"{same_run}: each round's pair of runs gives a ratio, this is their median (round by round "
+            f"{min(paired):.2f} to {max(paired):.2f}); best rounds' ratio "
+            f"{m.best_rate('azmc') / m.best_rate('bare'):.2f}"),
         row("CPU per lifecycle, bare / azmc", round(m.cpu_ms("bare") / m.cpu_ms("azmc"), 2), "", None, "bare 1.0",
             "all processes; on 2 shared cores the rate follows it"),
         row("lifecycle rate (create -> Running -> delete)", round(m.best_rate("azmc"), 2), "machines/s", None,

@@ -31,8 +31,10 @@ class Listed:
     tags: dict[str, str] = field(default_factory=dict)
 
 
-def listed(resource: Any) -> Listed:
-    return Listed(str(resource.id), str(resource.name), str(resource.type).lower(), dict(resource.tags or {}))
+def listed(resource: dict[str, Any]) -> Listed:
+    """One item of ARM's list, as JSON (activities/reading/json_lists.py)."""
+    return Listed(str(resource["id"]), str(resource["name"]), str(resource["type"]).lower(),
+                  dict(resource.get("tags") or {}))
 
 
 def name_filter(machine: str) -> str:
@@ -46,7 +48,8 @@ def own_names(found: list[Listed], machine: str) -> list[Listed]:
     return [res for res in found if res.name.lower() == own or res.name.lower().startswith(prefix)]
 
 
-ListGroup = Callable[[str, str | None], AsyncIterator[Any]]  # (resource group, name filter or None) -> resources
+# (resource group, name filter or None) -> the resources as ARM's JSON items
+ListGroup = Callable[[str, str | None], AsyncIterator[dict[str, Any]]]
 
 
 @dataclass

@@ -110,7 +110,7 @@ class _Waiter:
     read: Any = None  # the span of the read that answered, for a link (activities/tracing.py)
 
 
-Lister = Callable[[], AsyncIterator[Any]]  # the SDK's list_all(status_only="true") pages, one VM model at a time
+Lister = Callable[[], AsyncIterator[dict[str, Any]]]  # VirtualMachines_ListAll(statusOnly=true), VM by VM as JSON
 
 
 @dataclass
@@ -125,6 +125,7 @@ class VmStatusBoard:
     _next_read: float | None = None  # when the board means to read next, while somebody waits
     _failures: int = 0
     _aside_until: float = 0.0
+    _last: tuple[float, dict[str, VmStatus]] = (float("-inf"), {})  # when the last list began, what it said
     reads: int = 0  # lists made (each of one or more pages): what the board cost
     answered: int = 0  # waits it ended
 
@@ -155,6 +156,13 @@ class VmStatusBoard:
                 span.set_attribute("azmc.wait.verdict", verdict.value)
                 tracing.link(span, waiter.read, {"azmc.link": "answered by this shared status read"})
             return verdict, status
+
+    def seen(self, vm_id: str, within_s: float) -> tuple[bool, VmStatus | None]:
+        """(known, the VM's status, None when absent) from the last list if it began at most `within_s` ago."""
+        started, statuses = self._last
+        if self.clock() - started > within_s:
+            return False, None
+        return True, statuses.get(vm_id.lower())
 
     def _poke(self) -> None:
         if self._wake is None:
@@ -199,6 +207,7 @@ class VmStatusBoard:
     def _answer(self, started: float, statuses: dict[str, VmStatus], read: Any) -> None:
         self._failures = 0
         self.reads += 1
+        self._last = (started, statuses)
         for waiter in list(self._waiters):
             if waiter.registered >= started or waiter.answer.done():
                 continue  # the list may predate its write
@@ -215,12 +224,14 @@ class VmStatusBoard:
     async def _list(self) -> dict[str, VmStatus]:
         statuses: dict[str, VmStatus] = {}
         async for vm in self.lister():
+            properties = vm.get("properties") or {}
             power = ""
-            view = vm.instance_view
-            for status in (view.statuses if view is not None and view.statuses else []):
-                if status.code and status.code.startswith("PowerState/"):
-                    power = status.code.split("/", 1)[1].lower()
-            statuses[str(vm.id).lower()] = VmStatus(str(vm.provisioning_state or "").lower(), power)
+            for status in (properties.get("instanceView") or {}).get("statuses") or []:
+                code = str(status.get("code") or "")
+                if code.startswith("PowerState/"):
+                    power = code.split("/", 1)[1].lower()
+            statuses[str(vm.get("id", "")).lower()] = VmStatus(str(properties.get("provisioningState") or "").lower(),
+                                                              power)
         return statuses
 
     def _failed(self, exc: Exception) -> None:
