@@ -39,7 +39,9 @@ def wanted(*extras: str) -> list[Requirement]:
     return found
 
 
-@pytest.mark.parametrize(("lock", "extras"), [("test", ("test",)), ("image", ()), ("image-keyvault", ("keyvault",))])
+@pytest.mark.parametrize(("lock", "extras"), [
+    ("test", ("test",)), ("image", ("tracing",)), ("image-keyvault", ("tracing", "keyvault")),
+])
 def test_each_lock_pins_what_pyproject_asks(lock: str, extras: tuple[str, ...]) -> None:
     """pyproject.toml changed without `make lock` fails here: what a fresh `make install` would miss or refuse."""
     pinned = pins(lock)

@@ -44,10 +44,12 @@ FILES = {
     "bench/test_repair_time.py": E2E,  # a dev server, the emulator and an azmc worker
     "bench/test_scale_out.py": E2E,  # a dev server, two emulators, azmc workers
     "cli/test_cli_describe_requests.py": E2E,  # a dev server, the CLI as a process
+    "cli/test_cli_get_age.py": E2E,  # a dev server, the emulator and an azmc worker
     "cli/test_cli_hostile_strings.py": E2E,  # an end-to-end stack
     "cli/test_cli_pool_commands.py": E2E,  # an end-to-end stack
     "cli/test_cli_temporal_tls.py": E2E,  # a dev server behind TLS
     "codec/test_encrypted_history.py": E2E,  # a dev server
+    "codec/test_worker_missing_a_key.py": E2E,  # a dev server and the emulator
     "workers/test_installation_id.py": E2E,  # a dev server restarted on its database
     "workers/test_no_secret_in_worker_output.py": E2E,  # a worker process
     "workflows/test_operator_cli.py": E2E,  # a dev server
