@@ -26,7 +26,14 @@ from emulator.compute.handlers import (
     virtual_machines,
     vm_extensions,
 )
-from emulator.control import control, control_capacity, control_catalog, control_guest, control_health
+from emulator.control import (
+    control,
+    control_capacity,
+    control_catalog,
+    control_guest,
+    control_health,
+    control_maintenance,
+)
 from emulator.graph.handlers import resource_graph
 from emulator.health.handlers import resource_health
 from emulator.network.handlers import network_extras, network_interfaces, virtual_networks
@@ -158,6 +165,7 @@ def build_app(config: EmulatorConfig) -> web.Application:
     control_capacity.add_routes(app, backends)
     control_guest.add_routes(app, backends)
     control_health.add_routes(app, backends)
+    control_maintenance.add_routes(app, backends)
     control_catalog.add_routes(app, backends)
     boot_diagnostics.add_blob_routes(app, backends.state)
     app.router.add_route("*", "/{tail:.*}", dispatch)
