@@ -198,6 +198,9 @@ class MachineSpec(_Strict):
     plan: PurchasePlan | None = Field(None, description="The marketplace image's purchase plan, sent with the VM")
     accept_terms: bool = Field(False, description="Accept the plan's marketplace terms before creating the VM")
     boot_diagnostics: bool = Field(False, description="Boot diagnostics with managed storage (changes in place)")
+    foresight: bool = Field(False, description="Act before Azure does (docs/foresight.md): the VM publishes its "
+                            "scheduled events to Resource Graph (scheduledEventsPolicy, changes in place) and the "
+                            "machine acts on them and on a degrading host ahead of their deadline")
     # Disks and placement (models/spec_placement.py, docs/vm-features.md): Compute resources azmc uses, never creates.
     encryption_at_host: bool = Field(False, description="securityProfile.encryptionAtHost: the host encrypts the "
                                      "VM's disks, caches and temporary disk (the subscription feature must be on)")

@@ -15,6 +15,8 @@ class Phase(StrEnum):
     RUNNING = "Running"
     UNHEALTHY = "Unhealthy"  # the VM runs, but a health signal says its guest or host does not work: repaired
     UNKNOWN = "Unknown"
+    # Azure announced a reboot, freeze or redeploy (models/foresight.py): health paused, or redeploying ahead of it
+    MAINTENANCE = "Maintenance"
     CRASH_LOOP_BACK_OFF = "CrashLoopBackOff"
     FAILED = "Failed"
     TERMINATING = "Terminating"

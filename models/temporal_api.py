@@ -9,6 +9,7 @@ WORKFLOW_TYPE = "MachineLifecycle"
 STATUS_QUERY = "status"  # -> MachineStatus (a pool: PoolStatus)
 DELETE_SIGNAL = "delete"  # {"reason", "force"}, {} or nothing (a pool: {"reason"})
 RECONCILE_SIGNAL = "reconcile"  # "try now": cut a wait short
+FORESIGHT_SIGNAL = "foresight"  # models.foresight.Notices: what Azure announced of the VM (the fleet sweep's)
 # No payload: a machine, pool or offerings memory idle on an older Worker Deployment Version continues as new on
 # the current one (workflows/versioning.py); one already on it ignores it. The fleet sweep sends it after a deploy.
 UPGRADE_SIGNAL = "upgrade"
