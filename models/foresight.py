@@ -81,4 +81,13 @@ class Maintenance(BaseModel):
     action: str  # "wait" (health paused), "redeploy", "replace" (the pool starts another)
     since: datetime
     until: datetime | None = None  # a wait: when it ends at the latest
-    done: str = ""  # what was done ("redeployed at ...") once done
+    held: str = ""  # why the action waits (its pool has not allowed it yet)
+    allowed: bool = False  # the machine's pool allowed it (`repair_allowed`)
+    done: str = ""  # what was done, once over ("redeployed", "over"): the machine is Running again
+
+    def describe(self) -> str:
+        doing = {"wait": "health checks paused", "redeploy": "redeploying ahead of Azure"}.get(self.action,
+                                                                                              self.action)
+        until = f" until {self.until:%Y-%m-%d %H:%M:%S} UTC at the latest" if self.until and not self.done else ""
+        state = f"done: {self.done}" if self.done else (f"held: {self.held}" if self.held else doing + until)
+        return f"{self.notice.headline()} - {state} (since {self.since:%Y-%m-%d %H:%M:%S} UTC)"
