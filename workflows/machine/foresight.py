@@ -5,8 +5,8 @@ does. The fleet sweep sends the notices (`foresight`); this module decides and a
   MAINTENANCE_GRACE passed, a timer), the health timeout and repair ladder paused: a planned reboot starts no repair;
 - a Redeploy, or a degrading host: `Maintenance` while it redeploys itself at once (Azure's redeploy: a new host, the
   same disks and NIC), asking its pool first as for a redeploy of its repair ladder (max_replacements paces them);
-- a Preempt or Terminate: shown in the status; the machine keeps watching (a Spot machine's eviction is handled as
-  it is without foresight).
+- a Spot Preempt: a pool's machine tells its pool, which starts its replacement at once; the machine keeps watching
+  (its eviction is then handled as without foresight); a Terminate is not acted on.
 
 Each notice is acted on once (its id in `status.maintenance`, or `foresight_done` once over). Deterministic; the
 clock sets only the length of the wait's timer.
@@ -18,7 +18,7 @@ from temporalio import workflow
 from temporalio.exceptions import ActivityError
 
 with workflow.unsafe.imports_passed_through():
-    from models.foresight import MAINTENANCE_GRACE, PAUSES_HEALTH, REDEPLOYS, Maintenance, Notice
+    from models.foresight import MAINTENANCE_GRACE, PAUSES_HEALTH, REDEPLOYS, Maintenance, Notice, NoticeKind
     from models.health import RepairAction
     from models.status import OperationState, Phase, Stage
 
@@ -80,6 +80,21 @@ def finish(machine: Machine, done: str) -> None:
     machine.state.foresight_done = [*machine.state.foresight_done, maintenance.notice.id][-_DONE_KEPT:]
     machine.set_phase(Phase.RUNNING)
     machine.operation(Stage.MAINTENANCE, OperationState.SUCCESSFUL, f"{maintenance.notice.headline()}: {done}")
+
+
+def tell_pool_of_preemption(machine: Machine, notices: list[Notice]) -> None:
+    """A Spot preemption announced: a pool's machine tells its pool at once, which starts its replacement now
+    (workflows/pool/plan.py) instead of after the eviction; once per event. A standalone machine has nobody to tell:
+    its eviction is handled as without foresight."""
+    pool = machine.state.spec.pool
+    if machine.pool_notices.pool_id is None:
+        return
+    for notice in notices:
+        if notice.kind == NoticeKind.PREEMPT and not notice.over() and notice.id not in machine.state.foresight_done:
+            machine.pool_notices.preempt_announced(notice.id)
+            machine.state.foresight_done = [*machine.state.foresight_done, notice.id][-_DONE_KEPT:]
+            machine.operation(Stage.MAINTENANCE, OperationState.SUCCESSFUL,
+                              f"Azure announced {notice.headline()}: pool {pool} told, it starts a replacement now")
 
 
 def still_announced(machine: Machine, notices: list[Notice]) -> None:

@@ -302,6 +302,7 @@ class MachineLifecycle:
         """The sweep's latest notices, while watched: True when one puts the machine in Maintenance."""
         notices, self._news = self._news or [], None
         foresight.still_announced(machine, notices)
+        foresight.tell_pool_of_preemption(machine, notices)
         upcoming = foresight.next_notice(machine, notices)
         if upcoming is None or machine.phase not in (Phase.RUNNING, Phase.UNHEALTHY):
             return False
@@ -314,6 +315,7 @@ class MachineLifecycle:
         if self._news is not None:
             notices, self._news = self._news, None
             foresight.still_announced(machine, notices)
+            foresight.tell_pool_of_preemption(machine, notices)
             foresight.heard(machine, notices)
             upcoming = foresight.next_notice(machine, notices)
             current = machine.state.status.maintenance
