@@ -37,6 +37,7 @@ from emulator.control import (
 from emulator.graph.handlers import resource_graph
 from emulator.health.handlers import resource_health
 from emulator.network.handlers import network_extras, network_interfaces, virtual_networks
+from emulator.pricing import routes as pricing_routes
 from emulator.registry import Backends
 from emulator.resources.handlers import generic_resources, resource_groups
 from emulator.seeding import seed
@@ -167,6 +168,7 @@ def build_app(config: EmulatorConfig) -> web.Application:
     control_health.add_routes(app, backends)
     control_maintenance.add_routes(app, backends)
     control_catalog.add_routes(app, backends)
+    pricing_routes.add_routes(app, backends)
     boot_diagnostics.add_blob_routes(app, backends.state)
     app.router.add_route("*", "/{tail:.*}", dispatch)
 

@@ -19,6 +19,8 @@ from emulator.compute.vm_deletions import VmDeletion
 from emulator.graph.graph_index import GraphIndex
 from emulator.health import annotations, resource_health
 from emulator.limits.gate import Limits
+from emulator.pricing import spot_eviction
+from emulator.pricing.retail_prices import RetailPrices
 from emulator.settings import EmulatorConfig, LiveSettings
 
 
@@ -34,6 +36,9 @@ class EmulatorState:
         # What Azure announces of a VM: scheduled events and Resource Health annotations.
         self.scheduled_events = ScheduledEvents()
         self.annotations = annotations.Annotations()
+        # The Retail Prices API's prices and the Spot eviction buckets set through the control API (emulator/pricing/).
+        self.retail_prices = RetailPrices()
+        self.spot_eviction: dict[tuple[str, str], str] = {}
         self.store = ResourceStore(self._changed)
         # Failed requests (4xx/5xx answers) and operations that ended Failed, by "<resourceType>.<verb>".
         self.failed_counts: Counter[str] = Counter()
@@ -52,6 +57,7 @@ class EmulatorState:
         self.next_ip: dict[str, int] = {}
         # Identities, images, agreements, Compute references and features VMs refer to (emulator/compute/vm_catalog.py).
         self.catalog = VmCatalog()
+        self.seed_spot_rows()
 
     def _changed(self, key: str, resource: Resource | None) -> None:
         self.guest_faults.on_change(key, resource)
@@ -63,6 +69,15 @@ class EmulatorState:
             self.graph.record_row(resource_health.HEALTH_TABLE, resource_health.status_key(key), None)
             self._forget_foresight(key)
         self.graph.record(key, resource)
+
+    def set_spot_eviction(self, vm_size: str, location: str, bucket: str) -> None:
+        self.spot_eviction[(vm_size.lower(), location.lower())] = bucket
+        self.seed_spot_rows()
+
+    def seed_spot_rows(self) -> None:
+        """SpotResources' rows: every known size and region's eviction bucket."""
+        for key, row in spot_eviction.seed_rows(self.spot_eviction):
+            self.graph.record_row(spot_eviction.SPOT_TABLE, key, row)
 
     def publish_foresight(self, vm: Resource) -> None:
         """The VM's scheduled events (when its policy publishes them) and its annotation, as graph rows."""
@@ -93,6 +108,9 @@ class EmulatorState:
         self.forced_health.clear()
         self.scheduled_events.clear()
         self.annotations.clear()
+        self.retail_prices.clear()
+        self.spot_eviction.clear()
+        self.seed_spot_rows()
         self.capacity.clear()
         self.quotas.clear()
         self.request_counts.clear()
