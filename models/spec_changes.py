@@ -19,7 +19,7 @@ from models.spec import MachineSpec
 NIC_FIELDS = ("network_security_group_id", "application_security_group_ids", "load_balancer_backend_address_pool_ids")
 # Changed on the running VM by one VM PATCH (update_vm_in_place): Azure takes them without a new VM.
 VM_PATCH_FIELDS = ("identity", "boot_diagnostics", "foresight")
-IN_PLACE = ("tags", "pool", "timeouts", *VM_PATCH_FIELDS, *NIC_FIELDS)
+IN_PLACE = ("tags", "pool", "timeouts", "capacity_order", *VM_PATCH_FIELDS, *NIC_FIELDS)
 # Fields that are tags on Azure resources (a change re-tags them).
 TAG_FIELDS = ("tags", "pool")
 _SIZE_NOTE = "vm_sizes: azmc does not resize a running VM"

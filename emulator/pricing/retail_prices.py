@@ -29,6 +29,7 @@ _BASE = {
 }
 _REGION_FACTOR = {"westeurope": 1.0, "northeurope": 0.93, "eastus": 0.83, "westus2": 0.83}
 _SPOT_FACTOR = {"Standard_D2as_v5": 0.13, "Standard_F2s_v2": 0.11}  # else 0.2 of the regular price
+_FIELDS = {"priceType": "type"}  # the filter's name of the items' `type`, as Microsoft's examples filter it
 _CONDITION = re.compile(r"^\s*(\w+)\s+eq\s+'([^']*)'\s*$")
 
 
@@ -79,7 +80,7 @@ class RetailPrices:
         names what the filter does not allow."""
         conditions = _conditions(filter_text)
         items = [p.item(EFFECTIVE) for p in self.prices()]
-        items = [i for i in items if all(str(i.get(field)) == value for field, value in conditions)]
+        items = [i for i in items if all(str(i.get(_FIELDS.get(field, field))) == value for field, value in conditions)]
         page = items[skip:skip + size]
         following = skip + size < len(items)
         query = urlencode({**({"$filter": filter_text} if filter_text else {}), "$skip": skip + size})

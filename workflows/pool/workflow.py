@@ -299,8 +299,8 @@ class MachinePool:
 
     def _decide(self, state: PoolState, book: PoolBook) -> Plan:
         expired, stalled, backing_off = self._clock.read(state)
-        alive = {m.name for m in state.machines if counted(m)}
-        state.preempted = [name for name in state.preempted if name in alive]
+        counted_names = {m.name for m in state.machines if counted(m)}
+        state.preempted = [name for name in state.preempted if name in counted_names]
         decided = plan(state.spec, state.machines, revision=state.revision, paused=state.paused, stuck=state.stuck,
                        stalled=stalled, expired=expired, backing_off=backing_off, preempted=frozenset(state.preempted))
         if decided.stuck and not state.stuck:
