@@ -331,7 +331,8 @@ class MachineLifecycle:
         if foresight.redeploy_now(machine):
             await self._until_deleted(foresight.redeploy(machine, azure))
             return
-        await foresight.wait(machine, lambda: self._news, self._requested)
+        await foresight.wait(machine, lambda: self._news,
+                             lambda: self._requested() or self._should_continue_as_new())
 
     async def _keep_preserved(self, machine: Machine, azure: AzureCalls) -> None:
         """Deallocate once (resumed after a continue-as-new), then only wait: for `delete`, or to continue as new."""
