@@ -6,9 +6,10 @@ from datetime import timedelta
 
 from models.status import Phase, Stage
 from tests.workflows.data_disks import unique_id, vm
-from tests.workflows.helpers import described, in_phase, status_of, wait_for
+from tests.workflows.helpers import described, in_phase, spec_dict, status_of, wait_for
 from tests.workflows.stack import Stack
 from tests.workflows.sweeping import running_machine, sweep
+from tests.workflows.test_update_spec import update
 
 # The machine's own check every minute and a short health timeout: a reboot would be repaired within minutes.
 WATCHED = {"health": "2m", "health_check_interval": "1m"}
@@ -81,5 +82,25 @@ async def test_a_machine_without_foresight_is_sent_nothing_and_repairs_as_before
     stack.emulator.start_event(event["EventId"])
     sick = await wait_for(stack.env, handle, in_phase(Phase.UNHEALTHY), virtual_limit=timedelta(minutes=3))
     assert sick.maintenance is None
+    await handle.signal("delete")
+    await handle.result()
+
+
+async def test_foresight_is_turned_on_and_off_in_place_on_a_running_machine(stack: Stack) -> None:
+    handle = await running_machine(stack, "vm1", data_disks=[])
+    spec = spec_dict(subnet_id=stack.emulator.subnet_id, data_disks=[])
+    vm_id = vm(stack)["vmId"]  # type: ignore[index]
+    event = stack.emulator.schedule_event("vm1", "Reboot")
+    assert (await sweep(stack)).foresight_signalled == []  # not published yet
+
+    answer = await update(handle, {**spec, "foresight": True})
+    assert answer.changed == ["foresight"] and "VM updated in place" in answer.message
+    assert vm(stack)["vmId"] == vm_id  # type: ignore[index]  # the same VM
+    assert [line.split(": ", 1)[1].split(" ")[1] for line in (await sweep(stack)).foresight_signalled] == [
+        event["EventId"]]
+    await wait_for(stack.env, handle, in_phase(Phase.MAINTENANCE), virtual_limit=timedelta(minutes=2))
+
+    await update(handle, {**spec, "foresight": False})
+    assert (await sweep(stack)).foresight_signalled == []  # its events are not published any more
     await handle.signal("delete")
     await handle.result()
