@@ -70,6 +70,8 @@ bench: $(STAMP)
 	$(BIN)/python -m bench.arm_requests
 	$(BIN)/python -m bench.watch_cost
 	$(BIN)/python -m bench.repair_time
+	$(BIN)/python -m bench.eviction_wave
+	$(BIN)/python -m bench.pool_price
 	$(BIN)/python -m bench.lifecycle
 	$(BIN)/python -m bench.lifecycle --tracing
 	$(BIN)/python -m bench.visibility_cost

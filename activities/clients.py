@@ -81,6 +81,8 @@ class AzureClients:
     polling_interval_s: float = 2.0
     # Where probes of a guest go instead of its private IP: the emulator's guest endpoint (None against Azure).
     guest_proxy: str | None = None
+    # The Azure Retail Prices API's base URL (activities/reading/prices.py).
+    prices_endpoint: str = "https://prices.azure.com"
     # What this worker last learned of each machine (activities/read_cache.py): spares reads ARM answered already.
     read_cache: ReadCache = field(default_factory=ReadCache)
     # One HTTP session for every probe of a guest (activities/health/probe.py): a probe runs every period per
@@ -185,5 +187,6 @@ def build_clients(config: AzureConfig, metrics: AzureMetrics | None = None) -> A
     health = ResourceHealthMgmtClient(credential, config.subscription_id, **common)
     return AzureClients(compute, network, graph, resources, health, credential, counter, pace, config.subscription_id,
                         config.installation_id, config.polling_interval_s, guest_proxy=config.guest_proxy,
+                        prices_endpoint=config.prices_endpoint,
                         marketplace=MarketplaceOrderingAgreements(credential, config.subscription_id, **common),
                         metrics=metrics)

@@ -12,6 +12,9 @@ from models.pace import DEFAULT_ARM_PACES
 _LOOPBACK_NAMES = {"localhost"}
 
 
+RETAIL_PRICES = "https://prices.azure.com"
+
+
 def is_loopback_host(host: str) -> bool:
     """True for 127.0.0.0/8, ::1 and localhost: the only hosts we talk plain http to."""
     host = host.strip("[]").lower()
@@ -89,6 +92,13 @@ class AzureConfig(BaseModel):
         if self.emulator_token is None or self.endpoint is None:
             return None
         return self.endpoint.rstrip("/") + "/_emulator/guest"
+
+    @property
+    def prices_endpoint(self) -> str:
+        """The Azure Retail Prices API (public, no token): the emulator's for a loopback emulator."""
+        if self.emulator_token is not None and self.endpoint is not None:
+            return self.endpoint.rstrip("/")
+        return RETAIL_PRICES
 
     @property
     def plain_http(self) -> bool:

@@ -26,7 +26,7 @@ from activities.health import probe, repair, resource_health
 from activities.metrics import AzureMetrics
 from activities.offerings import memory as offerings_memory
 from activities.pool import adoption, in_place, leftovers, machines
-from activities.reading import fleet, inventory, skus, usages
+from activities.reading import fleet, inventory, prices, skus, usages
 from activities.sweep import marks, orphans, outdated, survey
 from models.activity_io import (
     ActivityName,
@@ -53,6 +53,7 @@ from models.pool_io import (
     PoolLeftovers,
     PoolLeftoversInput,
 )
+from models.prices import OfferingPrices, PricesInput
 from models.quota import DEFAULT_READ_EVERY, QuotaUsage
 from models.spec import MachineSpec
 from models.sweep import FleetSurvey, OrphanCheckInput, OrphanMarkInput, OrphanVerdict, Outdated, OutdatedQuery
@@ -105,6 +106,7 @@ class AzureDriver:
             self.restart_vm,
             self.redeploy_vm,
             self.read_resource_health,
+            self.read_prices,
             self.guest_address,
             self.probe_guest,
             self.set_data_disk_delete_option,
@@ -213,6 +215,11 @@ class AzureDriver:
     @activity.defn(name=ActivityName.READ_RESOURCE_HEALTH.value)
     async def read_resource_health(self, machine: MachineRef) -> ResourceHealthReading:
         return await resource_health.read_resource_health(self._clients, machine)
+
+    @activity.defn(name=ActivityName.READ_PRICES.value)
+    async def read_prices(self, inp: PricesInput) -> OfferingPrices:
+        """Spec `capacity_order`: the sizes' hourly prices (Retail Prices API, 12 h cache), Spot eviction buckets."""
+        return await prices.read_prices(self._clients, inp)
 
     @activity.defn(name=ActivityName.GUEST_ADDRESS.value)
     async def guest_address(self, spec: MachineSpec) -> str:

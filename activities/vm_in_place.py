@@ -8,7 +8,7 @@ from activities.clients import AzureClients
 from activities.errors import error
 from activities.ownership import owner_of
 from activities.reading.vm import get_vm, vm_inventory
-from activities.vm_features_body import diagnostics_body, identity_body
+from activities.vm_features_body import diagnostics_body, identity_body, scheduled_events_policy
 from models.errors import ErrorType
 from models.inventory import Inventory
 from models.spec import MachineSpec
@@ -34,7 +34,9 @@ async def update_vm_in_place(clients: AzureClients, spec: MachineSpec) -> Invent
         raise error(ErrorType.NOT_FOUND, f"VM {spec.name} does not exist: nothing to update in place")
     owner_of(clients, spec.resource_group, spec.name).require("VM", spec.name, vm.tags)
     update = cm.VirtualMachineUpdate(identity=_identity_update(spec, vm), diagnostics_profile=diagnostics_body(spec))  # type: ignore[call-overload]  # azure-mgmt's models take flattened properties, which their signatures omit
-    log_start(spec.name, "updating VM in place (identity, boot diagnostics)")
+    if spec.foresight or vm.scheduled_events_policy is not None:  # sent when asked for, or to turn it off
+        update.scheduled_events_policy = scheduled_events_policy(spec)
+    log_start(spec.name, "updating VM in place (identity, boot diagnostics, foresight)")
     async with classified(f"update VM {spec.name} in place"):
         poller = await clients.compute.virtual_machines.begin_update(spec.resource_group, spec.name, update,
                                                                      polling=clients.polling())

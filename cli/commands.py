@@ -283,11 +283,14 @@ def offerings(
     as_json: Annotated[bool, typer.Option("--json", help='print {"refusals": [...], "probes": [...]} as JSON')]
     = False,
     forget: Annotated[bool, typer.Option("--forget", help="capacity is back: drop every refusal and probe")] = False,
+    sizes: Annotated[str, typer.Option("--sizes", help="comma-separated VM sizes: each one's hourly price (regular "
+                                                         "and Spot), Spot eviction bucket and state")] = "",
     temporal_address: TemporalAddress = None,
     namespace: Namespace = None,
 ) -> None:
     """What Azure refused recently in a location (size, zone, priority) and until when machines skip it; which
-    offerings machines are trying now, and who (machines needing them wait for the outcome)."""
+    offerings machines are trying now, and who (machines needing them wait for the outcome); with --sizes their
+    prices and Spot eviction buckets."""
     settings = _client_settings(temporal_address, namespace)
 
     async def main() -> None:
@@ -298,9 +301,13 @@ def offerings(
             current_refusals,
             forget_refusals,
             forgotten_line,
+            prices_table,
             probes_table,
+            read_offering_prices,
             refusals_table,
         )
+
+        wanted = [s.strip() for s in sizes.split(",") if s.strip()]
 
         now = datetime.now(UTC)
         client, place = await connect(settings), subscription or settings.subscription()
@@ -310,8 +317,11 @@ def offerings(
         found = await current_refusals(client, place, location, now)
         probes = await current_probes(client, place, location, now)
         if as_json:
-            print(json.dumps({"refusals": [r.model_dump(mode="json") for r in found],
-                              "probes": [p.model_dump(mode="json") for p in probes]}, indent=2))
+            answer = {"refusals": [r.model_dump(mode="json") for r in found],
+                      "probes": [p.model_dump(mode="json") for p in probes]}
+            if wanted:
+                answer["prices"] = (await read_offering_prices(location, wanted)).model_dump(mode="json")
+            print(json.dumps(answer, indent=2))
             return
         if found:
             console.print(refusals_table(found, now))
@@ -321,6 +331,8 @@ def offerings(
         if probes:
             console.print(Text("being tried now (machines needing these offerings wait for the outcome):"))
             console.print(probes_table(probes, now))
+        if wanted:
+            console.print(prices_table(wanted, await read_offering_prices(location, wanted), found, probes, location))
 
     run_friendly(main)
 

@@ -11,8 +11,10 @@ from temporalio.service import RPCError, RPCStatusCode
 from cli.render import shown
 from models.durations import humanize
 from models.offering_claims import Probe
-from models.offerings import Refusal
+from models.offerings import Offering, Refusal
 from models.offerings_memory import Forgotten, offerings_workflow_id
+from models.prices import OfferingPrices, PricesInput
+from models.spec import CapacityOrder, Priority
 from models.temporal_api import OFFERINGS_ENTRIES_QUERY, OFFERINGS_FORGET_UPDATE, OFFERINGS_PROBES_QUERY
 
 
@@ -54,6 +56,43 @@ def probes_table(probes: list[Probe], now: datetime) -> Table:
     for probe in probes:
         table.add_row(shown(probe.offering.describe()), shown(probe.holder()),
                       shown(f"{humanize(now - probe.began())} ago"), shown(humanize(probe.until - now)))
+    return table
+
+
+async def read_offering_prices(location: str, sizes: list[str]) -> OfferingPrices:
+    """The sizes' hourly prices (regular and Spot) and Spot eviction buckets, as a machine ordering by price reads
+    them (activities/reading/prices.py), with the worker's Azure settings."""
+    from activities.clients import build_clients
+    from activities.reading.prices import read_prices
+    from cli.errors import settings_or_exit
+    from workers.worker import azure_config
+
+    clients = build_clients(azure_config(settings_or_exit()))
+    try:
+        return await read_prices(clients, PricesInput(location=location, vm_sizes=sizes, eviction=True,
+                                                      priorities=[Priority.REGULAR, Priority.SPOT]))
+    finally:
+        await clients.close()
+
+
+def prices_table(sizes: list[str], prices: OfferingPrices, refusals: list[Refusal], probes: list[Probe],
+                 location: str) -> Table:
+    """Each size at each priority: its price, its Spot eviction bucket and its state in the memory (refused until,
+    being tried, or free to try), cheapest first."""
+    table = Table("offering", "USD/hour", "eviction", "state", box=None, header_style="bold",
+                  caption=f"prices: {prices.source}")
+    rows = [Offering(vm_size=size, priority=priority, location=location) for size in sizes
+            for priority in (Priority.REGULAR, Priority.SPOT)]
+    for row in sorted(rows, key=lambda o: prices.weighed(o, CapacityOrder.PRICE)):
+        price = prices.price(row)
+        eviction = prices.eviction.get(row.vm_size.lower(), "-") if row.priority == Priority.SPOT else "-"
+        refused = [r for r in refusals if r.matches(row)]
+        tried = [p for p in probes if p.offering.vm_size.lower() == row.vm_size.lower()
+                 and p.offering.priority == row.priority]
+        state = f"refused ({refused[0].code})" if refused else "being tried" if tried else "may be tried"
+        table.add_row(shown(f"{row.vm_size}{' (Spot)' if row.priority == Priority.SPOT else ''}"),
+                      shown(f"{price:.4f}" if price is not None else "unknown"), shown(eviction),
+                      shown(state, style="yellow" if refused else ""))
     return table
 
 

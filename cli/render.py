@@ -37,6 +37,7 @@ PHASE_STYLE = {
     "Creating": "cyan",
     "Running": "bold green",
     "Unknown": "yellow",
+    "Maintenance": "cyan",
     "CrashLoopBackOff": "bold yellow",
     "Failed": "bold red",
     "Terminating": "magenta",
@@ -154,6 +155,9 @@ def describe_view(status: MachineStatus, wf_id: str) -> Panel:
         facts.add_row("Health", shown(signal.describe(), style=style))
     if status.repair is not None:
         facts.add_row("Repair", shown(status.repair.describe(), style="yellow"))
+    if status.maintenance is not None:  # what Azure announced, and what the machine does about it (foresight)
+        facts.add_row("Maintenance", shown(status.maintenance.describe(),
+                                           style="" if status.maintenance.done else "yellow"))
     for refused in status.refused:  # messages not acted on: their payload did not decode
         facts.add_row("Refused", shown(refused.describe(), style="yellow"))
     if status.waiting_for_quota:

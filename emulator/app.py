@@ -26,10 +26,18 @@ from emulator.compute.handlers import (
     virtual_machines,
     vm_extensions,
 )
-from emulator.control import control, control_capacity, control_catalog, control_guest, control_health
+from emulator.control import (
+    control,
+    control_capacity,
+    control_catalog,
+    control_guest,
+    control_health,
+    control_maintenance,
+)
 from emulator.graph.handlers import resource_graph
 from emulator.health.handlers import resource_health
 from emulator.network.handlers import network_extras, network_interfaces, virtual_networks
+from emulator.pricing import routes as pricing_routes
 from emulator.registry import Backends
 from emulator.resources.handlers import generic_resources, resource_groups
 from emulator.seeding import seed
@@ -158,7 +166,9 @@ def build_app(config: EmulatorConfig) -> web.Application:
     control_capacity.add_routes(app, backends)
     control_guest.add_routes(app, backends)
     control_health.add_routes(app, backends)
+    control_maintenance.add_routes(app, backends)
     control_catalog.add_routes(app, backends)
+    pricing_routes.add_routes(app, backends)
     boot_diagnostics.add_blob_routes(app, backends.state)
     app.router.add_route("*", "/{tail:.*}", dispatch)
 

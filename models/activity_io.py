@@ -28,6 +28,7 @@ class ActivityName(StrEnum):
     RESTART_VM = "restart_vm"
     REDEPLOY_VM = "redeploy_vm"
     READ_RESOURCE_HEALTH = "read_resource_health"  # MachineRef -> models.health_io.ResourceHealthReading
+    READ_PRICES = "read_prices"  # PricesInput -> models.prices.OfferingPrices (spec `capacity_order`)
     GUEST_ADDRESS = "guest_address"  # MachineSpec -> str: the NIC's private IP, where probes go ("" when none)
     PROBE_GUEST = "probe_guest"  # models.health_io.ProbeInput -> ProbeResult; no Azure call
     DEALLOCATE_VM = "deallocate_vm"  # MachineRef -> Inventory (the VM, deallocated; empty without a VM): `preserve`

@@ -132,6 +132,14 @@ class Priority(StrEnum):
     SPOT = "Spot"
 
 
+class CapacityOrder(StrEnum):
+    """The order offerings are tried in (models/prices.py)."""
+
+    LISTED = "listed"  # the spec's order: size, then zone
+    PRICE = "price"  # the cheapest size first (the same price in every zone: zones keep their order)
+    PRICE_AND_EVICTION = "price_and_eviction"  # Spot: price weighed by the eviction-rate bucket
+
+
 class SpotSettings(_Strict):
     eviction_policy: str = Field("Delete", pattern="^(Delete|Deallocate)$")
     # -1: pay up to the on-demand price, never evicted for price.
@@ -198,6 +206,13 @@ class MachineSpec(_Strict):
     plan: PurchasePlan | None = Field(None, description="The marketplace image's purchase plan, sent with the VM")
     accept_terms: bool = Field(False, description="Accept the plan's marketplace terms before creating the VM")
     boot_diagnostics: bool = Field(False, description="Boot diagnostics with managed storage (changes in place)")
+    capacity_order: CapacityOrder = Field(
+        CapacityOrder.LISTED, description="listed (vm_sizes then zones, as written), price (cheapest first, Azure "
+        "Retail Prices refreshed every 12h, else a shipped table) or price_and_eviction (Spot: weighed by the "
+        "eviction-rate bucket of Resource Graph's SpotResources); docs/capacity.md")
+    foresight: bool = Field(False, description="Act before Azure does (docs/foresight.md): the VM publishes its "
+                            "scheduled events to Resource Graph (scheduledEventsPolicy, changes in place) and the "
+                            "machine acts on them and on a degrading host ahead of their deadline")
     # Disks and placement (models/spec_placement.py, docs/vm-features.md): Compute resources azmc uses, never creates.
     encryption_at_host: bool = Field(False, description="securityProfile.encryptionAtHost: the host encrypts the "
                                      "VM's disks, caches and temporary disk (the subscription feature must be on)")

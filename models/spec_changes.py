@@ -1,7 +1,7 @@
 """What differs between a running machine's spec and a new one, and which differences it can take in place.
 
-`update_spec` (workflows/machine/spec_update.py) applies tag, pool, timeout, identity and boot diagnostics
-changes, and the NIC's NSG, ASG and load balancer pool memberships (a NIC PUT), to the running machine;
+`update_spec` (workflows/machine/spec_update.py) applies tag, pool, timeout, identity, boot diagnostics and
+foresight changes, and the NIC's NSG, ASG and load balancer pool memberships (a NIC PUT), to the running machine;
 any other change needs a new VM (Azure cannot change a VM's image, subnet, zone, admin user or key in
 place, and azmc does not resize or re-disk a running VM), so it is refused with the fields named.
 Pure: the workflow and the CLI use the same rules.
@@ -18,8 +18,8 @@ from models.spec import MachineSpec
 # The NIC's memberships (issue 28) by a NIC PUT: Azure changes them on a running VM's NIC.
 NIC_FIELDS = ("network_security_group_id", "application_security_group_ids", "load_balancer_backend_address_pool_ids")
 # Changed on the running VM by one VM PATCH (update_vm_in_place): Azure takes them without a new VM.
-VM_PATCH_FIELDS = ("identity", "boot_diagnostics")
-IN_PLACE = ("tags", "pool", "timeouts", *VM_PATCH_FIELDS, *NIC_FIELDS)
+VM_PATCH_FIELDS = ("identity", "boot_diagnostics", "foresight")
+IN_PLACE = ("tags", "pool", "timeouts", "capacity_order", *VM_PATCH_FIELDS, *NIC_FIELDS)
 # Fields that are tags on Azure resources (a change re-tags them).
 TAG_FIELDS = ("tags", "pool")
 _SIZE_NOTE = "vm_sizes: azmc does not resize a running VM"

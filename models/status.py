@@ -5,6 +5,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel
 
+from models.foresight import Maintenance
 from models.inventory import Inventory
 from models.offerings import Offering, SkippedOffering
 
@@ -15,6 +16,8 @@ class Phase(StrEnum):
     RUNNING = "Running"
     UNHEALTHY = "Unhealthy"  # the VM runs, but a health signal says its guest or host does not work: repaired
     UNKNOWN = "Unknown"
+    # Azure announced a reboot, freeze or redeploy (models/foresight.py): health paused, or redeploying ahead of it
+    MAINTENANCE = "Maintenance"
     CRASH_LOOP_BACK_OFF = "CrashLoopBackOff"
     FAILED = "Failed"
     TERMINATING = "Terminating"
@@ -27,6 +30,7 @@ class Stage(StrEnum):
     COMPENSATE = "Compensate"
     HEALTH_CHECK = "HealthCheck"
     REPAIR = "Repair"  # a step of the repair ladder: restart, redeploy (re-creation goes through Create)
+    MAINTENANCE = "Maintenance"  # what Azure announced, acted on ahead (models/foresight.py)
     POWER_ON = "PowerOn"  # starting a stopped or deallocated VM: it is never rebuilt
     INITIATE_DRAIN = "InitiateDrain"
     INITIATE_VM_DELETION = "InitiateVMDeletion"
@@ -151,6 +155,8 @@ class MachineStatus(BaseModel):
     health_stale: str = ""
     # The repair ladder's progress while Unhealthy (None otherwise).
     repair: RepairProgress | None = None
+    # What Azure announced that the machine acts on now, or acted on last (spec `foresight`, models/foresight.py).
+    maintenance: Maintenance | None = None
     # The last messages refused because their payload could not be decoded, oldest first.
     refused: list[RefusedMessage] = []
 

@@ -19,6 +19,7 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field
 
 from models.durations import Bounded, Duration
+from models.foresight import MachineNotices
 
 SWEEP_WORKFLOW = "FleetSweep"
 SCHEDULE_ID = "azmc-fleet-sweep"
@@ -117,6 +118,8 @@ class FleetSurvey(_Io):
     # Open machines whose resources the graph shows marked orphaned: the machine is back, the mark goes.
     marked_open: list[OrphanMachine] = []
     other_owners: int = 0  # azmc-tagged resources of other installations: never touched
+    # Open machines whose VM publishes its scheduled events, with what Azure announced of it (models/foresight.py).
+    notices: list[MachineNotices] = []
     legacy: int = 0  # azmc-machine-only resources without an open workflow: reported, never collected
     graph_pages: int = 0
     visibility_pages: int = 0
@@ -186,6 +189,7 @@ class SweepReport(_Io):
     arm_requests: int = 0
     upgrade_signalled: list[str] = []  # runs on an older version sent `upgrade`
     upgrades_left: bool = False  # more remain than max_upgrade_signals: the next sweeps signal them
+    foresight_signalled: list[str] = []  # "machine/rg/vm1: Reboot 0001 scheduled ...": sent `foresight`
 
     def skipped_by_reason(self) -> dict[str, int]:
         counts: dict[str, int] = {}

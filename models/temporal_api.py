@@ -9,6 +9,7 @@ WORKFLOW_TYPE = "MachineLifecycle"
 STATUS_QUERY = "status"  # -> MachineStatus (a pool: PoolStatus)
 DELETE_SIGNAL = "delete"  # {"reason", "force"}, {} or nothing (a pool: {"reason"})
 RECONCILE_SIGNAL = "reconcile"  # "try now": cut a wait short
+FORESIGHT_SIGNAL = "foresight"  # models.foresight.Notices: what Azure announced of the VM (the fleet sweep's)
 # No payload: a machine, pool or offerings memory idle on an older Worker Deployment Version continues as new on
 # the current one (workflows/versioning.py); one already on it ignores it. The fleet sweep sends it after a deploy.
 UPGRADE_SIGNAL = "upgrade"
@@ -43,6 +44,7 @@ MACHINE_PHASE_SIGNAL = "machine_phase"  # {"name", "phase", "preserved"}
 # A pool's Unhealthy machine asks its pool before each repair step, taken once allowed (workflows/pool/repairs.py).
 REPAIR_WANTED_SIGNAL = "repair_wanted"  # machine -> pool: {"name", "action"}
 REPAIR_ALLOWED_SIGNAL = "repair_allowed"  # pool -> machine: {"action"}
+PREEMPT_ANNOUNCED_SIGNAL = "preempt_announced"  # machine -> pool: {"name", "event_id"}: Azure will evict its Spot VM
 
 # The long-lived types, which take UPGRADE_SIGNAL and move between versions by continuing as new.
 UPGRADABLE_TYPES = (WORKFLOW_TYPE, POOL_WORKFLOW_TYPE, OFFERINGS_WORKFLOW_TYPE)

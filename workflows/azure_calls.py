@@ -24,6 +24,7 @@ with workflow.unsafe.imports_passed_through():
     from models.health_io import ProbeInput, ProbeResult, ResourceHealthReading
     from models.inventory import DataDiskRef, Inventory
     from models.pace import ACTIVITY_BUDGET, budget_task_queue
+    from models.prices import OfferingPrices, PricesInput
     from models.spec import MachineSpec
 
 from workflows import policies
@@ -232,6 +233,12 @@ class AzureCalls:
     async def read_resource_health(self) -> ResourceHealthReading:
         return await self.short_call(ActivityName.READ_RESOURCE_HEALTH, self.ref, ResourceHealthReading,
                                      f"Read Resource Health of VM {self.spec.name}")
+
+    async def read_prices(self, inp: PricesInput) -> OfferingPrices:
+        read: OfferingPrices = await self.short_call(
+            ActivityName.READ_PRICES, inp, OfferingPrices,
+            f"Read the hourly prices of {', '.join(inp.vm_sizes)} in {inp.location}")
+        return read
 
     async def guest_address(self) -> str:
         return await self.short_call(ActivityName.GUEST_ADDRESS, self.spec, str,

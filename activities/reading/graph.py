@@ -6,6 +6,7 @@ from azure.mgmt.resourcegraph.models import QueryRequest, QueryRequestOptions
 
 from activities.arm import classified
 from activities.clients import AzureClients
+from activities.reading.foresight import FORESIGHT_COLUMNS, FORESIGHT_JOIN
 from models.naming import MACHINE_TAG, POOL_TAG
 
 NIC_TYPE = "microsoft.network/networkinterfaces"
@@ -57,7 +58,9 @@ def sweep_query() -> str:
     NICs and disks that no VM holds, and every public IP (few: spec `public_ip` only; one on an orphaned NIC
     goes in the same collection, after the NIC). Each VM row carries its Resource Health (`availability`,
     `health_context`, `health_summary`; null when the graph has none yet): a left outer join on the lower-cased
-    VM id adds columns, not rows, so a healthy fleet is still one row per machine: 1,000 machines a page."""
+    VM id adds columns, not rows, so a healthy fleet is still one row per machine: 1,000 machines a page. Then each
+    VM's scheduled events and Resource Health annotations (`notice_type`, `notice`, activities/reading/foresight.py):
+    a row more per notice, none for a VM without."""
     return (
         "Resources"
         f" | where isnotempty(tags[{kql_string(MACHINE_TAG)}])"
@@ -71,7 +74,9 @@ def sweep_query() -> str:
         " | extend vmid = tolower(tostring(properties.targetResourceId))"
         " | project vmid, availability = tostring(properties.availabilityState),"
         " health_context = tostring(properties.context), health_summary = tostring(properties.summary)) on vmid"
-        " | project id, name, type, resourceGroup, tags, properties, availability, health_context, health_summary"
+        f"{FORESIGHT_JOIN}"
+        " | project id, name, type, resourceGroup, tags, properties, availability, health_context, health_summary,"
+        f" {FORESIGHT_COLUMNS}"
         " | order by id asc"
     )
 

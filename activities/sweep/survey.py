@@ -15,8 +15,10 @@ from temporalio.service import RPCError, RPCStatusCode
 
 from activities.clients import AzureClients
 from activities.reading.fleet import GraphMachine, split_fleet
+from activities.reading.foresight import notices_by_vm, publishes_events
 from activities.reading.graph import query_pages, sweep_query
 from activities.request_count import counting
+from models.foresight import MachineNotices, Notice
 from models.health_io import AVAILABLE, CUSTOMER_INITIATED, UNAVAILABLE
 from models.search_attributes import AZMC_PHASE
 from models.status import Phase
@@ -27,6 +29,8 @@ log = logging.getLogger("azmc.sweep")
 OPEN_MACHINES = f'WorkflowType = "{WORKFLOW_TYPE}" AND ExecutionStatus = "Running"'
 VISIBILITY_PAGE = 1000
 _STOPPED = {"stopped", "stopping", "deallocated", "deallocating"}
+# Phases in which a machine acts on what Azure announces (models/foresight.py).
+_FORESEEING = {Phase.RUNNING, Phase.UNHEALTHY, Phase.UNKNOWN, Phase.MAINTENANCE}
 
 
 def power_state(vm_row: dict[str, Any]) -> str:
@@ -76,6 +80,16 @@ def drift_of(phase: str, machine: GraphMachine | None) -> str:
     return ""  # Pending, Creating, CrashLoopBackOff, Failed, Terminating: the machine is busy or waits on purpose
 
 
+def notices_of(phase: str, machine: GraphMachine | None, by_vm: dict[str, list[Notice]]) -> list[Notice]:
+    """What Azure announced of the machine's VM, for a machine that has a VM to act on and asked for foresight (its
+    VM publishes its scheduled events); [] otherwise, so a machine without foresight is never signalled."""
+    if phase not in _FORESEEING or machine is None or machine.vm is None:
+        return []
+    if not publishes_events(machine.vm.get("properties") or {}):
+        return []
+    return by_vm.get(str(machine.vm.get("id", "")).lower(), [])
+
+
 async def open_machines(client: Client, candidates: list[str]) -> tuple[dict[str, tuple[str, str]], int, int]:
     """Open MachineLifecycle workflows -> (id, phase), by lower-case id; visibility pages; describes.
 
@@ -117,10 +131,16 @@ async def survey_fleet(clients: AzureClients, client: Client) -> FleetSurvey:
     candidates = [m.workflow_id for m in [*fleet.ours.values(), *fleet.legacy.values()]]
     open_phases, visibility_pages, describes = await open_machines(client, candidates)
     drift = []
+    notices = []
+    by_vm = notices_by_vm(rows)
     for wf_key, (wf_id, phase) in sorted(open_phases.items()):
-        reason = drift_of(phase, fleet.ours.get(wf_key) or fleet.legacy.get(wf_key))
+        machine = fleet.ours.get(wf_key) or fleet.legacy.get(wf_key)
+        reason = drift_of(phase, machine)
         if reason:
             drift.append(Drift(workflow_id=wf_id, reason=reason))
+        found = notices_of(phase, machine, by_vm)
+        if found:
+            notices.append(MachineNotices(workflow_id=wf_id, notices=found))
     orphans = [m.orphan() for key, m in sorted(fleet.ours.items()) if key not in open_phases]
     marked_open = [m.orphan() for key, m in sorted(fleet.ours.items()) if key in open_phases and m.marked]
     legacy = sum(1 for key in fleet.legacy if key not in open_phases)
@@ -130,7 +150,7 @@ async def survey_fleet(clients: AzureClients, client: Client) -> FleetSurvey:
     return FleetSurvey(
         phases=dict(sorted(phases.items())),
         machines_seen=len(open_phases) + len(orphans) + legacy, drift=drift, orphans=orphans, marked_open=marked_open,
-        other_owners=fleet.other_owners, legacy=legacy, graph_pages=graph_pages,
+        other_owners=fleet.other_owners, legacy=legacy, notices=notices, graph_pages=graph_pages,
         visibility_pages=visibility_pages, workflow_describes=describes, arm_requests=sum(requests.values()),
     )
 

@@ -37,7 +37,7 @@ def agent_state(vm: Resource, state: EmulatorState) -> str | None:
     if vm.extra.get("power") not in _AGENT_POWER:
         return None
     kinds = {fault.fault for fault in state.guest_faults.of(vm)}
-    if kinds & {"hang", "kernel_panic", "host_failure"}:
+    if kinds & {"hang", "kernel_panic", "host_failure"} or state.scheduled_events.in_progress(vm) is not None:
         return "unresponsive"
     if "boot_failure" in kinds or not booted(vm, state):
         return "booting"

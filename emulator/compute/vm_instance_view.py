@@ -4,11 +4,13 @@
 from __future__ import annotations
 
 import re
+from email.utils import parsedate_to_datetime
 from typing import Any
 
 from emulator.arm.store import Resource
 from emulator.compute.guest import vm_agent
 from emulator.compute.power_text import POWER_TEXT
+from emulator.compute.scheduled_events import ScheduledEvent
 from emulator.compute.vm_extensions import handlers, instance_views
 from emulator.compute.vm_images import guest_os
 from emulator.compute.vm_model import os_type
@@ -78,7 +80,20 @@ def instance_view(vm: Resource, state: EmulatorState) -> dict[str, Any]:
         view["patchStatus"] = patch_status(vm, windows, now)
     if vm.extra.get("extensions"):
         view["extensions"] = instance_views(vm)
+    redeploy = state.scheduled_events.pending(vm, "Redeploy")
+    if redeploy is not None:
+        view["maintenanceRedeployStatus"] = maintenance_redeploy_status(redeploy)
     return view
+
+
+def maintenance_redeploy_status(event: ScheduledEvent) -> dict[str, Any]:
+    """A pending Redeploy as the instance view's `maintenanceRedeployStatus` (the compute SDK's
+    MaintenanceRedeployStatus): the owner may redeploy (customer-initiated maintenance) from the event's creation
+    to its deadline, after which Azure does it."""
+    end = parsedate_to_datetime(event.not_before).isoformat().replace("+00:00", "Z")
+    return {"isCustomerInitiatedMaintenanceAllowed": True, "preMaintenanceWindowStartTime": event.created,
+            "preMaintenanceWindowEndTime": end, "maintenanceWindowStartTime": end, "maintenanceWindowEndTime": end,
+            "lastOperationResultCode": "None"}
 
 
 def boot_diagnostics(vm: Resource) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from emulator.arm import errors
 from emulator.arm.arm_ids import Scope
 from emulator.arm.common import ensure_idle, get_existing, start_operation
 from emulator.arm.outcome import Outcome
+from emulator.compute.vm_maintenance import approved
 from emulator.compute.vm_model import VM_TYPE, new_host
 from emulator.compute.vm_operation import begin, left_failed, succeeded
 from emulator.state import EmulatorState
@@ -35,6 +36,7 @@ class VmRepairBackend:
             if verb == "redeploy":
                 vm.extra["host"] = new_host()
             self.state.guest_faults.repaired(vm, verb)
+            approved(self.state, vm, verb)
             succeeded(vm, self.state, "running", boots=True)
 
         def failed(error: errors.ArmError) -> None:

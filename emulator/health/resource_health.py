@@ -20,6 +20,7 @@ class EmulatorState(Protocol):
     """What of the emulator's state Resource Health reads (emulator/state.py holds it; it imports this module)."""
 
     forced_health: list[Any]
+    scheduled_events: Any
     guest_faults: Any
     clock: Any
     graph: Any
@@ -75,6 +76,11 @@ def availability(vm: Resource, state: EmulatorState) -> dict[str, Any]:
     if forced is not None:
         return _reason(forced.availability_state, forced.availability_state, forced.summary, forced.context,
                        forced.summary)
+    event = state.scheduled_events.in_progress(vm)
+    if event is not None:
+        summary = f"This virtual machine is unavailable for planned maintenance ({event.event_type})."
+        return {**_reason("Unavailable", "Planned maintenance", summary, "Platform Initiated", summary),
+                "reasonType": "Planned", "category": "Planned"}
     if any(f.fault == "host_failure" for f in state.guest_faults.of(vm)):
         return _reason("Unavailable", "Unavailable", _HOST_CRASHED, "Platform Initiated", "VirtualMachineHostCrashed")
     power = vm.extra.get("power")

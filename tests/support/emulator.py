@@ -135,6 +135,34 @@ class EmulatorHandle:
     def clear_resource_health(self) -> None:
         self._call("DELETE", "/_emulator/resource-health")
 
+    def schedule_event(self, name: str, event_type: str, not_before_seconds: float | None = None,
+                       duration_seconds: float | None = None, resource_group: str | None = None) -> dict[str, Any]:
+        """Azure announces `event_type` (Reboot, Redeploy, Freeze, Preempt, Terminate) on VM `name`: its record
+        (IMDS fields, `targetResourceId`, `outcome`). At time scale 0 its deadline passes only by start_event."""
+        body = {"name": name, "event_type": event_type, "not_before_seconds": not_before_seconds,
+                "duration_seconds": duration_seconds, "resource_group": resource_group}
+        return self._call("POST", "/_emulator/scheduled-events", {k: v for k, v in body.items() if v is not None})
+
+    def start_event(self, event_id: str) -> dict[str, Any]:
+        """The event's deadline passes now: Azure does what it announced."""
+        return self._call("POST", f"/_emulator/scheduled-events/{event_id}/start")
+
+    def complete_event(self, event_id: str) -> dict[str, Any]:
+        return self._call("POST", f"/_emulator/scheduled-events/{event_id}/complete")
+
+    def scheduled_events(self) -> list[dict[str, Any]]:
+        return self._call("GET", "/_emulator/scheduled-events")["value"]
+
+    def degrade_host(self, name: str, not_before_seconds: float | None = None) -> dict[str, Any]:
+        """VM `name`'s host degrades: `{"annotation", "scheduled_event"}` (a Redeploy)."""
+        body: dict[str, Any] = {"name": name}
+        if not_before_seconds is not None:
+            body["not_before_seconds"] = not_before_seconds
+        return self._call("POST", "/_emulator/degrade-host", body)
+
+    def annotate(self, name: str, annotation: str) -> dict[str, Any]:
+        return self._call("POST", "/_emulator/annotations", {"name": name, "annotation": annotation})
+
     def add_to_catalog(self, kind: str, value: Any) -> Any:
         """Make a user-assigned identity (`identity`, an id), an image (`image`, an id), a plan's accepted terms
         (`agreement`, {publisher, product, name}) or a Compute resource (`reference`, an id) exist, or (un)register a

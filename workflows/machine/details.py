@@ -47,6 +47,8 @@ def render_details(state: LifecycleState, now: datetime) -> str:
         lines += [f"  - {signal.describe()}" for signal in status.health]
     if status.repair is not None:
         lines.append(f"- **Repair:** {status.repair.describe()}")
+    if status.maintenance is not None:
+        lines.append(f"- **Maintenance:** {status.maintenance.describe()}")
     if status.preserved:
         lines.append(f"- **Preserved:** {status.preserved_reason} (VM deallocated, everything kept; no healing until "
                      "`delete`)")

@@ -25,9 +25,10 @@ with workflow.unsafe.imports_passed_through():
     from models.offering_claims import PROBE_FOR, Claim, ClaimRequest, probe_poll
     from models.offerings import Availability, Offering, Refusal, SkippedOffering, narrowed, offerings_of
     from models.offerings_memory import ProbeRelease, RefusalReport
+    from models.prices import PricesInput, order_offerings
     from models.quota import quota_wait
     from models.refusals import SPOT_EVICTED, is_quota_refusal
-    from models.spec import Priority
+    from models.spec import CapacityOrder, Priority
     from models.status import OfferingAttempt, OperationState, Phase, Stage
 
 from workflows import policies
@@ -133,6 +134,27 @@ async def _woken_before(delay: timedelta, requested: Callable[[], bool], clear_r
     return True
 
 
+async def _ordered(machine: Machine, azure: AzureCalls) -> list[Offering]:
+    """The spec's offerings in the order its `capacity_order` asks (models/prices.py): as listed without a read; by
+    price (and eviction bucket) after one read of the prices, as listed when that read fails."""
+    spec = azure.spec
+    offerings = offerings_of(spec)
+    if spec.capacity_order == CapacityOrder.LISTED:
+        return offerings
+    priorities = list(dict.fromkeys(o.priority for o in offerings))
+    inp = PricesInput(location=spec.location, vm_sizes=list(spec.vm_sizes), priorities=priorities,
+                      eviction=spec.capacity_order == CapacityOrder.PRICE_AND_EVICTION and Priority.SPOT in priorities)
+    try:
+        prices = await azure.read_prices(inp)
+    except ActivityError as err:
+        machine.log.info(f"could not read prices ({error_text(err)}): offerings tried as listed")
+        return offerings
+    ordered = order_offerings(offerings, prices, spec.capacity_order)
+    machine.log.info(f"offerings by {spec.capacity_order} ({prices.source}): "
+                     + ", ".join(f"{o.describe()} {prices.weighed(o, spec.capacity_order):.4f}" for o in ordered[:6]))
+    return ordered
+
+
 async def choose_offering(machine: Machine, azure: AzureCalls, requested: Callable[[], bool],
                           clear_request: Callable[[], None], deadline: Deadline
                           ) -> tuple[Offering, list[SkippedOffering]] | None:
@@ -145,7 +167,7 @@ async def choose_offering(machine: Machine, azure: AzureCalls, requested: Callab
     a `reconcile` (requested/clear_request: creation.Wake), which tries the first offering at once whatever the
     memory says; so does the first attempt after a reconcile of a Failed machine.
     """
-    offerings = offerings_of(azure.spec)
+    offerings = await _ordered(machine, azure)
     machine.size_accelerated = None  # known only from this call's claim
     if machine.state.ignore_refusals_once:
         machine.state.ignore_refusals_once = False

@@ -16,7 +16,7 @@ from temporalio import workflow
 with workflow.unsafe.imports_passed_through():
     from models.naming import POOL_WORKFLOW_ID_PREFIX
     from models.status import Phase
-    from models.temporal_api import MACHINE_PHASE_SIGNAL, REPAIR_WANTED_SIGNAL
+    from models.temporal_api import MACHINE_PHASE_SIGNAL, PREEMPT_ANNOUNCED_SIGNAL, REPAIR_WANTED_SIGNAL
 
 
 
@@ -44,6 +44,10 @@ class PoolNotices:
     def repair_wanted(self, action: str) -> None:
         """Ask the pool to allow this repair step (workflows/pool/repairs.py); it answers with `repair_allowed`."""
         self._send(REPAIR_WANTED_SIGNAL, {"name": self._name, "action": action}, f"that it wants to {action}")
+
+    def preempt_announced(self, event_id: str) -> None:
+        """Azure announced the eviction of this Spot machine's VM: the pool starts a replacement now (plan.py)."""
+        self._send(PREEMPT_ANNOUNCED_SIGNAL, {"name": self._name, "event_id": event_id}, "its preemption")
 
     def _send(self, signal: str, payload: dict[str, object], what: str) -> None:
         pool_id = self.pool_id

@@ -41,7 +41,7 @@ from workflows.machine.bookkeeping import Machine
 from workflows.machine.inputs import decode_single, decode_spec
 from workflows.machine.state import LifecycleState
 
-_TAGGABLE = (Phase.RUNNING, Phase.UNHEALTHY, Phase.UNKNOWN)
+_TAGGABLE = (Phase.RUNNING, Phase.UNHEALTHY, Phase.UNKNOWN, Phase.MAINTENANCE)  # its VM exists
 _CREATING = (Phase.PENDING, Phase.CREATING, Phase.CRASH_LOOP_BACK_OFF)
 
 

@@ -49,6 +49,8 @@ class LifecycleState(BaseModel):
     # streak: successes in a row (> 0) or failures in a row (< 0), for the thresholds.
     guest_address: str = ""
     probe_streak: int = 0
+    # Ids of the notices Azure announced that the machine acted on and are over (workflows/machine/foresight.py).
+    foresight_done: list[str] = []
 
     @classmethod
     def fresh(cls, spec: MachineSpec, history_limit: int) -> "LifecycleState":

@@ -18,11 +18,13 @@ from temporalio.exceptions import ApplicationError
 with workflow.unsafe.imports_passed_through():
     from pydantic import ValidationError
 
+    from models.foresight import REDEPLOYS, Notice, Notices
     from models.requests import DeleteRequest, PreserveRequest, ReconcileRequest
     from models.spec_changes import SpecUpdate
     from models.status import MachineStatus, OperationState, Phase, RefusedMessage, Stage
     from models.temporal_api import (
         DELETE_SIGNAL,
+        FORESIGHT_SIGNAL,
         PRESERVE_SIGNAL,
         RECONCILE_SIGNAL,
         REPAIR_ALLOWED_SIGNAL,
@@ -40,7 +42,7 @@ from workflows.continuation import (
 )
 from workflows.deadlines import Deadline, timeout_clear_of
 from workflows.errors import invalid_input
-from workflows.machine import fallback
+from workflows.machine import fallback, foresight
 from workflows.machine.bookkeeping import Machine
 from workflows.machine.creation import Wake, create_machine
 from workflows.machine.deletion import remove_everything
@@ -80,6 +82,8 @@ class MachineLifecycle:
         self._refused_early: list[RefusedMessage] = []
         # The next full health check of a watched machine: a timer that outlives the probes' wakes between checks.
         self._next_check: Deadline | None = None
+        # The latest notices of what Azure announced (the sweep's `foresight`), not yet looked at; None: none came.
+        self._news: list[Notice] | None = None
 
     # ---- public surface ---------------------------------------------------------------------
 
@@ -132,7 +136,20 @@ class MachineLifecycle:
         if self._refusals.signal(REPAIR_ALLOWED_SIGNAL, args) or self._machine is None:
             return
         payload = args[0] if len(args) == 1 and isinstance(args[0], dict) else {}
-        self._machine.healing.allow(str(payload.get("action", "")))
+        action = str(payload.get("action", ""))
+        if not self._machine.healing.allow(action):
+            foresight.allow(self._machine, action)
+
+    @workflow.signal(name=FORESIGHT_SIGNAL)
+    def foresight(self, *args: Any) -> None:
+        """`{"notices": [...]}` from the fleet sweep: what Azure announced of the VM (models/foresight.py). Ignored
+        unless the spec asks for foresight, or when the payload does not validate (the next sweep sends it again)."""
+        if self._refusals.signal(FORESIGHT_SIGNAL, args) or self._state is None or not self._state.spec.foresight:
+            return
+        try:
+            self._news = Notices.model_validate((args[0] if args else None) or {}).notices
+        except ValidationError as err:
+            workflow.logger.warning(f"foresight signal with an invalid payload ignored ({err.error_count()} errors)")
 
     @workflow.signal(name=UPGRADE_SIGNAL)
     def upgrade(self, *args: Any) -> None:
@@ -230,6 +247,8 @@ class MachineLifecycle:
                     await self._continue_as_new(machine)
             elif phase in WATCHED:
                 await self._watch(machine, azure)
+            elif phase == Phase.MAINTENANCE:
+                await self._maintain(machine, azure)
             else:  # Failed: everything is cleaned up; wait for an operator.
                 await workflow.wait_condition(
                     lambda: self._requested() or self._should_continue_as_new())
@@ -251,15 +270,19 @@ class MachineLifecycle:
         probe = machine.state.spec.health.probe
         probing = probe is not None and machine.phase in (Phase.RUNNING, Phase.UNHEALTHY)
         every = timeout_clear_of(probe.period, deadlines) if probing and probe is not None else None
+        timed_out = False
         try:
             await workflow.wait_condition(
-                lambda: self._requested() or self._should_continue_as_new() or any(d.passed for d in deadlines),
-                timeout=every)
+                lambda: self._requested() or self._should_continue_as_new() or any(d.passed for d in deadlines)
+                or self._news is not None, timeout=every)
         except TimeoutError:
-            pass  # time to probe
+            timed_out = True  # time to probe
         if self._delete_request is not None or self._preserve_request is not None or (
                 self._should_continue_as_new() and not self._reconcile_requested):
             return
+        if self._news is not None and (self._foresee(machine) or not (
+                timed_out or self._reconcile_requested or any(d.passed for d in deadlines))):
+            return  # in Maintenance now, or the news was all that woke the watch
         asked, self._reconcile_requested = self._reconcile_requested, False
         skip_wait, self._reconcile_skips_wait = self._reconcile_skips_wait and asked, False
         if probing and not asked and not any(d.passed for d in deadlines):
@@ -274,6 +297,42 @@ class MachineLifecycle:
             machine.set_phase(Phase.PENDING)
         else:
             await self._tag_if_pending(machine, azure)
+
+    def _foresee(self, machine: Machine) -> bool:
+        """The sweep's latest notices, while watched: True when one puts the machine in Maintenance."""
+        notices, self._news = self._news or [], None
+        foresight.still_announced(machine, notices)
+        foresight.tell_pool_of_preemption(machine, notices)
+        upcoming = foresight.next_notice(machine, notices)
+        if upcoming is None or machine.phase not in (Phase.RUNNING, Phase.UNHEALTHY):
+            return False
+        foresight.begin(machine, upcoming)
+        return True
+
+    async def _maintain(self, machine: Machine, azure: AzureCalls) -> None:
+        """In Maintenance: a redeploy announced meanwhile takes over a paused wait; an operator's `reconcile` ends it
+        (the health check reads the VM at once); otherwise its redeploy, or a wait (foresight.py)."""
+        if self._news is not None:
+            notices, self._news = self._news, None
+            foresight.still_announced(machine, notices)
+            foresight.tell_pool_of_preemption(machine, notices)
+            foresight.heard(machine, notices)
+            upcoming = foresight.next_notice(machine, notices)
+            current = machine.state.status.maintenance
+            if machine.phase == Phase.MAINTENANCE and upcoming is not None and upcoming.kind in REDEPLOYS \
+                    and current is not None and current.action == "wait":
+                foresight.begin(machine, upcoming)
+        if machine.phase != Phase.MAINTENANCE:
+            return
+        if self._reconcile_requested:
+            self._reconcile_requested = self._reconcile_skips_wait = False
+            foresight.finish(machine, "ended by `reconcile`: health checks resume")
+            return
+        if foresight.redeploy_now(machine):
+            await self._until_deleted(foresight.redeploy(machine, azure))
+            return
+        await foresight.wait(machine, lambda: self._news,
+                             lambda: self._requested() or self._should_continue_as_new())
 
     async def _keep_preserved(self, machine: Machine, azure: AzureCalls) -> None:
         """Deallocate once (resumed after a continue-as-new), then only wait: for `delete`, or to continue as new."""

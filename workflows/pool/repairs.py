@@ -19,6 +19,8 @@ from workflows.pool.state import PoolState
 
 # A replacing repair is over once its machine is back (Running), has failed, or is gone.
 _BACK = (Phase.RUNNING, Phase.FAILED, Phase.DELETED)
+# Machines that ask: Unhealthy ones (the repair ladder), and those redeploying ahead of Azure (models/foresight.py).
+_ASKING = (Phase.UNHEALTHY, Phase.MAINTENANCE)
 
 
 @dataclass
@@ -38,9 +40,10 @@ def decide(state: PoolState) -> RepairLeave:
     state.repairs_in_flight = [n for n in state.repairs_in_flight if n in machines and machines[n].phase not in _BACK]
     state.repairs_wanted = {n: a for n, a in state.repairs_wanted.items() if n in machines}
     unhealthy, _ = unhealthy_count(state)
-    # An ask is answered once the pool has heard the machine is Unhealthy: the notice may come after the ask, and
+    # An ask is answered once the pool has heard the machine is Unhealthy (or in Maintenance): the notice may come
+    # after the ask, and
     # a replacing repair's slot is freed by the machine's next phase, so the pool must know the one before.
-    asking = sorted((n, a) for n, a in state.repairs_wanted.items() if machines[n].phase == Phase.UNHEALTHY)
+    asking = sorted((n, a) for n, a in state.repairs_wanted.items() if machines[n].phase in _ASKING)
     leave = RepairLeave()
     if unhealthy <= state.spec.unhealthy_limit():
         state.repairs_forced = False  # the outage is over: the next one pauses repairs again

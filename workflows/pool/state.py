@@ -85,6 +85,8 @@ class PoolState(BaseModel):
     repairs_wanted: dict[str, str] = {}
     repairs_in_flight: list[str] = []
     repairs_forced: bool = False
+    # Spot machines whose eviction Azure announced (`preempt_announced`): replaced at once, deleted once replaced.
+    preempted: list[str] = []
     left_in_azure: list[str] = []
     in_place: InPlace | None = None
     # Failed machines that never ran, replaced one after the other since a machine last became Running, and when the

@@ -29,6 +29,7 @@ with workflow.unsafe.imports_passed_through():
         MACHINE_PHASE_SIGNAL,
         PAUSE_UPDATE,
         POOL_WORKFLOW_TYPE,
+        PREEMPT_ANNOUNCED_SIGNAL,
         REPAIR_ALLOWED_SIGNAL,
         REPAIR_WANTED_SIGNAL,
         RESUME_REPAIRS_UPDATE,
@@ -117,6 +118,22 @@ class MachinePool:
         name, action = str(ask.get("name", "")), str(ask.get("action", ""))
         if self._state.machine(name) is not None and action in {a.value for a in RepairAction}:
             self._state.repairs_wanted[name] = action
+            self._wake = True
+
+    @workflow.signal(name=PREEMPT_ANNOUNCED_SIGNAL)
+    def preempt_announced(self, *args: Any) -> None:
+        """A Spot machine of this pool says Azure announced its eviction: `{"name", "event_id"}`; its replacement
+        starts at once (plan.py)."""
+        if self._refusals.signal(PREEMPT_ANNOUNCED_SIGNAL, args) or self._state is None:
+            return
+        notice = args[0] if len(args) == 1 and isinstance(args[0], dict) else {}
+        name = str(notice.get("name", ""))
+        machine = self._state.machine(name)
+        if machine is not None and not machine.deleting and name not in self._state.preempted \
+                and self._book is not None:
+            self._state.preempted.append(name)
+            self._book.operation("replace", f"{name}: Azure announced its Spot eviction "
+                                            f"({notice.get('event_id', '')}): its replacement starts now")
             self._wake = True
 
     @workflow.update(name=RESUME_REPAIRS_UPDATE)
@@ -288,8 +305,10 @@ class MachinePool:
 
     def _decide(self, state: PoolState, book: PoolBook) -> Plan:
         expired, stalled, backing_off = self._clock.read(state)
+        counted_names = {m.name for m in state.machines if counted(m)}
+        state.preempted = [name for name in state.preempted if name in counted_names]
         decided = plan(state.spec, state.machines, revision=state.revision, paused=state.paused, stuck=state.stuck,
-                       stalled=stalled, expired=expired, backing_off=backing_off)
+                       stalled=stalled, expired=expired, backing_off=backing_off, preempted=frozenset(state.preempted))
         if decided.stuck and not state.stuck:
             waited = humanize(state.spec.template.timeouts.creation)
             book.operation("stuck", f"no machine of rev {state.revision} became Running within {waited}: "

@@ -5,6 +5,8 @@
    Resource Health for Azure's own reasons while Running (or running again while the machine is Unknown,
    Available again while Unhealthy) gets `reconcile` `{"check_only": true, "reason": ...}`; it then reads its
    VM and health signals itself and acts, its repair waits kept.
+   Foresight: each open machine whose VM publishes its scheduled events gets `foresight` with what Azure announced
+   of it (a reboot, a redeploy, a degrading host, a preemption: models/foresight.py), read in the same query.
 3. Orphans: this installation's resources whose machine workflow is not open. check_orphan describes
    the workflow and GETs each resource right before; what is ours, still there and orphaned for longer
    than the grace is deleted with the driver's delete activities: the VM first, then NICs and disks side
@@ -29,6 +31,7 @@ from temporalio.exceptions import ActivityError
 with workflow.unsafe.imports_passed_through():
     from models.activity_io import ActivityName, DeleteResourceInput, DeleteVmInput, MachineRef
     from models.durations import CHECK_BOUNDS
+    from models.foresight import MachineNotices, Notices
     from models.requests import ReconcileRequest
     from models.sweep import (
         SWEEP_WORKFLOW,
@@ -45,7 +48,7 @@ with workflow.unsafe.imports_passed_through():
         SweepInput,
         SweepReport,
     )
-    from models.temporal_api import RECONCILE_SIGNAL, UPGRADE_SIGNAL
+    from models.temporal_api import FORESIGHT_SIGNAL, RECONCILE_SIGNAL, UPGRADE_SIGNAL
     from models.undecodable import Undecodable
     from models.validation import describe_validation_error
 
@@ -83,6 +86,7 @@ class FleetSweep:
                      arm_requests=survey.arm_requests)
         if not inp.dry_run:
             await self._signal(survey.drift)
+            await self._foresee(survey.notices)
             await self._wake_outdated(inp.max_upgrade_signals)
         verdicts = await asyncio.gather(*(self._check(orphan, inp) for orphan in survey.orphans))
         for verdict in verdicts:
@@ -119,6 +123,19 @@ class FleetSweep:
                 workflow.logger.info("reconcile not sent to %s: %s", found.workflow_id, err)
 
         await asyncio.gather(*(one(found) for found in drift))
+
+    async def _foresee(self, found: list[MachineNotices]) -> None:
+        """Each machine whose VM publishes its events is sent what Azure announced of it (models/foresight.py), every
+        sweep while it lasts: the machine acts once per notice, and ends a wait when the notice is over."""
+        async def one(machine: MachineNotices) -> None:
+            try:
+                await workflow.get_external_workflow_handle(machine.workflow_id).signal(
+                    FORESIGHT_SIGNAL, Notices(notices=machine.notices).model_dump(mode="json"))
+                self._add(foresight_signalled=[f"{machine.workflow_id}: {n.headline()}" for n in machine.notices])
+            except Exception as err:  # closed since the listing: nothing to foresee
+                workflow.logger.info("foresight not sent to %s: %s", machine.workflow_id, err)
+
+        await asyncio.gather(*(one(machine) for machine in found))
 
     async def _wake_outdated(self, limit: int) -> None:
         """After a deploy: `upgrade` to at most `limit` runs on an older version than this sweep's (a Schedule
@@ -221,6 +238,7 @@ class FleetSweep:
         lines += [f"- skipped {s.resource}: {s.reason.value} {s.detail}".rstrip() for s in r.skipped[:20]]
         lines += [f"- reconcile {d.workflow_id}: {d.reason}" for d in r.signalled[:20]]
         lines += [f"- upgrade {workflow_id}: on an older version" for workflow_id in r.upgrade_signalled[:20]]
+        lines += [f"- foresight {item}" for item in r.foresight_signalled[:20]]
         workflow.set_current_details("\n".join(lines))
 
 

@@ -44,6 +44,11 @@ _VM_PROPERTIES = {
                        "networkInterfaceConfigurations": [dict]},
     "priority": str, "evictionPolicy": str, "billingProfile": {"maxPrice": float},
     "securityProfile": dict, "diagnosticsProfile": dict, "additionalCapabilities": dict,
+    "scheduledEventsPolicy": {
+        "userInitiatedRedeploy": {"automaticallyApprove": bool}, "userInitiatedReboot": {"automaticallyApprove": bool},
+        "scheduledEventsAdditionalPublishingTargets": {
+            "eventGridAndResourceGraph": {"enable": bool, "scheduledEventsApiVersion": str}},
+        "allInstancesDown": {"automaticallyApprove": bool}},
 }
 _DISK_PROPERTIES = {
     "creationData": {"createOption": str}, "diskSizeGB": int, "osType": str, "encryption": dict,

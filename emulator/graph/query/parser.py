@@ -29,7 +29,7 @@ from .syntax import (
 )
 from .tokens import Kind, Token, tokenize
 
-TABLES = frozenset({"resources", "healthresources"})
+TABLES = frozenset({"resources", "healthresources", "spotresources"})
 # Join kinds Resource Graph supports that the emulator models (innerunique is KQL's default).
 JOIN_KINDS = frozenset({"innerunique", "inner", "leftouter"})
 _SYMBOL_COMPARISONS = frozenset({"==", "=~", "!=", "!~", "<", "<=", ">", ">="})
