@@ -9,7 +9,7 @@ import os
 import runpy
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.text import Text
@@ -317,7 +317,7 @@ def offerings(
         found = await current_refusals(client, place, location, now)
         probes = await current_probes(client, place, location, now)
         if as_json:
-            answer = {"refusals": [r.model_dump(mode="json") for r in found],
+            answer: dict[str, Any] = {"refusals": [r.model_dump(mode="json") for r in found],
                       "probes": [p.model_dump(mode="json") for p in probes]}
             if wanted:
                 answer["prices"] = (await read_offering_prices(location, wanted)).model_dump(mode="json")

@@ -17,7 +17,7 @@ from emulator.compute.scheduled_events import graph_row as event_row
 from emulator.compute.vm_catalog import VmCatalog
 from emulator.compute.vm_deletions import VmDeletion
 from emulator.graph.graph_index import GraphIndex
-from emulator.health import annotations, resource_health
+from emulator.health import resource_health, vm_annotations
 from emulator.limits.gate import Limits
 from emulator.pricing import spot_eviction
 from emulator.pricing.retail_prices import RetailPrices
@@ -35,7 +35,7 @@ class EmulatorState:
         self.forced_health: list[resource_health.Forced] = []
         # What Azure announces of a VM: scheduled events and Resource Health annotations.
         self.scheduled_events = ScheduledEvents()
-        self.annotations = annotations.Annotations()
+        self.annotations = vm_annotations.Annotations()
         # The Retail Prices API's prices and the Spot eviction buckets set through the control API (emulator/pricing/).
         self.retail_prices = RetailPrices()
         self.spot_eviction: dict[tuple[str, str], str] = {}
@@ -85,16 +85,16 @@ class EmulatorState:
             row = event_row(vm, event)
             self.graph.record_row(EVENT_TABLE, arm_ids.key(row["id"]), row if publishes(vm) else None)
         annotation = self.annotations.of(vm)
-        row_key = arm_ids.key(annotations.row_id(vm.id))
+        row_key = arm_ids.key(vm_annotations.row_id(vm.id))
         self.graph.record_row(resource_health.HEALTH_TABLE, row_key,
-                              annotations.graph_row(vm, annotation) if annotation is not None else None)
+                              vm_annotations.graph_row(vm, annotation) if annotation is not None else None)
 
     def _forget_foresight(self, vm_key: str) -> None:
         for event_id in self.scheduled_events.ids_of(vm_key):
             self.graph.record_row(EVENT_TABLE, arm_ids.key(f"{vm_key}/providers/Microsoft.Compute/scheduledEvents/"
                                                            f"{event_id}"), None)
         self.scheduled_events.forget(vm_key)
-        self.graph.record_row(resource_health.HEALTH_TABLE, arm_ids.key(annotations.row_id(vm_key)), None)
+        self.graph.record_row(resource_health.HEALTH_TABLE, arm_ids.key(vm_annotations.row_id(vm_key)), None)
         self.annotations.forget(vm_key)
 
     async def reset(self) -> None:

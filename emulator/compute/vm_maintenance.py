@@ -13,7 +13,7 @@ from emulator.compute.scheduled_events import DEFAULT_DURATION_S, DEFAULT_NOTICE
 from emulator.compute.virtual_machines import VirtualMachinesBackend
 from emulator.compute.vm_model import new_host
 from emulator.compute.vm_power import VmPowerBackend
-from emulator.health import annotations
+from emulator.health import vm_annotations
 from emulator.health.resource_health import observe
 from emulator.state import EmulatorState
 
@@ -37,10 +37,10 @@ class VmMaintenanceBackend:
         return event
 
     def degrade_host(self, vm: Resource, notice_s: float | None = None
-                     ) -> tuple[annotations.Annotation, ScheduledEvent]:
+                     ) -> tuple[vm_annotations.Annotation, ScheduledEvent]:
         """The VM's host degrades: annotated at once, and a Redeploy scheduled (Azure's service healing)."""
-        category, impact, summary = annotations.KNOWN[annotations.DEGRADED]
-        annotation = annotations.Annotation(vm.id, annotations.DEGRADED, "Platform Initiated", category, impact,
+        category, impact, summary = vm_annotations.KNOWN[vm_annotations.DEGRADED]
+        annotation = vm_annotations.Annotation(vm.id, vm_annotations.DEGRADED, "Platform Initiated", category, impact,
                                             summary, self.state.clock.utc_iso())
         self.state.annotations.set(annotation)
         event = self.schedule(vm, "Redeploy", notice_s, None, "Host hardware degraded: the VM will be redeployed")

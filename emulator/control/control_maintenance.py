@@ -13,7 +13,7 @@ from emulator.arm.store import Resource
 from emulator.compute.allocation.capacity import SPOT_PRIORITIES
 from emulator.compute.scheduled_events import EVENT_TYPES
 from emulator.compute.virtual_machines import VM_TYPE
-from emulator.health import annotations
+from emulator.health import vm_annotations
 from emulator.health.resource_health import observe
 from emulator.registry import Backends
 
@@ -109,15 +109,15 @@ def add_routes(app: web.Application, backends: Backends) -> None:
         try:
             body = _fields(await read_json(request), _ANNOTATION_FIELDS)
             name = body.get("annotation")
-            if name not in annotations.KNOWN:
-                raise ValueError(f"'annotation' must be one of {', '.join(sorted(annotations.KNOWN))}")
+            if name not in vm_annotations.KNOWN:
+                raise ValueError(f"'annotation' must be one of {', '.join(sorted(vm_annotations.KNOWN))}")
             vm = find_vm(backends, body)
         except LookupError as exc:
             return _refused("ResourceNotFound", str(exc), 404)
         except ValueError as exc:
             return _refused("InvalidAnnotation", str(exc))
-        category, impact, summary = annotations.KNOWN[name]
-        annotation = annotations.Annotation(vm.id, name, str(body.get("context") or "Platform Initiated"), category,
+        category, impact, summary = vm_annotations.KNOWN[name]
+        annotation = vm_annotations.Annotation(vm.id, name, str(body.get("context") or "Platform Initiated"), category,
                                             impact, str(body.get("summary") or summary), state.clock.utc_iso())
         state.annotations.set(annotation)
         state.publish_foresight(vm)
