@@ -19,7 +19,7 @@ async def _size_chosen(stack: Stack, **overrides: Any) -> str:
     spec.pop("vm_size")
     handle = await start_machine(stack.env.client, stack.task_queue, {**spec, "vm_sizes": SIZES})
     await wait_for(stack.env, handle, in_phase(Phase.RUNNING))
-    chosen = str(vm(stack)["vmSize"])  # type: ignore[index]
+    chosen = str(vm(stack)["vmSize"])
     await handle.signal("delete")
     await handle.result()
     return chosen

@@ -53,15 +53,15 @@ async def test_a_scheduled_reboot_pauses_health_checks_and_starts_no_repair(stac
 
 async def test_a_degraded_host_is_redeployed_before_its_deadline_with_the_same_data_disks(stack: Stack) -> None:
     handle = await running_machine(stack, "vm1", timeouts=WATCHED, foresight=True)  # one data disk
-    host, disk = vm(stack)["host"], unique_id(stack)  # type: ignore[index]
+    host, disk = vm(stack)["host"], unique_id(stack)
     degraded = stack.emulator.degrade_host("vm1", not_before_seconds=3600)
 
     await sweep(stack)
     done = await wait_for(stack.env, handle, lambda s: s.phase == Phase.RUNNING and s.maintenance is not None
                           and bool(s.maintenance.done), virtual_limit=timedelta(minutes=3))
-    assert "redeployed ahead of Azure" in done.maintenance.done  # type: ignore[union-attr]
+    assert "redeployed ahead of Azure" in done.maintenance.done
     assert _count(stack, "redeploy") == 1
-    assert vm(stack)["host"] != host and unique_id(stack) == disk  # type: ignore[index]
+    assert vm(stack)["host"] != host and unique_id(stack) == disk
     (event,) = stack.emulator.scheduled_events()
     assert event["EventId"] == degraded["scheduled_event"]["EventId"]
     assert (event["EventStatus"], event["outcome"]) == ("Completed", "approved by redeploy")  # before Azure acted
@@ -89,13 +89,13 @@ async def test_a_machine_without_foresight_is_sent_nothing_and_repairs_as_before
 async def test_foresight_is_turned_on_and_off_in_place_on_a_running_machine(stack: Stack) -> None:
     handle = await running_machine(stack, "vm1", data_disks=[])
     spec = spec_dict(subnet_id=stack.emulator.subnet_id, data_disks=[])
-    vm_id = vm(stack)["vmId"]  # type: ignore[index]
+    vm_id = vm(stack)["vmId"]
     event = stack.emulator.schedule_event("vm1", "Reboot")
     assert (await sweep(stack)).foresight_signalled == []  # not published yet
 
     answer = await update(handle, {**spec, "foresight": True})
     assert answer.changed == ["foresight"] and "VM updated in place" in answer.message
-    assert vm(stack)["vmId"] == vm_id  # type: ignore[index]  # the same VM
+    assert vm(stack)["vmId"] == vm_id  # the same VM
     assert [line.split(": ", 1)[1].split(" ")[1] for line in (await sweep(stack)).foresight_signalled] == [
         event["EventId"]]
     await wait_for(stack.env, handle, in_phase(Phase.MAINTENANCE), virtual_limit=timedelta(minutes=2))
