@@ -205,11 +205,17 @@ def cli_env(temporal_address: str, codec_endpoint: str = "") -> dict[str, str]:
 
 
 def wait_until(condition: "object", timeout_s: float, what: str, interval_s: float = 0.3) -> None:
+    """Check `condition` until it holds. Many checks run `azmc` (about 0.7 s of CPU each) or `temporal`: the
+    pause after a check is at least as long as the check took, and grows by half up to 2 s, so a long wait
+    polls rather than keeps a core busy starting processes."""
     deadline = time.monotonic() + timeout_s
+    pause = interval_s
     while time.monotonic() < deadline:
+        began = time.monotonic()
         if condition():
             return
-        time.sleep(interval_s)
+        time.sleep(max(pause, time.monotonic() - began))
+        pause = min(pause * 1.5, max(interval_s, 2.0))
     raise AssertionError(f"timed out after {timeout_s:.0f}s waiting for {what}")
 
 
