@@ -174,19 +174,23 @@ class Stack:
 
     @property
     def codec_url(self) -> str:
+        """The codec server's URL, started at the first ask: most modules never run the `temporal` CLI on
+        payloads, and an `azmc` process costs about 0.7 s of CPU to start."""
+        if self.codec.child is None:
+            self.codec.start()
         return self.codec.url
 
 
 @contextmanager
 def running_stack(logs: Path) -> Iterator[Stack]:
-    """A dev server, the emulator and an `azmc worker`, logging into `logs`; stopped in reverse order."""
+    """A dev server, the emulator and an `azmc worker`, logging into `logs` (the codec server once asked for:
+    `Stack.codec_url`); stopped in reverse order."""
     server = DevServer(db_path=logs / "temporal.db", log_path=logs / "temporal.log")
     emulator = EmulatorProcess(log_path=logs / "emulator.log")
     codec = CodecServer(log_path=logs / "codec-server.log")
     server.start()
     try:
         emulator.start()
-        codec.start()
         worker = WorkerProcess(server.address, emulator.url, logs / "worker.log")
         worker.start()
         yield Stack(server, emulator, worker, codec)
