@@ -57,6 +57,7 @@ def _corpus() -> str:
     return "\n".join(p.read_text(encoding="utf-8") for p in files).lower()
 
 
+@cache  # a scan of the whole corpus; the pages name many of the same things
 def _in_code(token: str) -> bool:
     return re.search(rf"(?<![\w-]){re.escape(token.lower())}(?![\w-])", _corpus()) is not None
 

@@ -53,15 +53,24 @@ async def phases_when_answered(client: Client, specs: Iterable[MachineSpec], tim
 
 
 async def wait_phase(client: Client, specs: list[MachineSpec], phase: str, timeout_s: float) -> None:
+    """Until every machine is in `phase`. Each round asks only the machines not seen there yet (a query makes the
+    worker load the run, which costs the server and the worker CPU), then all of them once more, so that what
+    returns was true of every machine at once."""
     deadline = time.monotonic() + timeout_s
     last_error = ""
+    waiting = list(specs)
     while True:
         try:
-            current = await phases(client, specs)
+            current = await phases(client, waiting or specs)
         except Exception as error:  # a query while the worker or server is down: try again
             current, last_error = {}, f"{type(error).__name__}: {error}"
         if current and all(value == phase for value in current.values()):
-            return
+            if not waiting:
+                return
+            waiting = []  # then once more for all
+            continue
+        if current:
+            waiting = [item for item in specs if current.get(item.name, phase) != phase]
         if time.monotonic() > deadline:
             raise AssertionError(f"not all {phase} after {timeout_s:.0f}s: {current or last_error}")
         await asyncio.sleep(0.5)

@@ -174,19 +174,23 @@ class Stack:
 
     @property
     def codec_url(self) -> str:
+        """The codec server's URL, started at the first ask: most modules never run the `temporal` CLI on
+        payloads, and an `azmc` process costs about 0.7 s of CPU to start."""
+        if self.codec.child is None:
+            self.codec.start()
         return self.codec.url
 
 
 @contextmanager
 def running_stack(logs: Path) -> Iterator[Stack]:
-    """A dev server, the emulator and an `azmc worker`, logging into `logs`; stopped in reverse order."""
+    """A dev server, the emulator and an `azmc worker`, logging into `logs` (the codec server once asked for:
+    `Stack.codec_url`); stopped in reverse order."""
     server = DevServer(db_path=logs / "temporal.db", log_path=logs / "temporal.log")
     emulator = EmulatorProcess(log_path=logs / "emulator.log")
     codec = CodecServer(log_path=logs / "codec-server.log")
     server.start()
     try:
         emulator.start()
-        codec.start()
         worker = WorkerProcess(server.address, emulator.url, logs / "worker.log")
         worker.start()
         yield Stack(server, emulator, worker, codec)
@@ -205,11 +209,17 @@ def cli_env(temporal_address: str, codec_endpoint: str = "") -> dict[str, str]:
 
 
 def wait_until(condition: "object", timeout_s: float, what: str, interval_s: float = 0.3) -> None:
+    """Check `condition` until it holds. Many checks run `azmc` (about 0.7 s of CPU each) or `temporal`: the
+    pause after a check is at least as long as the check took, and grows by half up to 2 s, so a long wait
+    polls rather than keeps a core busy starting processes."""
     deadline = time.monotonic() + timeout_s
+    pause = interval_s
     while time.monotonic() < deadline:
+        began = time.monotonic()
         if condition():
             return
-        time.sleep(interval_s)
+        time.sleep(max(pause, time.monotonic() - began))
+        pause = min(pause * 1.5, max(interval_s, 2.0))
     raise AssertionError(f"timed out after {timeout_s:.0f}s waiting for {what}")
 
 

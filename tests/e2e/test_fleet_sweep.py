@@ -18,6 +18,7 @@ from tests.support.sdk import sdk_clients
 from workers.installation import namespace_installation_id
 
 GRACE = "20s"
+INTERVAL = "5s"  # a sweep runs a workflow and reads Azure: a few within the grace are enough
 
 
 def _azmc(stack: Stack, *args: str, **env: str) -> str:
@@ -48,9 +49,9 @@ def test_a_terminated_machine_is_listed_by_azmc_orphans_then_collected_by_the_sc
     now = _azmc(stack, "orphans", "--delete", AZMC_ORPHAN_GRACE="1h")  # one real sweep: still too young
     assert "dry run" not in now and "younger-than-grace" in now and _names(stack, dropped.name) == left
 
-    created = _azmc(stack, "schedule", "ensure", "--sweep-interval", "2s", "--orphan-grace", GRACE)
-    assert "schedule azmc-fleet-sweep created: every 2s, orphan grace 20s" in created
-    assert "updated" in _azmc(stack, "schedule", "ensure", "--sweep-interval", "2s", "--orphan-grace", GRACE)
+    created = _azmc(stack, "schedule", "ensure", "--sweep-interval", INTERVAL, "--orphan-grace", GRACE)
+    assert f"schedule azmc-fleet-sweep created: every {INTERVAL}, orphan grace {GRACE}" in created
+    assert "updated" in _azmc(stack, "schedule", "ensure", "--sweep-interval", INTERVAL, "--orphan-grace", GRACE)
     wait_until(lambda: not _names(stack, dropped.name), 120, "the scheduled sweep to delete the orphans")
     assert {kept.name, f"{kept.name}-nic"} <= _names(stack, kept.name)
 
@@ -86,5 +87,5 @@ def test_a_nic_whose_workflow_temporal_never_knew_is_marked_shown_and_collected(
     assert ghost in row and "younger-than-grace" in row and mark in row and "(in " in row, shown
     assert _nic_tags(stack, "ghost-nic").get(ORPHAN_SEEN_TAG) == mark
 
-    _azmc(stack, "schedule", "ensure", "--sweep-interval", "2s", "--orphan-grace", GRACE)
+    _azmc(stack, "schedule", "ensure", "--sweep-interval", INTERVAL, "--orphan-grace", GRACE)
     wait_until(lambda: not _names(stack, "ghost"), 120, "the scheduled sweep to delete the marked NIC")

@@ -18,7 +18,7 @@ from tests.workflows.helpers import time_skipping_env
 async def main(state: Path) -> None:
     with ExitStack() as stacks:
         EmulatorProcess("--time-scale", "0", "--seed").start()
-        stacks.enter_context(running_stack(state))
+        assert stacks.enter_context(running_stack(state)).codec_url  # its codec server too, started when asked
         async with time_skipping_env():
             print("ready", flush=True)
             await asyncio.Event().wait()  # until killed

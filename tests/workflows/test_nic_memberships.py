@@ -2,6 +2,7 @@
 machine, visible in what the emulator stored, changed in place by update_spec (one NIC PUT, the same VM), a
 reference that does not exist refused by Azure and said by the machine; a public IP change is refused."""
 
+from datetime import timedelta
 from typing import Any
 
 from emulator.seed import seed_asg_id, seed_backend_pool_id, seed_nsg_id
@@ -60,7 +61,7 @@ async def test_a_membership_that_does_not_exist_is_azures_refusal_named_by_the_m
     missing = seed_nsg_id(sub).replace("azmc-nsg", "nope")
     spec = spec_dict(subnet_id=stack.emulator.subnet_id, network_security_group_id=missing)
     handle = await start_machine(stack.env.client, stack.task_queue, spec)
-    status = await wait_for(stack.env, handle, in_phase(Phase.FAILED))
+    status = await wait_for(stack.env, handle, in_phase(Phase.FAILED), step=timedelta(seconds=30))  # 20 minutes
     assert "InvalidResourceReference" in (status.last_error or "") and "nope" in (status.last_error or "")
     assert not [r for r in stack.emulator.resources("networkInterfaces") if r["name"] == "vm1-nic"]
     await handle.signal("delete")

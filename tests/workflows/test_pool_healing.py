@@ -56,7 +56,8 @@ async def test_pool_delete_removes_preserved_machines_last(stack: Stack) -> None
     handle = await start_pool(env.client, stack.task_queue, spec)
     await wait_pool(env, handle, lambda s: any(m.preserved for m in s.machines), step=timedelta(seconds=20))
     emulator.clear_faults()
-    ready = await wait_pool(env, handle, lambda s: s.available == 1)
+    # The replacement waits out capacity backoffs: read every 30 virtual seconds (it stays available once it is).
+    ready = await wait_pool(env, handle, lambda s: s.available == 1, step=timedelta(seconds=30))
     (kept,) = [m.name for m in ready.machines if m.preserved]
     (serving,) = [m.name for m in ready.machines if not m.preserved]
     await handle.signal("delete", {"reason": "done"})
