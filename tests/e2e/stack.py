@@ -240,6 +240,13 @@ class DevRun:
                 "AZMC_CODEC_KEYS_FILE": str(self.state_dir / "codec-keys.json"),
                 "AZMC_TRACE_FILE": str(self.state_dir / "traces.jsonl")}
 
+    def azmc(self, *args: str, timeout_s: float = 120) -> str:
+        """`azmc ARGS` as an operator beside this stack runs it; its output, or the test fails saying why."""
+        done = subprocess.run([sys.executable, "-m", "cli", *args], cwd=ROOT, env=self.env(), capture_output=True,
+                              text=True, timeout=timeout_s)  # fmt: skip
+        assert done.returncode == 0, f"azmc {' '.join(args)}: {done.stdout}{done.stderr}"
+        return done.stdout
+
 
 DEV_PORT_FLAGS = ("--temporal-port", "--ui-port", "--emulator-port", "--metrics-port", "--codec-port")
 

@@ -4,13 +4,11 @@ details the Temporal UI shows, with one restart asked of Azure."""
 
 import json
 import re
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
 from cli.emulator_client import EmulatorControl
-from tests.e2e.stack import ROOT, DevRun, azmc_dev, wait_until
+from tests.e2e.stack import ROOT, azmc_dev, wait_until
 from tests.e2e.ui_details import current_details
 
 WORKFLOW = "machine/azmc-demo/vm1"
@@ -22,13 +20,6 @@ WATCHED = {
     "health": {"probe": {"tcp": {"port": 22}, "period": "5s", "failure_threshold": 1},
                "repair": [{"action": "restart", "wait": "3s"}, "redeploy", "recreate"]},
 }
-
-
-def _azmc(dev: DevRun, *args: str) -> str:
-    done = subprocess.run([sys.executable, "-m", "cli", *args], cwd=ROOT, env=dev.env(), capture_output=True,
-                          text=True, timeout=60)  # fmt: skip
-    assert done.returncode == 0, f"azmc {' '.join(args)}: {done.stdout}{done.stderr}"
-    return done.stdout
 
 
 def _first(read: Callable[[], str], holds: Callable[[str], bool], timeout_s: float, what: str) -> str:
@@ -50,8 +41,8 @@ def test_a_hung_guest_is_unhealthy_then_restarted_and_running_in_describe_and_th
         assert emulator.settings()["boot_seconds"] == 40
         machine = tmp_path / "vm1.json"
         machine.write_text(json.dumps({**json.loads((ROOT / "examples" / "machine.json").read_text()), **WATCHED}))
-        _azmc(dev, "apply", "-f", str(machine), "--wait")
-        describe = lambda: _azmc(dev, "describe", "vm1")  # noqa: E731
+        dev.azmc("apply", "-f", str(machine), "--wait")
+        describe = lambda: dev.azmc("describe", "vm1")  # noqa: E731
         ui = lambda: current_details(dev.ports["--ui-port"], dev.ports["--codec-port"], WORKFLOW)  # noqa: E731
         assert "vm_agent Ready" in describe() and "vm1 - Running" in ui()
 

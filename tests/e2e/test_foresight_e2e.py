@@ -3,22 +3,13 @@ its redeploy; the fleet sweep reads it, and the machine (spec `foresight`) redep
 keeping its data disk, in `azmc describe` and in the current details the Temporal UI shows."""
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 from cli.emulator_client import EmulatorControl
-from tests.e2e.stack import ROOT, DevRun, azmc_dev, wait_until
+from tests.e2e.stack import ROOT, azmc_dev, wait_until
 from tests.e2e.ui_details import current_details
 
 WORKFLOW = "machine/azmc-demo/vm1"
-
-
-def _azmc(dev: DevRun, *args: str) -> str:
-    done = subprocess.run([sys.executable, "-m", "cli", *args], cwd=ROOT, env=dev.env(), capture_output=True,
-                          text=True, timeout=60)  # fmt: skip
-    assert done.returncode == 0, f"azmc {' '.join(args)}: {done.stdout}{done.stderr}"
-    return done.stdout
 
 
 def test_a_degraded_host_is_redeployed_before_its_deadline_with_its_data_disk(tmp_path: Path) -> None:
@@ -27,17 +18,17 @@ def test_a_degraded_host_is_redeployed_before_its_deadline_with_its_data_disk(tm
         machine = tmp_path / "vm1.json"
         example = json.loads((ROOT / "examples" / "machine.json").read_text())
         machine.write_text(json.dumps({**example, "foresight": True, "data_disks": [{"lun": 0, "size_gb": 8}]}))
-        _azmc(dev, "apply", "-f", str(machine), "--wait")
+        dev.azmc("apply", "-f", str(machine), "--wait")
         before = {r["name"]: r for r in emulator.resources("vm1")}
         disk = next(name for name in before if "data" in name)
 
         # At time scale 0 the deadline never passes by itself: whatever moves the VM is azmc.
         emulator._call("POST", "degrade-host", {"name": "vm1", "not_before_seconds": 3600})
-        _azmc(dev, "schedule", "ensure", "--sweep-interval", "2s")
+        dev.azmc("schedule", "ensure", "--sweep-interval", "2s")
         seen = [""]
 
         def redeployed() -> bool:
-            seen[0] = _azmc(dev, "describe", "vm1")
+            seen[0] = dev.azmc("describe", "vm1")
             return "redeployed ahead of Azure" in seen[0]
 
         wait_until(redeployed, 90, "`azmc describe` to show the redeploy ahead of Azure", interval_s=0.5)

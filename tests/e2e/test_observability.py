@@ -5,8 +5,6 @@ Grafana dashboard (deploy/grafana/) queries is one this running worker exports."
 
 import json
 import re
-import subprocess
-import sys
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -50,13 +48,6 @@ class Observed:
     codec_keys: list[str]
 
 
-def _azmc(dev: DevRun, *args: str) -> str:
-    done = subprocess.run([sys.executable, "-m", "cli", *args], cwd=ROOT, env=dev.env(), capture_output=True,
-                          text=True, timeout=120)  # fmt: skip
-    assert done.returncode == 0, f"azmc {' '.join(args)}: {done.stdout}{done.stderr}"
-    return done.stdout
-
-
 def _metrics(dev: DevRun) -> str:
     with urllib.request.urlopen(f"http://127.0.0.1:{dev.ports['--metrics-port']}/metrics", timeout=10) as answer:
         return answer.read().decode()
@@ -78,16 +69,16 @@ def observed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Observed]:
         emulator = EmulatorControl(f"http://127.0.0.1:{dev.ports['--emulator-port']}")
         emulator.add_fault(operation="networkInterfaces.put", name="obs1-nic", status=429, retry_after_s=1, times=1)
         emulator.add_fault(operation="virtualMachines.put", name="obs1", status=409, code="AllocationFailed", times=1)
-        _azmc(dev, "apply", "-f", str(machine), "--wait")
+        dev.azmc("apply", "-f", str(machine), "--wait")
         trace_file = dev.state_dir / "traces.jsonl"
         # The create's root span is written when it ends, in the worker's next batch of spans.
         wait_until(lambda: any(s["name"] == "machine.create" for s in _spans(trace_file)), 30, "the create's span")
-        trace_output = _azmc(dev, "trace", "azmc-demo/obs1", "--last", "1")
+        trace_output = dev.azmc("trace", "azmc-demo/obs1", "--last", "1")
         after_create = _metrics(dev)
 
         emulator.add_guest_fault("obs1", "hang")
         wait_until(lambda: "azmc_machine_repair_seconds_count" in _metrics(dev), 90, "the repair to be measured")
-        _azmc(dev, "orphans", "--delete")  # one sweep now: the machines by phase
+        dev.azmc("orphans", "--delete")  # one sweep now: the machines by phase
         keys = list(json.loads((dev.state_dir / "codec-keys.json").read_text()).values())
         yield Observed(trace_output, _spans(trace_file), after_create, _metrics(dev),
                        (tmp_path / "console.txt").read_text(errors="replace"),  # azmc dev: the worker logs there
