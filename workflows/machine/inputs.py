@@ -18,6 +18,7 @@ from temporalio.common import RawValue
 with workflow.unsafe.imports_passed_through():
     from models.durations import CHECK_BOUNDS
     from models.naming import workflow_id
+    from models.requests import DeleteRequest, PreserveRequest, ReconcileRequest
     from models.spec import MachineSpec
     from models.temporal_api import WORKFLOW_TYPE
     from models.undecodable import Undecodable
@@ -94,3 +95,28 @@ def check_workflow_id(spec: MachineSpec) -> None:
             f"managed only by workflow {expected!r}, so that two workflows never manage one VM; "
             f"start it with --workflow-id {expected} (or `azmc apply`)"
         )
+
+
+# The signals' payloads: one that does not validate still means what the signal says, with default options.
+
+def delete_request(args: tuple[Any, ...]) -> DeleteRequest:
+    """`delete`: the intent is clear even when the options are not: delete, without force."""
+    try:
+        return DeleteRequest.model_validate((args[0] if args else None) or {})
+    except ValidationError as err:
+        return DeleteRequest(reason=f"delete signal with an invalid payload ({err.error_count()} errors)")
+
+
+def check_only(args: tuple[Any, ...]) -> bool:
+    """`reconcile` with `check_only` (the sweep's): a payload that does not validate is a plain reconcile."""
+    try:
+        return ReconcileRequest.model_validate((args[0] if args else None) or {}).check_only
+    except ValidationError:
+        return False
+
+
+def preserve_request(args: tuple[Any, ...]) -> PreserveRequest:
+    try:
+        return PreserveRequest.model_validate((args[0] if args else None) or {})
+    except ValidationError as err:
+        return PreserveRequest(reason=f"preserve signal with an invalid payload ({err.error_count()} errors)")

@@ -8,7 +8,7 @@ record intent (they are sync, so they never interleave with the flows); the run 
 """
 
 import asyncio
-from collections.abc import Awaitable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from temporalio import workflow
@@ -16,10 +16,8 @@ from temporalio.common import RawValue
 from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
-    from pydantic import ValidationError
-
-    from models.foresight import REDEPLOYS, Notice, Notices
-    from models.requests import DeleteRequest, PreserveRequest, ReconcileRequest
+    from models.foresight import Notice
+    from models.requests import DeleteRequest, PreserveRequest
     from models.spec_changes import SpecUpdate
     from models.status import MachineStatus, OperationState, Phase, RefusedMessage, Stage
     from models.temporal_api import (
@@ -42,12 +40,20 @@ from workflows.continuation import (
 )
 from workflows.deadlines import Deadline, timeout_clear_of
 from workflows.errors import invalid_input
-from workflows.machine import fallback, foresight
+from workflows.machine import fallback, foresight, maintenance
 from workflows.machine.bookkeeping import Machine
 from workflows.machine.creation import Wake, create_machine
 from workflows.machine.deletion import remove_everything
+from workflows.machine.flows import Flows
 from workflows.machine.health import check_health, next_check_in
-from workflows.machine.inputs import check_workflow_id, check_workflow_type, decode_input
+from workflows.machine.inputs import (
+    check_only,
+    check_workflow_id,
+    check_workflow_type,
+    decode_input,
+    delete_request,
+    preserve_request,
+)
 from workflows.machine.preservation import preserve_machine, refuse_reconcile
 from workflows.machine.signals import probe_only
 from workflows.machine.spec_update import apply_pending_tags, apply_update, decode_update, validate
@@ -74,8 +80,8 @@ class MachineLifecycle:
         self._reconcile_requested = False
         self._reconcile_skips_wait = False  # an operator's reconcile (not the sweep's check_only): repair now
         self._preserve_request: PreserveRequest | None = None  # acted on, then cleared once deallocated
-        # One flow (creation, health check, deletion) changes the machine at a time.
-        self._busy = asyncio.Lock()
+        self._flows = Flows(deleting=lambda: self._delete_request is not None,
+                            preserving=lambda: self._preserve_request is not None)
         self._azure: AzureCalls | None = None
         # Messages whose payload did not decode (workflows/refusals.py); held here until the state exists.
         self._refusals = Refusals(self._refused)
@@ -84,6 +90,10 @@ class MachineLifecycle:
         self._next_check: Deadline | None = None
         # The latest notices of what Azure announced (the sweep's `foresight`), not yet looked at; None: none came.
         self._news: list[Notice] | None = None
+        self._asks = maintenance.Asks(news=lambda: self._news, take_news=self._take_news,
+                                      take_reconcile=self._take_operator_reconcile,
+                                      requested=lambda: self._requested() or self._should_continue_as_new(),
+                                      until_deleted=self._flows.until_deleted)
 
     # ---- public surface ---------------------------------------------------------------------
 
@@ -107,13 +117,7 @@ class MachineLifecycle:
         """
         if self._refusals.signal(DELETE_SIGNAL, args) or self._delete_request is not None:
             return
-        payload = args[0] if args else None
-        try:
-            self._delete_request = DeleteRequest.model_validate(payload or {})
-        except ValidationError as err:
-            # The intent is clear even when the options are not: delete, without force.
-            reason = f"delete signal with an invalid payload ({err.error_count()} errors)"
-            self._delete_request = DeleteRequest(reason=reason)
+        self._delete_request = delete_request(args)
 
     @workflow.signal(name=RECONCILE_SIGNAL)
     def reconcile(self, *args: Any) -> None:
@@ -122,11 +126,7 @@ class MachineLifecycle:
         if self._refusals.signal(RECONCILE_SIGNAL, args):
             return
         self._reconcile_requested = True
-        try:
-            check_only = ReconcileRequest.model_validate((args[0] if args else None) or {}).check_only
-        except ValidationError:
-            check_only = False
-        self._reconcile_skips_wait = self._reconcile_skips_wait or not check_only
+        self._reconcile_skips_wait = self._reconcile_skips_wait or not check_only(args)
 
     @workflow.signal(name=REPAIR_ALLOWED_SIGNAL)
     def repair_allowed(self, *args: Any) -> None:
@@ -146,10 +146,8 @@ class MachineLifecycle:
         unless the spec asks for foresight, or when the payload does not validate (the next sweep sends it again)."""
         if self._refusals.signal(FORESIGHT_SIGNAL, args) or self._state is None or not self._state.spec.foresight:
             return
-        try:
-            self._news = Notices.model_validate((args[0] if args else None) or {}).notices
-        except ValidationError as err:
-            workflow.logger.warning(f"foresight signal with an invalid payload ignored ({err.error_count()} errors)")
+        news = foresight.notices_in(args)
+        self._news = self._news if news is None else news
 
     @workflow.signal(name=UPGRADE_SIGNAL)
     def upgrade(self, *args: Any) -> None:
@@ -163,11 +161,7 @@ class MachineLifecycle:
         preserved = self._state is not None and self._state.status.preserved
         if self._preserve_request is not None or preserved or self._delete_request is not None:
             return
-        try:
-            self._preserve_request = PreserveRequest.model_validate((args[0] if args else None) or {})
-        except ValidationError as err:
-            self._preserve_request = PreserveRequest(
-                reason=f"preserve signal with an invalid payload ({err.error_count()} errors)")
+        self._preserve_request = preserve_request(args)
 
     @workflow.update(name=UPDATE_SPEC)
     async def update_spec(self, *args: Any) -> SpecUpdate:
@@ -176,7 +170,7 @@ class MachineLifecycle:
         accepted(UPDATE_SPEC, args)
         new = decode_update(args)
         assert self._machine is not None  # the validator refused the update before the input was decoded
-        return await apply_update(self._machine, self._azure_calls(self._machine), self._busy,
+        return await apply_update(self._machine, self._azure_calls(self._machine), self._flows.busy,
                                   lambda: self._delete_request is not None, new)
 
     @update_spec.validator
@@ -240,7 +234,8 @@ class MachineLifecycle:
             if phase in (Phase.PENDING, Phase.CREATING, Phase.CRASH_LOOP_BACK_OFF):
                 try:
                     wake = Wake(requested=lambda: self._reconcile_requested, clear_request=self._take_reconcile)
-                    await self._until_deleted(create_machine(machine, azure, machine.state.spec.timeouts.drain, wake))
+                    creation = create_machine(machine, azure, machine.state.spec.timeouts.drain, wake)
+                    await self._flows.until_deleted(creation)
                     await self._tag_if_pending(machine, azure)
                 except ContinueAsNewNeeded as reason:
                     machine.log.info(f"continuing as new mid-creation: {reason}")
@@ -248,7 +243,7 @@ class MachineLifecycle:
             elif phase in WATCHED:
                 await self._watch(machine, azure)
             elif phase == Phase.MAINTENANCE:
-                await self._maintain(machine, azure)
+                await maintenance.maintain(machine, azure, self._asks)
             else:  # Failed: everything is cleaned up; wait for an operator.
                 await workflow.wait_condition(
                     lambda: self._requested() or self._should_continue_as_new())
@@ -280,17 +275,17 @@ class MachineLifecycle:
         if self._delete_request is not None or self._preserve_request is not None or (
                 self._should_continue_as_new() and not self._reconcile_requested):
             return
-        if self._news is not None and (self._foresee(machine) or not (
+        if self._news is not None and (maintenance.foresee(machine, self._take_news() or []) or not (
                 timed_out or self._reconcile_requested or any(d.passed for d in deadlines))):
             return  # in Maintenance now, or the news was all that woke the watch
         asked, self._reconcile_requested = self._reconcile_requested, False
         skip_wait, self._reconcile_skips_wait = self._reconcile_skips_wait and asked, False
         if probing and not asked and not any(d.passed for d in deadlines):
-            if await self._until_deleted(probe_only(machine, azure)) or self._delete_request is not None:
+            if await self._flows.until_deleted(probe_only(machine, azure)) or self._delete_request is not None:
                 return  # nothing new: the full check waits for its timer
         check.cancel()
         self._next_check = None
-        recreate = await self._until_deleted(check_health(machine, azure, asked=asked, skip_wait=skip_wait))
+        recreate = await self._flows.until_deleted(check_health(machine, azure, asked=asked, skip_wait=skip_wait))
         if recreate:
             machine.healing.healthy_again()
             machine.state.creation_started_at = None
@@ -298,47 +293,12 @@ class MachineLifecycle:
         else:
             await self._tag_if_pending(machine, azure)
 
-    def _foresee(self, machine: Machine) -> bool:
-        """The sweep's latest notices, while watched: True when one puts the machine in Maintenance."""
-        notices, self._news = self._news or [], None
-        foresight.still_announced(machine, notices)
-        foresight.tell_pool_of_preemption(machine, notices)
-        upcoming = foresight.next_notice(machine, notices)
-        if upcoming is None or machine.phase not in (Phase.RUNNING, Phase.UNHEALTHY):
-            return False
-        foresight.begin(machine, upcoming)
-        return True
-
-    async def _maintain(self, machine: Machine, azure: AzureCalls) -> None:
-        """In Maintenance: a redeploy announced meanwhile takes over a paused wait; an operator's `reconcile` ends it
-        (the health check reads the VM at once); otherwise its redeploy, or a wait (foresight.py)."""
-        if self._news is not None:
-            notices, self._news = self._news, None
-            foresight.still_announced(machine, notices)
-            foresight.tell_pool_of_preemption(machine, notices)
-            foresight.heard(machine, notices)
-            upcoming = foresight.next_notice(machine, notices)
-            current = machine.state.status.maintenance
-            if machine.phase == Phase.MAINTENANCE and upcoming is not None and upcoming.kind in REDEPLOYS \
-                    and current is not None and current.action == "wait":
-                foresight.begin(machine, upcoming)
-        if machine.phase != Phase.MAINTENANCE:
-            return
-        if self._reconcile_requested:
-            self._reconcile_requested = self._reconcile_skips_wait = False
-            foresight.finish(machine, "ended by `reconcile`: health checks resume")
-            return
-        if foresight.redeploy_now(machine):
-            await self._until_deleted(foresight.redeploy(machine, azure))
-            return
-        await foresight.wait(machine, lambda: self._news,
-                             lambda: self._requested() or self._should_continue_as_new())
-
     async def _keep_preserved(self, machine: Machine, azure: AzureCalls) -> None:
         """Deallocate once (resumed after a continue-as-new), then only wait: for `delete`, or to continue as new."""
         if self._preserve_request is not None:
             try:
-                await self._until_deleted(preserve_machine(machine, azure, self._preserve_request), preserving=True)
+                preservation = preserve_machine(machine, azure, self._preserve_request)
+                await self._flows.until_deleted(preservation, preserving=True)
             except ContinueAsNewNeeded as reason:  # the carried request resumes the deallocation
                 machine.log.info(f"continuing as new mid-preservation: {reason}")
                 await self._continue_as_new(machine)
@@ -358,7 +318,7 @@ class MachineLifecycle:
         azure = self._azure_calls(machine)
         while True:
             try:
-                async with self._busy:
+                async with self._flows.busy:
                     # First: machines waiting for the outcome of this one's attempt must not wait for it.
                     await fallback.release_probes(machine, azure, f"deleted: {request.reason or 'no reason given'}")
                     await remove_everything(machine, azure, drain=True, force=request.force,
@@ -397,39 +357,23 @@ class MachineLifecycle:
         runs = machine.phase in WATCHED
         pending = machine.state.tags_pending or machine.state.nic_pending
         if pending and runs and self._delete_request is None:
-            await self._until_deleted(apply_pending_tags(machine, azure))
+            await self._flows.until_deleted(apply_pending_tags(machine, azure))
 
     def _take_reconcile(self) -> None:
         self._reconcile_requested = False
 
+    def _take_operator_reconcile(self) -> bool:
+        if not self._reconcile_requested:
+            return False
+        self._reconcile_requested = self._reconcile_skips_wait = False
+        return True
+
+    def _take_news(self) -> list[Notice] | None:
+        news, self._news = self._news, None
+        return news
+
     def _requested(self) -> bool:
         return self._delete_request is not None or self._reconcile_requested or self._preserve_request is not None
-
-    async def _until_deleted(self, flow: Awaitable[Any], *, preserving: bool = False) -> Any:
-        """Run a flow; a `delete` (or cancellation) stops it at its current await, so deletion starts at once.
-        A `preserve` stops any flow but preservation itself, so healing stops at once too."""
-        async def locked() -> Any:
-            async with self._busy:
-                return await flow
-
-        task = asyncio.ensure_future(locked())
-        try:
-            await workflow.wait_condition(lambda: task.done() or self._delete_request is not None or (
-                not preserving and self._preserve_request is not None))
-        except asyncio.CancelledError:
-            await self._stop(task)
-            raise
-        if task.done():
-            return task.result()
-        await self._stop(task)
-        return None
-
-    @staticmethod
-    async def _stop(task: "asyncio.Future[Any]") -> None:
-        task.cancel()
-        # The flow stops where it waits (a backoff timer, an activity, which is then detached: see
-        # AzureCalls._call) and has fully unwound before deletion starts.
-        await workflow.wait([task])
 
     def _should_continue_as_new(self) -> bool:
         """Asked only where the machine is idle or between flows: a run creating or deleting finishes on its code."""

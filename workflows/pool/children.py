@@ -1,4 +1,5 @@
-"""The pool's hands on its machines: start a machine's MachineLifecycle as a child, signal it delete or preserve.
+"""The pool's hands on its machines: start a machine's MachineLifecycle as a child, signal it delete or preserve,
+or allow it a repair step.
 
 Children are started with ParentClosePolicy ABANDON: a pool that continues as new (or is terminated)
 must never take its machines down with it. The pool addresses them by workflow id afterwards, so a
@@ -18,7 +19,7 @@ with workflow.unsafe.imports_passed_through():
     from models.search_attributes import AZMC_MACHINE, AZMC_PHASE, AZMC_POOL, AZMC_RESOURCE_GROUP
     from models.spec import MachineSpec
     from models.status import Phase
-    from models.temporal_api import DELETE_SIGNAL, PRESERVE_SIGNAL, WORKFLOW_TYPE
+    from models.temporal_api import DELETE_SIGNAL, PRESERVE_SIGNAL, REPAIR_ALLOWED_SIGNAL, WORKFLOW_TYPE
 
 
 
@@ -57,3 +58,8 @@ async def delete_machines(resource_group: str, requests: list[tuple[str, dict[st
 async def preserve_machines(resource_group: str, names: list[str], reason: str) -> list[bool]:
     return list(await asyncio.gather(*(_signal(resource_group, n, PRESERVE_SIGNAL, {"reason": reason})
                                        for n in names)))
+
+
+async def allow_repairs(resource_group: str, allowed: list[tuple[str, str]]) -> None:
+    """`repair_allowed` (machine, action) to every machine allowed a step; one gone meanwhile needs none."""
+    await asyncio.gather(*(_signal(resource_group, n, REPAIR_ALLOWED_SIGNAL, {"action": a}) for n, a in allowed))

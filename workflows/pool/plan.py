@@ -51,6 +51,12 @@ def available(machine: PoolMachine) -> bool:
     return machine.phase == Phase.RUNNING and machine.ready
 
 
+def steady(spec: PoolSpec, machines: list[PoolMachine]) -> bool:
+    """The pool's replicas are all there and available: its scale or roll is over."""
+    alive = [m for m in machines if counted(m)]
+    return len(alive) == spec.replicas and all(available(m) for m in alive)
+
+
 def scale_down_order(machines: list[PoolMachine], target: str) -> list[PoolMachine]:
     """Failed, CrashLoopBackOff, Pending/Creating, Unknown, older revisions (oldest first), newest Running."""
     def key(m: PoolMachine) -> tuple[int, float]:

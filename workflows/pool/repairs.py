@@ -3,10 +3,11 @@
 A machine asks before each step (machine/repair.py); the pool allows restarts while at most max_unhealthy of
 its machines are Unhealthy, and redeploys and re-creations (they take a machine away) only max_replacements at
 a time. Above max_unhealthy every repair stops, until fewer are Unhealthy or an operator's `resume_repairs`.
-Pure: the workflow sends what this decides.
+Deterministic: the workflow sends what this decides.
 """
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from temporalio import workflow
 
@@ -14,6 +15,7 @@ with workflow.unsafe.imports_passed_through():
     from models.health import REPLACING_ACTIONS, RepairAction
     from models.status import Phase
 
+from workflows.pool.book import PoolBook
 from workflows.pool.plan import counted
 from workflows.pool.state import PoolState
 
@@ -33,6 +35,28 @@ def unhealthy_count(state: PoolState) -> tuple[int, int]:
     """(Unhealthy machines, machines) of those counted towards replicas."""
     machines = [m for m in state.machines if counted(m)]
     return sum(1 for m in machines if m.phase == Phase.UNHEALTHY), len(machines)
+
+
+def asked(state: PoolState, args: tuple[Any, ...]) -> bool:
+    """`repair_wanted` `{"name", "action"}` from a machine of this pool: True when it is an ask to answer."""
+    ask = args[0] if len(args) == 1 and isinstance(args[0], dict) else {}
+    name, action = str(ask.get("name", "")), str(ask.get("action", ""))
+    if state.machine(name) is None or action not in {a.value for a in RepairAction}:
+        return False
+    state.repairs_wanted[name] = action
+    return True
+
+
+def resume(state: PoolState, book: PoolBook) -> None:
+    """An operator's `resume_repairs`: repairs go on above max_unhealthy, until fewer machines are Unhealthy."""
+    unhealthy, machines = unhealthy_count(state)
+    if unhealthy <= state.spec.unhealthy_limit():
+        book.operation("resume_repairs", f"repairs are not paused: {unhealthy} of {machines} unhealthy, within "
+                       f"max_unhealthy {state.spec.max_unhealthy}")
+    elif not state.repairs_forced:
+        state.repairs_forced = True
+        book.operation("resume_repairs", f"repairs resumed by an operator: {unhealthy} of {machines} unhealthy, "
+                       f"above max_unhealthy {state.spec.max_unhealthy}, until fewer are")
 
 
 def decide(state: PoolState) -> RepairLeave:

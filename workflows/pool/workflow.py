@@ -17,8 +17,6 @@ from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
     from models.durations import humanize
-    from models.health import RepairAction
-    from models.naming import workflow_id
     from models.pool import PoolStatus
     from models.pool_in_place import in_place_changes
     from models.requests import DeleteRequest
@@ -30,7 +28,6 @@ with workflow.unsafe.imports_passed_through():
         PAUSE_UPDATE,
         POOL_WORKFLOW_TYPE,
         PREEMPT_ANNOUNCED_SIGNAL,
-        REPAIR_ALLOWED_SIGNAL,
         REPAIR_WANTED_SIGNAL,
         RESUME_REPAIRS_UPDATE,
         RESUME_UPDATE,
@@ -42,9 +39,10 @@ with workflow.unsafe.imports_passed_through():
     )
 
 from workflows.continuation import bounded_history_limit, history_is_long, history_limit_from_memo
+from workflows.pool import preemption, repairs
 from workflows.pool.adoption import adopt
 from workflows.pool.book import PoolBook, names_of
-from workflows.pool.children import delete_machines, preserve_machines, start_machine
+from workflows.pool.children import allow_repairs, delete_machines, preserve_machines, start_machine
 from workflows.pool.clock import PoolClock
 from workflows.pool.deletion import PoolDeletion
 from workflows.pool.in_place import apply_in_place
@@ -57,9 +55,7 @@ from workflows.pool.inputs import (
     template_spec,
 )
 from workflows.pool.news import PoolNews
-from workflows.pool.plan import Plan, available, counted, plan
-from workflows.pool.repairs import decide as decide_repairs
-from workflows.pool.repairs import unhealthy_count
+from workflows.pool.plan import Plan, plan, steady
 from workflows.pool.state import InPlace, PoolState
 from workflows.pool.view import PoolView, build_status
 from workflows.pool.zones import machine_spec
@@ -114,40 +110,19 @@ class MachinePool:
         """An Unhealthy machine of this pool asks to take a repair step: `{"name", "action"}`."""
         if self._refusals.signal(REPAIR_WANTED_SIGNAL, args) or self._state is None:
             return
-        ask = args[0] if len(args) == 1 and isinstance(args[0], dict) else {}
-        name, action = str(ask.get("name", "")), str(ask.get("action", ""))
-        if self._state.machine(name) is not None and action in {a.value for a in RepairAction}:
-            self._state.repairs_wanted[name] = action
-            self._wake = True
+        self._wake = repairs.asked(self._state, args) or self._wake
 
     @workflow.signal(name=PREEMPT_ANNOUNCED_SIGNAL)
     def preempt_announced(self, *args: Any) -> None:
-        """A Spot machine of this pool says Azure announced its eviction: `{"name", "event_id"}`; its replacement
-        starts at once (plan.py)."""
-        if self._refusals.signal(PREEMPT_ANNOUNCED_SIGNAL, args) or self._state is None:
+        """A Spot machine of this pool says Azure announced its eviction: its replacement starts now (preemption.py)."""
+        if self._refusals.signal(PREEMPT_ANNOUNCED_SIGNAL, args) or self._state is None or self._book is None:
             return
-        notice = args[0] if len(args) == 1 and isinstance(args[0], dict) else {}
-        name = str(notice.get("name", ""))
-        machine = self._state.machine(name)
-        if machine is not None and not machine.deleting and name not in self._state.preempted \
-                and self._book is not None:
-            self._state.preempted.append(name)
-            self._book.operation("replace", f"{name}: Azure announced its Spot eviction "
-                                            f"({notice.get('event_id', '')}): its replacement starts now")
-            self._wake = True
+        self._wake = preemption.announced(self._state, self._book, args) or self._wake
 
     @workflow.update(name=RESUME_REPAIRS_UPDATE)
     def resume_repairs(self, *args: Any) -> PoolStatus:
         accepted(RESUME_REPAIRS_UPDATE, args)
-        state, book = self._open()
-        unhealthy, machines = unhealthy_count(state)
-        if unhealthy <= state.spec.unhealthy_limit():
-            book.operation("resume_repairs", f"repairs are not paused: {unhealthy} of {machines} unhealthy, within "
-                           f"max_unhealthy {state.spec.max_unhealthy}")
-        elif not state.repairs_forced:
-            state.repairs_forced = True
-            book.operation("resume_repairs", f"repairs resumed by an operator: {unhealthy} of {machines} unhealthy, "
-                           f"above max_unhealthy {state.spec.max_unhealthy}, until fewer are")
+        repairs.resume(*self._open())
         return self._changed()
 
     @resume_repairs.validator
@@ -296,7 +271,7 @@ class MachinePool:
                 await self._act(state, book, decided)
                 continue  # the new machines and deletions change the next decision
             self._show()
-            if self._trace.kind and not decided.rolling and _steady(state):
+            if self._trace.kind and not decided.rolling and steady(state.spec, state.machines):
                 self._trace.end("every machine available")
             # A timer of the clock fires when time alone changes a decision: a machine available, a preservation
             # over, a rollout stalled.
@@ -305,8 +280,7 @@ class MachinePool:
 
     def _decide(self, state: PoolState, book: PoolBook) -> Plan:
         expired, stalled, backing_off = self._clock.read(state)
-        counted_names = {m.name for m in state.machines if counted(m)}
-        state.preempted = [name for name in state.preempted if name in counted_names]
+        preemption.forget_gone(state)
         decided = plan(state.spec, state.machines, revision=state.revision, paused=state.paused, stuck=state.stuck,
                        stalled=stalled, expired=expired, backing_off=backing_off, preempted=frozenset(state.preempted))
         if decided.stuck and not state.stuck:
@@ -315,11 +289,9 @@ class MachinePool:
                            "rollout stopped, old machines keep serving")
         state.stuck = decided.stuck
         target = state.revision
-        if not decided.rolling and state.current_revision != target:
-            alive = [m for m in state.machines if counted(m)]
-            if len(alive) == state.spec.replicas and all(available(m) for m in alive):
-                state.current_revision, state.current_template = target, state.spec.template
-                book.operation("roll", f"rev {target} rolled out")
+        if not decided.rolling and state.current_revision != target and steady(state.spec, state.machines):
+            state.current_revision, state.current_template = target, state.spec.template
+            book.operation("roll", f"rev {target} rolled out")
         self._held = decided.held
         return decided
 
@@ -362,21 +334,13 @@ class MachinePool:
                 book.ended(name, "was already gone")
 
     async def _allow_repairs(self, state: PoolState, book: PoolBook) -> None:
-        leave = decide_repairs(state)
+        leave = repairs.decide(state)
         if leave.held != self._repairs_held and leave.held:
             book.operation("repairs", leave.held)
         self._repairs_held = leave.held
         for name, action in leave.allowed:
             book.operation("repair", f"{name}: {action} allowed")
-        await asyncio.gather(*(self._allow(name, action) for name, action in leave.allowed))
-
-    async def _allow(self, name: str, action: str) -> None:
-        try:
-            assert self._state is not None
-            handle = workflow.get_external_workflow_handle(workflow_id(self._state.spec.resource_group, name))
-            await handle.signal(REPAIR_ALLOWED_SIGNAL, {"action": action})
-        except Exception as err:  # the machine is gone meanwhile: nothing to allow
-            workflow.logger.info(f"[pool] repair of {name} not sent: {err}")
+        await allow_repairs(state.spec.resource_group, leave.allowed)
 
     async def _start_machine(self, spec: MachineSpec, book: PoolBook) -> None:
         handle = await start_machine(spec)
@@ -433,8 +397,3 @@ class MachinePool:
         book.log(f"continuing as new (history length {workflow.info().get_current_history_length()})")
         continue_as_new(state)
 
-
-def _steady(state: PoolState) -> bool:
-    """The pool's replicas are all there and available: its scale or roll is over."""
-    alive = [m for m in state.machines if counted(m)]
-    return len(alive) == state.spec.replicas and all(available(m) for m in alive)
