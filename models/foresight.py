@@ -59,6 +59,27 @@ class Notice(BaseModel):
         return timedelta(seconds=self.duration_s) if self.duration_s >= 0 else UNKNOWN_DURATION
 
 
+class RedeployWindow(BaseModel):
+    """A VM's instance view `maintenanceRedeployStatus`, shown while Azure plans to redeploy it: when its owner may
+    take the maintenance itself (the self-service window, `preMaintenanceWindow*`) and when Azure does it
+    (`maintenanceWindowStartTime`)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    open_now: bool = False  # isCustomerInitiatedMaintenanceAllowed: the self-service window is open now
+    start: datetime | None = None
+    end: datetime | None = None
+    azure_start: datetime | None = None
+
+    def to_redeploy_in(self, notice: "Notice") -> "RedeployWindow | None":
+        """This window when a redeploy for `notice` should wait for it: it ends by the deadline (the notice's
+        NotBefore, else when Azure's maintenance starts). None: redeploy at once (no deadline, or it ends later)."""
+        deadline = notice.not_before or self.azure_start
+        if self.start is None or self.end is None or deadline is None or self.end > deadline:
+            return None
+        return self
+
+
 class Notices(BaseModel):
     """The `foresight` signal's payload: a VM's current notices, as the latest sweep read them."""
 
@@ -83,11 +104,17 @@ class Maintenance(BaseModel):
     until: datetime | None = None  # a wait: when it ends at the latest
     held: str = ""  # why the action waits (its pool has not allowed it yet)
     allowed: bool = False  # the machine's pool allowed it (`repair_allowed`)
+    # A redeploy: "" until Azure's self-service window is read; "none": at once (no window before the deadline);
+    # "planned": it waits for the window to open at `planned`; "open": the window is open, it redeploys.
+    window: str = ""
+    planned: datetime | None = None
     done: str = ""  # what was done, once over ("redeployed", "over"): the machine is Running again
 
     def describe(self) -> str:
         doing = {"wait": "health checks paused", "redeploy": "redeploying ahead of Azure"}.get(self.action,
                                                                                               self.action)
         until = f" until {self.until:%Y-%m-%d %H:%M:%S} UTC at the latest" if self.until and not self.done else ""
+        if self.window == "planned" and self.planned is not None and not self.done:
+            doing = f"redeploy planned at {self.planned:%Y-%m-%d %H:%M:%S} UTC, in Azure's self-service window"
         state = f"done: {self.done}" if self.done else (f"held: {self.held}" if self.held else doing + until)
         return f"{self.notice.headline()} - {state} (since {self.since:%Y-%m-%d %H:%M:%S} UTC)"

@@ -2,6 +2,8 @@
 
 from pydantic import BaseModel, ConfigDict
 
+from models.foresight import RedeployWindow
+
 # Power states of a VM that exists, is provisioned, and only needs starting (never rebuilding).
 STOPPED_POWER_STATES = ("stopped", "stopping", "deallocated", "deallocating")
 
@@ -15,6 +17,9 @@ class VmState(BaseModel):
     # (deallocated, or a read without the instance view), and its message.
     agent: str = ""
     agent_message: str = ""
+    # While Azure plans to redeploy the VM: when its owner may do it first (the instance view's
+    # maintenanceRedeployStatus); None otherwise.
+    redeploy_window: RedeployWindow | None = None
 
 
 class DataDiskRef(BaseModel):

@@ -10,6 +10,7 @@ from azure.mgmt.compute.models import InstanceViewTypes
 
 from activities.arm import classified, get_or_none, resource_name
 from activities.clients import AzureClients
+from models.foresight import RedeployWindow
 from models.inventory import DataDiskRef, Inventory, VmState
 from models.naming import provider_id
 
@@ -26,7 +27,16 @@ def vm_state(vm: cm.VirtualMachine) -> VmState:
     first = agent.statuses[0] if agent is not None and agent.statuses else None
     return VmState(provisioning_state=vm.provisioning_state or "", power_state=power,
                    agent=(first.display_status or "") if first else "",
-                   agent_message=(first.message or "") if first else "")
+                   agent_message=(first.message or "") if first else "", redeploy_window=_redeploy_window(view))
+
+
+def _redeploy_window(view: cm.VirtualMachineInstanceView | None) -> RedeployWindow | None:
+    status = view.maintenance_redeploy_status if view is not None else None
+    if status is None:
+        return None
+    return RedeployWindow(open_now=bool(status.is_customer_initiated_maintenance_allowed),
+                          start=status.pre_maintenance_window_start_time,
+                          end=status.pre_maintenance_window_end_time, azure_start=status.maintenance_window_start_time)
 
 
 def _text(value: Any) -> str:

@@ -54,6 +54,9 @@ class ScheduledEvent:
     status: str = "Scheduled"  # Scheduled -> Started -> Completed
     outcome: str = ""  # "platform" (Azure acted at the deadline) or "approved by <verb>" (the owner acted first)
     created: str = ""
+    # A Redeploy's self-service window (ISO times): when the owner may take the maintenance (Azure's
+    # preMaintenanceWindow); empty: from its announcement to its deadline.
+    self_service: tuple[str, str] = ("", "")
     task: asyncio.Task[None] | None = field(default=None, repr=False)
 
     def imds(self) -> dict[str, Any]:
@@ -87,18 +90,27 @@ def graph_row(vm: Resource, event: ScheduledEvent) -> dict[str, Any]:
 Effect = Callable[[Resource, ScheduledEvent], Awaitable[None]]
 
 
+def _iso(moment: datetime) -> str:
+    return moment.isoformat().replace("+00:00", "Z")
+
+
 class ScheduledEvents:
     def __init__(self) -> None:
         self._events: dict[str, ScheduledEvent] = {}
         self._ids = itertools.count(1)
 
     def add(self, vm: Resource, event_type: str, notice_s: float, wall_notice_s: float, duration_s: int,
-            description: str) -> ScheduledEvent:
+            description: str, self_service_s: tuple[float, float] | None = None) -> ScheduledEvent:
+        """`self_service_s`: a Redeploy's self-service window, in Azure seconds from now. At time scale 0 the
+        deadline shown is the announced one (`notice_s` from now), though it passes only by the control call."""
         now = datetime.now(UTC)
-        not_before = format_datetime(now + timedelta(seconds=wall_notice_s), usegmt=True)
+        not_before = format_datetime(now + timedelta(seconds=wall_notice_s or notice_s), usegmt=True)
         event = ScheduledEvent(f"{next(self._ids):08X}-{event_type.upper()}", vm.id, vm.name, event_type, not_before,
                                duration_s, description or f"{event_type} scheduled by the platform in "
-                               f"{int(notice_s)} s", created=now.isoformat().replace("+00:00", "Z"))
+                               f"{int(notice_s)} s", created=_iso(now))
+        if self_service_s is not None:
+            event.self_service = (_iso(now + timedelta(seconds=self_service_s[0])),
+                                  _iso(now + timedelta(seconds=self_service_s[1])))
         self._events[event.event_id] = event
         return event
 

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Any
 
@@ -88,12 +89,17 @@ def instance_view(vm: Resource, state: EmulatorState) -> dict[str, Any]:
 
 def maintenance_redeploy_status(event: ScheduledEvent) -> dict[str, Any]:
     """A pending Redeploy as the instance view's `maintenanceRedeployStatus` (the compute SDK's
-    MaintenanceRedeployStatus): the owner may redeploy (customer-initiated maintenance) from the event's creation
-    to its deadline, after which Azure does it."""
-    end = parsedate_to_datetime(event.not_before).isoformat().replace("+00:00", "Z")
-    return {"isCustomerInitiatedMaintenanceAllowed": True, "preMaintenanceWindowStartTime": event.created,
-            "preMaintenanceWindowEndTime": end, "maintenanceWindowStartTime": end, "maintenanceWindowEndTime": end,
-            "lastOperationResultCode": "None"}
+    MaintenanceRedeployStatus): the owner may take the maintenance (customer-initiated) in its self-service window
+    (`preMaintenanceWindow*`: from the event's creation to its deadline unless the event names one), Azure does it
+    in its maintenance window from the deadline; `isCustomerInitiatedMaintenanceAllowed` says whether it is open
+    now."""
+    deadline = parsedate_to_datetime(event.not_before).isoformat().replace("+00:00", "Z")
+    start, end = event.self_service[0] or event.created, event.self_service[1] or deadline
+    now = datetime.now(UTC)
+    open_now = datetime.fromisoformat(start) <= now <= datetime.fromisoformat(end)
+    return {"isCustomerInitiatedMaintenanceAllowed": open_now, "preMaintenanceWindowStartTime": start,
+            "preMaintenanceWindowEndTime": end, "maintenanceWindowStartTime": deadline,
+            "maintenanceWindowEndTime": deadline, "lastOperationResultCode": "None"}
 
 
 def boot_diagnostics(vm: Resource) -> dict[str, Any]:

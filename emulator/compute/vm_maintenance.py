@@ -25,12 +25,12 @@ class VmMaintenanceBackend:
         self.power = power
 
     def schedule(self, vm: Resource, event_type: str, notice_s: float | None = None, duration_s: int | None = None,
-                 description: str = "") -> ScheduledEvent:
+                 description: str = "", self_service_s: tuple[float, float] | None = None) -> ScheduledEvent:
         """A new event on `vm`; its deadline passes `notice_s` Azure seconds from now (never at time scale 0)."""
         notice = DEFAULT_NOTICE_S[event_type] if notice_s is None else notice_s
         duration = DEFAULT_DURATION_S[event_type] if duration_s is None else duration_s
         wall = self.state.clock.scaled(notice)
-        event = self.state.scheduled_events.add(vm, event_type, notice, wall, duration, description)
+        event = self.state.scheduled_events.add(vm, event_type, notice, wall, duration, description, self_service_s)
         if wall > 0:
             event.task = asyncio.get_running_loop().create_task(self._at_deadline(event, wall))
         self.state.publish_foresight(vm)

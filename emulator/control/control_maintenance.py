@@ -11,13 +11,14 @@ from aiohttp import web
 from emulator.arm.routing import read_json
 from emulator.arm.store import Resource
 from emulator.compute.allocation.capacity import SPOT_PRIORITIES
-from emulator.compute.scheduled_events import EVENT_TYPES
+from emulator.compute.scheduled_events import DEFAULT_NOTICE_S, EVENT_TYPES
 from emulator.compute.virtual_machines import VM_TYPE
 from emulator.health import vm_annotations
 from emulator.health.resource_health import observe
 from emulator.registry import Backends
 
-_EVENT_FIELDS = {"name", "resource_group", "event_type", "not_before_seconds", "duration_seconds", "description"}
+_EVENT_FIELDS = {"name", "resource_group", "event_type", "not_before_seconds", "duration_seconds", "description",
+                 "self_service_start_seconds", "self_service_end_seconds"}
 _ANNOTATION_FIELDS = {"name", "resource_group", "annotation", "context", "summary"}
 
 
@@ -43,6 +44,20 @@ def _number(body: dict[str, Any], field: str) -> float | None:
     if value is not None and (isinstance(value, bool) or not isinstance(value, int | float) or value < 0):
         raise ValueError(f"'{field}' must be a number of seconds >= 0 when given")
     return value
+
+
+def _self_service(body: dict[str, Any], event_type: str, notice: float | None) -> tuple[float, float] | None:
+    """A Redeploy's self-service window (Azure's preMaintenanceWindow), in seconds from now: both ends or none, within
+    the notice (the owner's window closes before Azure's maintenance starts)."""
+    start, end = _number(body, "self_service_start_seconds"), _number(body, "self_service_end_seconds")
+    if start is None and end is None:
+        return None
+    if start is None or end is None or event_type != "Redeploy":
+        raise ValueError("'self_service_start_seconds' and 'self_service_end_seconds' go together, on a Redeploy")
+    deadline = DEFAULT_NOTICE_S[event_type] if notice is None else notice
+    if not start < end <= deadline:
+        raise ValueError(f"the self-service window must end after it starts and by the deadline ({deadline:g} s)")
+    return start, end
 
 
 def find_vm(backends: Backends, body: dict[str, Any]) -> Resource:
@@ -72,6 +87,7 @@ def add_routes(app: web.Application, backends: Backends) -> None:
             description = body.get("description") or ""
             if not isinstance(description, str):
                 raise ValueError("'description' must be a string")
+            window = _self_service(body, event_type, notice)
             vm = find_vm(backends, body)
             priority = str(vm.properties.get("priority") or "Regular").lower()
             if event_type == "Preempt" and priority not in SPOT_PRIORITIES:
@@ -80,7 +96,8 @@ def add_routes(app: web.Application, backends: Backends) -> None:
             return _refused("ResourceNotFound", str(exc), 404)
         except ValueError as exc:
             return _refused("InvalidScheduledEvent", str(exc))
-        event = maintenance.schedule(vm, event_type, notice, None if duration is None else int(duration), description)
+        event = maintenance.schedule(vm, event_type, notice, None if duration is None else int(duration), description,
+                                     window)
         return _json(event.record(), 201)
 
     async def move(request: web.Request) -> web.Response:

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import time
 import urllib.error
+from datetime import datetime
+from email.utils import parsedate_to_datetime
 
 import pytest
 from azure.mgmt.compute import models as cm
@@ -75,6 +77,21 @@ def test_a_degraded_host_is_annotated_and_a_redeploy_scheduled_with_its_window(
     status = clients.compute.virtual_machines.instance_view(RG, "sick").maintenance_redeploy_status
     assert status.is_customer_initiated_maintenance_allowed is True
     assert status.maintenance_window_end_time is not None
+
+
+def test_a_redeploys_self_service_window_shows_in_the_instance_view_and_must_end_by_its_deadline(
+        emulator: EmulatorHandle, clients: SyncClients) -> None:
+    publishing_vm(clients, emulator, "planned")
+    event = emulator.schedule_event("planned", "Redeploy", not_before_seconds=4 * 3600, self_service=(3600, 7200))
+    status = clients.compute.virtual_machines.instance_view(RG, "planned").maintenance_redeploy_status
+    assert status.is_customer_initiated_maintenance_allowed is False  # it opens in an hour
+    opens = status.pre_maintenance_window_start_time - datetime.fromisoformat(event["created"])
+    lasts = status.pre_maintenance_window_end_time - status.pre_maintenance_window_start_time
+    assert (round(opens.total_seconds()), round(lasts.total_seconds())) == (3600, 3600)
+    assert status.maintenance_window_start_time == parsedate_to_datetime(event["NotBefore"])  # Azure's, at 4 h
+    with pytest.raises(urllib.error.HTTPError) as refused:  # the owner's window closes before Azure's starts
+        emulator.schedule_event("planned", "Redeploy", not_before_seconds=3600, self_service=(600, 7200))
+    assert "InvalidScheduledEvent" in refused.value.read().decode()
 
 
 def test_the_owners_redeploy_before_the_deadline_completes_the_event_and_clears_the_annotation(

@@ -136,11 +136,15 @@ class EmulatorHandle:
         self._call("DELETE", "/_emulator/resource-health")
 
     def schedule_event(self, name: str, event_type: str, not_before_seconds: float | None = None,
-                       duration_seconds: float | None = None, resource_group: str | None = None) -> dict[str, Any]:
+                       duration_seconds: float | None = None, resource_group: str | None = None,
+                       self_service: tuple[float, float] | None = None) -> dict[str, Any]:
         """Azure announces `event_type` (Reboot, Redeploy, Freeze, Preempt, Terminate) on VM `name`: its record
-        (IMDS fields, `targetResourceId`, `outcome`). At time scale 0 its deadline passes only by start_event."""
+        (IMDS fields, `targetResourceId`, `outcome`). At time scale 0 its deadline passes only by start_event.
+        `self_service`: a Redeploy's self-service window, (start, end) in seconds from now."""
+        start, end = self_service or (None, None)
         body = {"name": name, "event_type": event_type, "not_before_seconds": not_before_seconds,
-                "duration_seconds": duration_seconds, "resource_group": resource_group}
+                "duration_seconds": duration_seconds, "resource_group": resource_group,
+                "self_service_start_seconds": start, "self_service_end_seconds": end}
         return self._call("POST", "/_emulator/scheduled-events", {k: v for k, v in body.items() if v is not None})
 
     def start_event(self, event_id: str) -> dict[str, Any]:

@@ -1,6 +1,7 @@
 """Foresight: a machine acts on what Azure announced of its VM, read by the fleet sweep. A scheduled reboot puts it
 in Maintenance with its health checks paused, so the reboot starts no repair; a degrading host makes it redeploy
-itself before Azure's deadline, keeping its data disks; a machine without foresight is sent nothing."""
+itself before Azure's deadline, keeping its data disks, inside Azure's self-service window when the VM shows one; a
+machine without foresight is sent nothing."""
 
 from datetime import timedelta
 
@@ -8,7 +9,7 @@ from models.status import Phase, Stage
 from tests.workflows.data_disks import unique_id, vm
 from tests.workflows.helpers import described, in_phase, spec_dict, status_of, wait_for
 from tests.workflows.stack import Stack
-from tests.workflows.sweeping import running_machine, sweep
+from tests.workflows.sweeping import azure, running_machine, sweep
 from tests.workflows.test_update_spec import update
 
 # The machine's own check every minute and a short health timeout: a reboot would be repaired within minutes.
@@ -70,6 +71,36 @@ async def test_a_degraded_host_is_redeployed_before_its_deadline_with_the_same_d
     await sweep(stack)  # the completed event again: acted on once
     await stack.env.sleep(timedelta(minutes=2))
     assert _count(stack, "redeploy") == 1 and (await status_of(handle)).phase == Phase.RUNNING
+    await handle.signal("delete")
+    await handle.result()
+
+
+async def test_a_scheduled_redeploy_waits_for_azures_self_service_window_before_its_deadline(stack: Stack) -> None:
+    handle = await running_machine(stack, "vm1", timeouts=WATCHED, data_disks=[], foresight=True)
+    host = vm(stack)["host"]
+    # Azure redeploys it in 4 hours; its owner may do it first between 1 and 2 hours from now.
+    event = stack.emulator.schedule_event("vm1", "Redeploy", not_before_seconds=4 * 3600, self_service=(3600, 7200))
+    shown = azure(stack).compute.virtual_machines.instance_view("azmc-demo", "vm1").maintenance_redeploy_status
+    assert shown is not None and shown.is_customer_initiated_maintenance_allowed is False  # not open yet
+
+    await sweep(stack)
+    await stack.env.sleep(timedelta(minutes=2))
+    assert _count(stack, "redeploy") == 0  # not at once: its window has not opened
+    planned = await status_of(handle)
+    assert planned.phase == Phase.MAINTENANCE and planned.maintenance is not None
+    assert planned.maintenance.planned == shown.pre_maintenance_window_start_time  # the status
+    assert "redeploy planned at" in described(planned)  # azmc describe
+    for _ in range(5):  # until just before the window opens, the sweep sending the notice every ten minutes
+        await stack.env.sleep(timedelta(minutes=10))
+        await sweep(stack)
+        assert (await status_of(handle)).phase == Phase.MAINTENANCE and _count(stack, "redeploy") == 0
+
+    done = await wait_for(stack.env, handle, lambda s: s.phase == Phase.RUNNING and s.maintenance is not None
+                          and bool(s.maintenance.done), virtual_limit=timedelta(minutes=30))
+    assert "redeployed ahead of Azure" in done.maintenance.done and done.maintenance.done.endswith("data disks kept")
+    assert _count(stack, "redeploy") == 1 and vm(stack)["host"] != host
+    (record,) = stack.emulator.scheduled_events()
+    assert (record["EventId"], record["outcome"]) == (event["EventId"], "approved by redeploy")
     await handle.signal("delete")
     await handle.result()
 

@@ -1,6 +1,10 @@
 """A machine in Maintenance (foresight.py decided it): wait while a planned event pauses its health checks, or
 redeploy ahead of Azure once its pool allows it, and the watch's look at the sweep's latest notices.
 
+A redeploy goes inside Azure's self-service maintenance window when the VM's instance view shows one that ends by
+the deadline (`maintenanceRedeployStatus`): the machine waits on a timer until it opens; otherwise it redeploys at
+once.
+
 The waits hold no lock, so an `update_spec` goes through; an operator's `reconcile` ends a Maintenance at once.
 Deterministic; the clock sets only the length of a wait's timer.
 """
@@ -64,10 +68,63 @@ async def maintain(machine: Machine, azure: AzureCalls, asks: Asks) -> None:
     if asks.take_reconcile():
         foresight.finish(machine, "ended by `reconcile`: health checks resume")
         return
+    window = _redeploy_window(machine)
+    if window == "":
+        await asks.until_deleted(_plan(machine, azure))
+        return
+    if window == "planned":
+        await _until_window_opens(machine, asks)
+        return
     if _redeploy_now(machine):
         await asks.until_deleted(_redeploy(machine, azure))
         return
     await _wait(machine, asks)
+
+
+def _redeploy_window(machine: Machine) -> str | None:
+    """A redeploy's progress through Azure's self-service window (Maintenance.window); None: not a redeploy."""
+    maintenance = machine.state.status.maintenance
+    return maintenance.window if maintenance is not None and maintenance.action == RepairAction.REDEPLOY.value \
+        else None
+
+
+async def _plan(machine: Machine, azure: AzureCalls) -> None:
+    """Read the VM's self-service window: the redeploy waits for it when it ends by the deadline, else goes at once
+    (as when the VM cannot be read: Azure redeploys it at its deadline anyway)."""
+    maintenance = machine.state.status.maintenance
+    assert maintenance is not None
+    try:
+        shown = (await azure.find_vm()).vm_state.redeploy_window
+    except ActivityError as err:
+        machine.log.warning(f"could not read the VM's maintenance window: {error_text(err)}")
+        shown = None
+    window = shown.to_redeploy_in(maintenance.notice) if shown is not None else None
+    if window is None or window.start is None or window.end is None:
+        machine.state.status.maintenance = maintenance.model_copy(update={"window": "none"})
+        return
+    # Shown only: the timer, not this reading of the clock, decides when it redeploys.
+    planned = max(window.start, workflow.now())
+    machine.state.status.maintenance = maintenance.model_copy(update={"window": "planned", "planned": planned})
+    machine.operation(Stage.MAINTENANCE, OperationState.PROCESSING,
+                      f"{maintenance.notice.headline()}: redeploy planned at {planned:%Y-%m-%d %H:%M:%S} UTC, inside "
+                      f"Azure's self-service maintenance window ({window.start:%Y-%m-%d %H:%M:%S} to "
+                      f"{window.end:%Y-%m-%d %H:%M:%S} UTC), before its deadline")
+
+
+async def _until_window_opens(machine: Machine, asks: Asks) -> None:
+    """A timer until the self-service window opens (holding no lock); newer notices or an operator cut it short."""
+    maintenance = machine.state.status.maintenance
+    assert maintenance is not None and maintenance.planned is not None
+    opens = Deadline(maintenance.planned, "maintenance: Azure's self-service window opens")
+    await workflow.wait_condition(lambda: opens.passed or asks.news() is not None or asks.requested())
+    if not opens.passed:
+        opens.cancel()
+        return
+    current = machine.state.status.maintenance
+    assert current is not None
+    machine.state.status.maintenance = current.model_copy(update={"window": "open"})
+    machine.operation(Stage.MAINTENANCE, OperationState.PROCESSING,
+                      f"{current.notice.headline()}: Azure's self-service maintenance window is open")
 
 
 def _redeploy_now(machine: Machine) -> bool:
