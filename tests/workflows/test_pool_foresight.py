@@ -1,5 +1,7 @@
 """A pool's machines act ahead of Azure within the pool's limits: a maintenance that schedules a redeploy on 8 of 10
-machines at once is redeployed max_replacements at a time, never as a wave."""
+machines at once is redeployed max_replacements at a time, never as a wave; in a pool asking for zero unavailable a
+surge machine replaces the one that must redeploy, Running before it goes; a Spot machine whose eviction is announced
+is replaced on another offering."""
 
 from datetime import timedelta
 
@@ -16,6 +18,10 @@ def _requests(stack: Stack, operation: str) -> int:
     return stack.emulator.requests()["by_operation"].get(f"virtualMachines.{operation}", 0)
 
 
+def vm_size(stack: Stack, name: str) -> str:
+    return next(str(r["vmSize"]) for r in stack.emulator.resources("virtualMachines") if r["name"] == name)
+
+
 def _maintenance(status: PoolStatus) -> int:
     return sum(1 for m in status.machines if m.phase == Phase.MAINTENANCE)
 
@@ -23,7 +29,7 @@ def _maintenance(status: PoolStatus) -> int:
 async def test_a_maintenance_of_eight_of_ten_redeploys_them_max_replacements_at_a_time(stack: Stack) -> None:
     env, emulator = stack.env, stack.emulator
     spec = pool_dict(emulator.subnet_id, 10, template=template_dict(emulator.subnet_id, **TEMPLATE),
-                     max_replacements=2)
+                     max_replacements=2, strategy={"max_surge": 1, "max_unavailable": 1})
     handle = await start_pool(env.client, stack.task_queue, spec)
     await wait_pool(env, handle, settled(10), step=timedelta(seconds=10))
     hosts = {r["name"]: r["host"] for r in emulator.resources("virtualMachines")}
@@ -55,6 +61,35 @@ async def test_a_maintenance_of_eight_of_ten_redeploys_them_max_replacements_at_
     await handle.result()
 
 
+async def test_a_pool_asking_for_zero_unavailable_surges_before_a_machine_redeploys_ahead_of_azure(
+        stack: Stack) -> None:
+    env, emulator = stack.env, stack.emulator
+    spec = pool_dict(emulator.subnet_id, 3, template=template_dict(emulator.subnet_id, **TEMPLATE),
+                     strategy={"max_surge": 1, "max_unavailable": 0})
+    handle = await start_pool(env.client, stack.task_queue, spec)
+    await wait_pool(env, handle, settled(3), step=timedelta(seconds=10))
+    doomed = pool_vms(emulator)[0]
+    event = emulator.degrade_host(doomed, not_before_seconds=86400)["scheduled_event"]
+
+    await sweep(stack)
+    seen: list[PoolStatus] = []
+    replaced = await wait_pool(env, handle, lambda s: doomed not in {m.name for m in s.machines} and settled(3)(s),
+                               step=timedelta(seconds=1), virtual_limit=timedelta(minutes=30), seen=seen)
+    # The surge ran first: never fewer than 3 serving (the doomed one serves in Maintenance while it waits), and the
+    # doomed one went instead of redeploying.
+    assert all(sum(1 for m in s.machines if m.phase in (Phase.RUNNING, Phase.MAINTENANCE)) >= 3 for s in seen)
+    assert _requests(stack, "redeploy") == 0
+    told = [op.description for op in replaced.recent_operations]
+    surge = next(i for i, d in enumerate(told) if f"{doomed}: redeploys ahead of Azure's maintenance" in d)
+    created = next(i for i, d in enumerate(told) if i > surge and d.startswith("creating "))
+    gone = next(i for i, d in enumerate(told) if d.startswith(f"{doomed}: replaced by a surge"))
+    assert surge < created < gone  # replaced first, deleted after
+    assert doomed not in pool_vms(emulator) and len(pool_vms(emulator)) == 3
+    assert event["EventId"] not in {e["EventId"] for e in emulator.scheduled_events()}  # gone with its VM
+    await handle.signal("delete")
+    await handle.result()
+
+
 async def test_a_spot_preempt_in_a_pool_of_five_has_its_replacement_running_before_the_eviction(stack: Stack) -> None:
     env, emulator = stack.env, stack.emulator
     template = template_dict(emulator.subnet_id, priority="Spot", spot={"eviction_policy": "Delete"}, **TEMPLATE)
@@ -70,11 +105,34 @@ async def test_a_spot_preempt_in_a_pool_of_five_has_its_replacement_running_befo
                                step=timedelta(seconds=5), virtual_limit=timedelta(minutes=30), seen=seen)
     # Its replacement ran before the doomed machine went: the pool never had fewer than 5 Running.
     assert all(sum(1 for m in s.machines if m.phase == Phase.RUNNING) >= 5 for s in seen)
-    assert any(len(s.machines) == 6 for s in seen)
-    assert any(f"Azure announced its Spot eviction ({event['EventId']})" in op.description
-               for op in replaced.recent_operations)
+    told = [op.description for op in replaced.recent_operations]
+    announced = told.index(f"{doomed}: Azure announced its Spot eviction ({event['EventId']}): its replacement "
+                           "starts now")
+    created = next(i for i, d in enumerate(told) if i > announced and d.startswith("creating "))
+    assert created < told.index(f"{doomed}: Spot eviction announced: replaced")  # its replacement first
     # Let go before the eviction landed (the event never started): its VM and event are gone with it.
     assert doomed not in pool_vms(emulator) and len(pool_vms(emulator)) == 5
     assert emulator.scheduled_events() == []
     await handle.signal("delete")
     await handle.result()
+
+
+async def test_a_spot_preempt_announced_has_its_replacement_on_another_offering(stack: Stack) -> None:
+    env, emulator = stack.env, stack.emulator
+    template = template_dict(emulator.subnet_id, priority="Spot", spot={"eviction_policy": "Delete"}, **TEMPLATE)
+    del template["vm_size"]
+    template["vm_sizes"] = ["Standard_D2s_v5", "Standard_D4s_v5"]
+    handle = await start_pool(env.client, stack.task_queue, pool_dict(emulator.subnet_id, 1, template=template))
+    await wait_pool(env, handle, settled(1), step=timedelta(seconds=10))
+    (doomed,) = pool_vms(emulator)
+    assert vm_size(stack, doomed) == "Standard_D2s_v5"  # the first size while it has room
+    emulator.schedule_event(doomed, "Preempt")
+
+    await sweep(stack)
+    await wait_pool(env, handle, lambda s: doomed not in {m.name for m in s.machines} and settled(1)(s),
+                    step=timedelta(seconds=5), virtual_limit=timedelta(minutes=30))
+    (replacement,) = pool_vms(emulator)
+    assert vm_size(stack, replacement) == "Standard_D4s_v5"  # not the offering Azure is taking back
+    await handle.signal("delete")
+    await handle.result()
+

@@ -311,6 +311,22 @@ def next_offering_at_once(machine: Machine, offering: Offering, refusal: Refusal
                       f"({refusal.code}); {skipped}; next offering at once", error=error_text(error))
 
 
+async def spot_evicted(machine: Machine, azure: AzureCalls, why: str) -> bool:
+    """Tell the memory that Azure takes this Spot machine's offering back (evicted, or its eviction announced): it
+    is skipped as long as an allocation failure, so a re-creation or a pool's replacement takes another offering.
+    False when the machine is not on a Spot offering or the memory could not be told."""
+    offering, spec = machine.state.status.offering, machine.state.spec
+    if offering is None or offering.priority != Priority.SPOT:
+        return False
+    try:
+        await _tell(machine, azure, RefusalReport(offering=offering, code=SPOT_EVICTED, message=why,
+                                                  machine=f"{spec.resource_group}/{spec.name}"))
+    except ActivityError as err:
+        machine.log.warning(f"could not tell the memory of refused offerings: {error_text(err)}")
+        return False
+    return True
+
+
 def _spot_may_fall_back(machine: Machine) -> bool:
     spec, offering = machine.state.spec, machine.state.status.offering
     return (spec.spot is not None and spec.spot.fallback_to_regular and offering is not None
@@ -324,17 +340,9 @@ async def evicted_spot_goes_regular(machine: Machine, azure: AzureCalls, invento
     Without the flag nothing changes: the VM is started again (or re-created) as Spot."""
     if not _spot_may_fall_back(machine) or not (inventory.vm_stopped or not inventory.has_vm):
         return False
-    offering = machine.state.status.offering
-    assert offering is not None
-    spec = machine.state.spec
     found = f"VM {inventory.node_name} is {inventory.vm_state.power_state}" if inventory.has_vm else "VM gone"
-    try:
-        await _tell(machine, azure, RefusalReport(offering=offering, code=SPOT_EVICTED,
-                                                  message=f"Spot eviction: {found}",
-                                                  machine=f"{spec.resource_group}/{spec.name}"))
-    except ActivityError as err:  # not remembered: the re-creation would ask for Spot again; start it instead
-        machine.log.warning(f"could not tell the memory of refused offerings: {error_text(err)}")
-        return False
+    if not await spot_evicted(machine, azure, f"Spot eviction: {found}"):
+        return False  # not remembered: the re-creation would ask for Spot again; start it instead
     machine.operation(Stage.HEALTH_CHECK, OperationState.FAILED,
                       f"Spot VM evicted ({found}): re-creating it as the next offering (fallback_to_regular), "
                       "keeping the data disks")

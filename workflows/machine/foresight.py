@@ -89,19 +89,23 @@ def finish(machine: Machine, done: str) -> None:
     machine.operation(Stage.MAINTENANCE, OperationState.SUCCESSFUL, f"{maintenance.notice.headline()}: {done}")
 
 
-def tell_pool_of_preemption(machine: Machine, notices: list[Notice]) -> None:
-    """A Spot preemption announced: a pool's machine tells its pool at once, which starts its replacement now
-    (workflows/pool/plan.py) instead of after the eviction; once per event. A standalone machine has nobody to tell:
-    its eviction is handled as without foresight."""
-    pool = machine.state.spec.pool
+def preemptions(machine: Machine, notices: list[Notice]) -> list[Notice]:
+    """Spot preemptions announced and not told yet, of a pool's machine: its pool starts its replacement at once. A
+    standalone machine has nobody to tell: its eviction is handled as without foresight."""
     if machine.pool_notices.pool_id is None:
-        return
-    for notice in notices:
-        if notice.kind == NoticeKind.PREEMPT and not notice.over() and notice.id not in machine.state.foresight_done:
-            machine.pool_notices.preempt_announced(notice.id)
-            machine.state.foresight_done = [*machine.state.foresight_done, notice.id][-_DONE_KEPT:]
-            machine.operation(Stage.MAINTENANCE, OperationState.SUCCESSFUL,
-                              f"Azure announced {notice.headline()}: pool {pool} told, it starts a replacement now")
+        return []
+    return [n for n in notices if n.kind == NoticeKind.PREEMPT and not n.over()
+            and n.id not in machine.state.foresight_done]
+
+
+def tell_pool_of_preemption(machine: Machine, notice: Notice, memory_told: bool) -> None:
+    """The pool starts this machine's replacement now (workflows/pool/plan.py) instead of after the eviction; once
+    per event. `memory_told`: the offerings memory skips this offering meanwhile, so the replacement takes another."""
+    machine.pool_notices.preempt_announced(notice.id)
+    machine.state.foresight_done = [*machine.state.foresight_done, notice.id][-_DONE_KEPT:]
+    elsewhere = ", on another offering" if memory_told else ""
+    machine.operation(Stage.MAINTENANCE, OperationState.SUCCESSFUL, f"Azure announced {notice.headline()}: pool "
+                      f"{machine.state.spec.pool} told, it starts a replacement now{elsewhere}")
 
 
 def still_announced(machine: Machine, notices: list[Notice]) -> None:

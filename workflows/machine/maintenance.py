@@ -19,12 +19,13 @@ from temporalio.exceptions import ActivityError
 with workflow.unsafe.imports_passed_through():
     from models.foresight import REDEPLOYS, Notice
     from models.health import RepairAction
+    from models.offerings import offerings_of
     from models.status import OperationState, Phase, Stage
 
 from workflows import policies
 from workflows.azure_calls import AzureCalls, error_text
 from workflows.deadlines import Deadline
-from workflows.machine import foresight
+from workflows.machine import fallback, foresight
 from workflows.machine.bookkeeping import Machine
 
 
@@ -39,10 +40,10 @@ class Asks:
     until_deleted: Callable[[Awaitable[Any]], Awaitable[Any]]  # runs a flow under the lock, stopped by `delete`
 
 
-def foresee(machine: Machine, notices: list[Notice]) -> bool:
+async def foresee(machine: Machine, azure: AzureCalls, notices: list[Notice]) -> bool:
     """The sweep's latest notices, while watched: True when one puts the machine in Maintenance."""
     foresight.still_announced(machine, notices)
-    foresight.tell_pool_of_preemption(machine, notices)
+    await _preempted(machine, azure, notices)
     upcoming = foresight.next_notice(machine, notices)
     if upcoming is None or machine.phase not in (Phase.RUNNING, Phase.UNHEALTHY):
         return False
@@ -56,7 +57,7 @@ async def maintain(machine: Machine, azure: AzureCalls, asks: Asks) -> None:
     notices = asks.take_news()
     if notices is not None:
         foresight.still_announced(machine, notices)
-        foresight.tell_pool_of_preemption(machine, notices)
+        await _preempted(machine, azure, notices)
         foresight.heard(machine, notices)
         upcoming = foresight.next_notice(machine, notices)
         current = machine.state.status.maintenance
@@ -79,6 +80,16 @@ async def maintain(machine: Machine, azure: AzureCalls, asks: Asks) -> None:
         await asks.until_deleted(_redeploy(machine, azure))
         return
     await _wait(machine, asks)
+
+
+async def _preempted(machine: Machine, azure: AzureCalls, notices: list[Notice]) -> None:
+    """A pool's Spot machine whose eviction Azure announced: the offerings memory learns that Azure takes this
+    offering back first, then the pool starts the replacement, which so takes another offering. With no other
+    offering to take, the memory is not told: the replacement takes the same one rather than wait."""
+    for notice in foresight.preemptions(machine, notices):
+        told = len(offerings_of(machine.state.spec)) > 1 and await fallback.spot_evicted(
+            machine, azure, f"Spot eviction announced ({notice.id})")
+        foresight.tell_pool_of_preemption(machine, notice, told)
 
 
 def _redeploy_window(machine: Machine) -> str | None:

@@ -275,7 +275,7 @@ class MachineLifecycle:
         if self._delete_request is not None or self._preserve_request is not None or (
                 self._should_continue_as_new() and not self._reconcile_requested):
             return
-        if self._news is not None and (maintenance.foresee(machine, self._take_news() or []) or not (
+        if self._news is not None and (await maintenance.foresee(machine, azure, self._take_news() or []) or not (
                 timed_out or self._reconcile_requested or any(d.passed for d in deadlines))):
             return  # in Maintenance now, or the news was all that woke the watch
         asked, self._reconcile_requested = self._reconcile_requested, False

@@ -123,33 +123,37 @@ def _roll(spec: PoolSpec, target: str, alive: list[PoolMachine], plan: Plan) -> 
     plan.delete += [(m.name, f"rolling to rev {target}") for m in old_up[:max(0, may_drop)]]
 
 
-def _leave_preempted(spec: PoolSpec, alive: list[PoolMachine], preempted: frozenset[str],
-                     plan: Plan) -> list[PoolMachine]:
-    """Spot machines whose eviction Azure announced count no more (their replacement starts now), max_replacements
-    of them at a time; each is deleted once the others are enough (`replicas` available) or it is evicted."""
-    leaving = [m for m in sorted(alive, key=_age) if m.name in preempted][:spec.max_replacements]
+def _leave_replaced(spec: PoolSpec, alive: list[PoolMachine], preempted: frozenset[str], surged: frozenset[str],
+                    plan: Plan) -> list[PoolMachine]:
+    """Spot machines whose eviction Azure announced, and machines a surge replaces ahead of a maintenance, count no
+    more (their replacement starts now), max_replacements of them at a time; each is deleted once the others are
+    enough (`replicas` available), a preempted one also once it is evicted."""
+    leaving = [m for m in sorted(alive, key=_age) if m.name in preempted | surged][:spec.max_replacements]
     if not leaving:
         return alive
     names = {m.name for m in leaving}
     staying = [m for m in alive if m.name not in names]
     enough = sum(1 for m in staying if available(m)) >= spec.replicas
     plan.delete += [(m.name, "Spot eviction announced: replaced") for m in leaving
-                    if enough or m.phase != Phase.RUNNING]
+                    if m.name in preempted and (enough or m.phase != Phase.RUNNING)]
+    plan.delete += [(m.name, "replaced by a surge ahead of Azure's maintenance (max_unavailable 0)") for m in leaving
+                    if m.name not in preempted and enough]
     return staying
 
 
 def plan(spec: PoolSpec, machines: list[PoolMachine], *, revision: str, paused: bool, stuck: bool,
          stalled: bool = False, expired: frozenset[str] = frozenset(), backing_off: str = "",
-         preempted: frozenset[str] = frozenset()) -> Plan:
+         preempted: frozenset[str] = frozenset(), surged: frozenset[str] = frozenset()) -> Plan:
     """What to do next towards `spec` with the template of `revision` (the target). `stalled`: the rollout made no
     progress for the template's creation timeout; `expired`: the preserved machines past preserve_timeout;
     `backing_off`: why Failed machines are not replaced now ("" when they may be); `preempted`: Spot machines whose
-    eviction Azure announced (models/foresight.py)."""
+    eviction Azure announced (models/foresight.py); `surged`: machines replaced before they redeploy ahead of a
+    maintenance (repairs.py)."""
     result = Plan()
     target, replicas = revision, spec.replicas
     preserved = [m for m in machines if m.preserved and not m.deleting]
     alive = _heal(spec, [m for m in machines if counted(m)], len(preserved), result, backing_off)
-    alive = _leave_preempted(spec, alive, preempted, result)
+    alive = _leave_replaced(spec, alive, preempted, surged, result)
     for machine in preserved:  # kept for diagnosis only so long
         if machine.name in expired:
             result.delete.append((machine.name, f"preserved for {humanize(spec.preserve_timeout)}"))

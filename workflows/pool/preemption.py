@@ -1,6 +1,7 @@
 """A Spot machine of the pool says Azure announced its eviction (machine/foresight.py, `preempt_announced`): the pool
 starts its replacement at once instead of after the eviction, and deletes the doomed machine once the others are
-`replicas` available (plan.py's `preempted`), at most max_replacements at a time."""
+`replicas` available (plan.py's `preempted`), at most max_replacements at a time. A machine that must redeploy ahead
+of a maintenance in a pool asking for zero unavailable is replaced the same way (`surged_ahead`, repairs.py)."""
 
 from typing import Any
 
@@ -23,6 +24,7 @@ def announced(state: PoolState, book: PoolBook, args: tuple[Any, ...]) -> bool:
 
 
 def forget_gone(state: PoolState) -> None:
-    """A preempted machine no longer counted (deleted, or gone) needs nothing more."""
+    """A preempted or surged-ahead machine no longer counted (deleted, or gone) needs nothing more."""
     names = {m.name for m in state.machines if counted(m)}
     state.preempted = [name for name in state.preempted if name in names]
+    state.surged_ahead = [name for name in state.surged_ahead if name in names]

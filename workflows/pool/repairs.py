@@ -29,6 +29,7 @@ _ASKING = (Phase.UNHEALTHY, Phase.MAINTENANCE)
 class RepairLeave:
     allowed: list[tuple[str, str]] = field(default_factory=list)  # (machine, action)
     held: str = ""  # why asked repairs wait, "" when none does
+    surged: list[str] = field(default_factory=list)  # machines a surge replaces instead (zero unavailable)
 
 
 def unhealthy_count(state: PoolState) -> tuple[int, int]:
@@ -59,6 +60,25 @@ def resume(state: PoolState, book: PoolBook) -> None:
                        f"above max_unhealthy {state.spec.max_unhealthy}, until fewer are")
 
 
+def _surge_first(state: PoolState, phase: Phase, action: str) -> bool:
+    """A redeploy ahead of Azure's maintenance in a pool asking for zero unavailable: a surge machine replaces the
+    machine first (Running before it goes), as a rolling update with max_unavailable 0 would."""
+    return phase == Phase.MAINTENANCE and action == RepairAction.REDEPLOY.value \
+        and state.spec.strategy.max_unavailable == 0
+
+
+def show(book: PoolBook, leave: RepairLeave, held_before: str) -> str:
+    """What the pool decided, as operations; returns what holds repairs now."""
+    if leave.held != held_before and leave.held:
+        book.operation("repairs", leave.held)
+    for name, action in leave.allowed:
+        book.operation("repair", f"{name}: {action} allowed")
+    for name in leave.surged:
+        book.operation("replace", f"{name}: redeploys ahead of Azure's maintenance; max_unavailable 0: a surge "
+                                  "machine replaces it, Running before it goes")
+    return leave.held
+
+
 def decide(state: PoolState) -> RepairLeave:
     machines = {m.name: m for m in state.machines if counted(m)}
     state.repairs_in_flight = [n for n in state.repairs_in_flight if n in machines and machines[n].phase not in _BACK]
@@ -78,6 +98,11 @@ def decide(state: PoolState) -> RepairLeave:
         return leave
     waiting = 0
     for name, action in asking:
+        if _surge_first(state, machines[name].phase, action):
+            state.surged_ahead.append(name)
+            leave.surged.append(name)
+            del state.repairs_wanted[name]
+            continue
         if RepairAction(action) in REPLACING_ACTIONS and name not in state.repairs_in_flight:
             if len(state.repairs_in_flight) >= state.spec.max_replacements:
                 waiting += 1

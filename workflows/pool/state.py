@@ -87,6 +87,9 @@ class PoolState(BaseModel):
     repairs_forced: bool = False
     # Spot machines whose eviction Azure announced (`preempt_announced`): replaced at once, deleted once replaced.
     preempted: list[str] = []
+    # Machines that must redeploy ahead of Azure's maintenance in a pool asking for zero unavailable
+    # (strategy.max_unavailable 0): a surge machine replaces each first, then it goes (repairs.py).
+    surged_ahead: list[str] = []
     left_in_azure: list[str] = []
     in_place: InPlace | None = None
     # Failed machines that never ran, replaced one after the other since a machine last became Running, and when the

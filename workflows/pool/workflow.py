@@ -282,7 +282,8 @@ class MachinePool:
         expired, stalled, backing_off = self._clock.read(state)
         preemption.forget_gone(state)
         decided = plan(state.spec, state.machines, revision=state.revision, paused=state.paused, stuck=state.stuck,
-                       stalled=stalled, expired=expired, backing_off=backing_off, preempted=frozenset(state.preempted))
+                       stalled=stalled, expired=expired, backing_off=backing_off, preempted=frozenset(state.preempted),
+                       surged=frozenset(state.surged_ahead))
         if decided.stuck and not state.stuck:
             waited = humanize(state.spec.template.timeouts.creation)
             book.operation("stuck", f"no machine of rev {state.revision} became Running within {waited}: "
@@ -335,11 +336,8 @@ class MachinePool:
 
     async def _allow_repairs(self, state: PoolState, book: PoolBook) -> None:
         leave = repairs.decide(state)
-        if leave.held != self._repairs_held and leave.held:
-            book.operation("repairs", leave.held)
-        self._repairs_held = leave.held
-        for name, action in leave.allowed:
-            book.operation("repair", f"{name}: {action} allowed")
+        self._repairs_held = repairs.show(book, leave, self._repairs_held)
+        self._wake = self._wake or bool(leave.surged)  # the next plan starts their surge
         await allow_repairs(state.spec.resource_group, leave.allowed)
 
     async def _start_machine(self, spec: MachineSpec, book: PoolBook) -> None:
