@@ -1,6 +1,7 @@
 """Issue 43's proof on `azmc dev`, as an operator sees it: Azure annotates a machine's host as degrading and schedules
 its redeploy; the fleet sweep reads it, and the machine (spec `foresight`) redeploys itself before the deadline,
-keeping its data disk, in `azmc describe` and in the current details the Temporal UI shows."""
+keeping its data disk, in `azmc describe` and in the current details the Temporal UI shows. Then Azure schedules a
+reboot: the machine is in Maintenance through it, sweep after sweep, and no repair starts."""
 
 import json
 from pathlib import Path
@@ -41,3 +42,29 @@ def test_a_degraded_host_is_redeployed_before_its_deadline_with_its_data_disk(tm
         assert emulator.requests()["by_operation"].get("virtualMachines.redeploy") == 1
         details = current_details(dev.ports["--ui-port"], dev.ports["--codec-port"], WORKFLOW)
         assert "**Maintenance:**" in details and "redeployed ahead of Azure" in details
+
+        # The same stack: a scheduled reboot pauses the health checks, and the reboot itself starts no repair.
+        reboot = emulator._call("POST", "scheduled-events", {"name": "vm1", "event_type": "Reboot",
+                                                             "duration_seconds": 600})
+        wait_until(lambda: "health checks paused" in dev.azmc("describe", "vm1"), 60,
+                   "`azmc describe` to show the health checks paused for the reboot", interval_s=0.5)
+        emulator._call("POST", f"scheduled-events/{reboot['EventId']}/start")  # the guest reboots: agent Not Ready
+        sweeps = _requests(emulator, "resourceGraph.query")
+        wait_until(lambda: _requests(emulator, "resourceGraph.query") >= sweeps + 3, 60,
+                   "three sweeps during the reboot", interval_s=0.5)
+        assert _phase(dev.azmc("describe", "vm1")) == "Maintenance"  # not Unhealthy: no drift reconcile was sent
+        emulator._call("POST", f"scheduled-events/{reboot['EventId']}/complete")
+        wait_until(lambda: "Azure reports it over" in dev.azmc("describe", "vm1"), 60,
+                   "`azmc describe` to show the reboot over", interval_s=0.5)
+        assert _requests(emulator, "virtualMachines.restart") == 0
+        assert _requests(emulator, "virtualMachines.redeploy") == 1  # the one ahead of the degraded host only
+
+
+def _requests(emulator: EmulatorControl, operation: str) -> int:
+    return int(emulator.requests()["by_operation"].get(operation, 0))
+
+
+def _phase(described: str) -> str:
+    """The Phase row of `azmc describe`'s panel."""
+    rows = ([word for word in line.split() if word not in "│┃|"] for line in described.splitlines())
+    return next(row[1] for row in rows if row[:1] == ["Phase"] and len(row) > 1)
