@@ -5,7 +5,8 @@ A redeploy goes inside Azure's self-service maintenance window when the VM's ins
 the deadline (`maintenanceRedeployStatus`): the machine waits on a timer until it opens; otherwise it redeploys at
 once.
 
-The waits hold no lock, so an `update_spec` goes through; an operator's `reconcile` ends a Maintenance at once.
+A pool's Spot machine whose eviction Azure announced tells the offerings memory, then its pool (`_preempted`). The
+waits hold no lock, so an `update_spec` goes through; an operator's `reconcile` ends a Maintenance at once.
 Deterministic; the clock sets only the length of a wait's timer.
 """
 
