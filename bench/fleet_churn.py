@@ -7,7 +7,9 @@ server and one `azmc worker` at its default paces. Each phase's time is printed 
 imply: the requests the emulator counted, sorted into the budgets they spend (bench/fleet_limits.py), over the
 busiest budget's rate, plus one machine's own time for that phase (measured first, alone). That limit is computed
 at azmc's paces (80% of Azure's documented rates by default: the goal is within 1.2x of it) and at Azure's rates.
-Also: the 429s the emulator answered, the workflow task failures the worker's metrics count, the requests per
+Also: the 429s the emulator answered, the workflow task failures the worker's metrics count and those the
+histories record (by the server's cause: the SDK's counter also counts completions the server no longer took on a
+busy machine), the requests per
 lifecycle by kind and provider beside machine-controller-manager's, the emulator's CPU share, and in the quota
 scenario the VM PUTs refused for quota (goal 0) and what the pool says of the machines that wait.
 
@@ -39,6 +41,7 @@ from bench.fleet_limits import (
     by_kind_and_provider,
     unavoidable,
 )
+from bench.histories import task_failures_by_cause
 from bench.pool_rollout import pool_spec, settled, until
 from bench.results_file import row, write_results
 from bench.stack import Processes, cpu_used, pace_env, start_processes
@@ -187,8 +190,14 @@ async def over_quota(processes: Processes, emulator: Emulator, machines: int, fi
     return {"result": result, "machines": machines, "fits": fits, "refused": refused, "held": shown.quota_held}
 
 
+async def recorded_task_failures(address: str) -> Counter[str]:
+    """The workflow task failures every workflow of the run recorded (the pools, their machines, the memory)."""
+    return await task_failures_by_cause(await connect(load_settings(temporal_address=address)), "")
+
+
 def report(machines: int, max_surge: int, phases: dict[str, PhaseResult], quota: dict[str, Any],
-           failures: int, wall_s: float, cpu: dict[str, float], speed: float) -> list[dict[str, Any]]:
+           failures: int, recorded: Counter[str], wall_s: float, cpu: dict[str, float],
+           speed: float) -> list[dict[str, Any]]:
     rates, rows = azmc_rates(speed), []
     azure = {name: rate * speed for name, rate in AZURE_RATES.items()}
     own = {"up": phases["one_up"].seconds, "down": phases["one_down"].seconds,
@@ -231,10 +240,13 @@ def report(machines: int, max_surge: int, phases: dict[str, PhaseResult], quota:
                         f"{op} {count / machines:.2f}" for op, count in sorted(lifecycle.items())
                         if arm_kind(op) == "ARM reads")))
     throttled = sum(result.throttled for result in phases.values()) + quota["result"].throttled
-    print(f"  429s answered: {throttled}; workflow task failures: {failures}")
+    in_histories = ", ".join(f"{count} {cause}" for cause, count in recorded.most_common()) or "none"
+    print(f"  429s answered: {throttled}; workflow task failures: {failures} counted by the SDK, "
+          f"{sum(recorded.values())} in the histories ({in_histories})")
     rows += [row("fleet 429s", throttled, "answers", "0", None, "every one honoured: the worker waits its "
                  "Retry-After before its kind sends again"),
-             row("fleet workflow task failures", failures, "failures", "0", None, "the worker's SDK metrics")]
+             row("fleet workflow task failures", failures, "failures", "0", None,
+                 f"the worker's SDK metrics; recorded in the histories: {in_histories}")]
     share = cpu.get("emulator", 0.0) / wall_s
     print(f"  CPU over {wall_s:.0f} s: " + ", ".join(f"{name} {seconds:.0f} s" for name, seconds in cpu.items())
           + f"; the emulator {share:.0%} of a core")
@@ -273,8 +285,9 @@ def main() -> None:
             phases = asyncio.run(churn(processes, emulator, args.machines, args.max_surge))
             quota = asyncio.run(over_quota(processes, emulator, args.quota_machines, fits))
             wall_s, cpu = time.monotonic() - began, cpu_used(cpu_before, processes.cpu())
-            rows = report(args.machines, args.max_surge, phases, quota, task_failures(metrics_port), wall_s, cpu,
-                          args.speed)
+            recorded = asyncio.run(recorded_task_failures(processes.address))
+            rows = report(args.machines, args.max_surge, phases, quota, task_failures(metrics_port), recorded,
+                          wall_s, cpu, args.speed)
         finally:
             processes.stop()
     if args.speed == 1:
