@@ -5,7 +5,7 @@ cannot be read. A 429 or 5xx that the read's own retries absorb changes nothing.
 from datetime import timedelta
 from typing import Any
 
-from models.status import Phase, Stage
+from models.status import OperationState, Phase, Stage
 from tests.workflows.helpers import in_phase, record_history, spec_dict, start_machine, status_of, wait_for
 from tests.workflows.stack import Stack
 
@@ -43,7 +43,9 @@ async def test_a_vm_azmc_cannot_read_is_unknown_with_azures_reason_until_reads_w
     stack.emulator.add_fault("virtualMachines.get", name="s1", status=503, times=1)
     before = await status_of(handle)
     await handle.signal("reconcile")
-    running = await wait_for(stack.env, handle, lambda s: s.last_operation != before.last_operation,
+    # The check first says "reading the VM" (Processing), then what it read.
+    running = await wait_for(stack.env, handle, lambda s: s.last_operation != before.last_operation
+                             and s.last_operation.state != OperationState.PROCESSING,
                              virtual_limit=timedelta(minutes=1))
     assert stack.emulator.faults() == []  # all three failed answers were met
     assert running.phase == Phase.RUNNING and running.last_error == ""
