@@ -81,6 +81,10 @@ class ArmPace:
         # worker); None: nobody listens (a tool, a test without a server).
         self.on_queue_throttled: Callable[[str], None] | None = None
 
+    def rate(self, kind: str) -> float:
+        """This process's share of the installation's rate of `kind` a second."""
+        return self._buckets[kind].rate / max(self.replicas, 1)
+
     def held(self, kind: str) -> bool:
         """Is `kind` held for a 429's Retry-After right now?"""
         return time.monotonic() < self._buckets[kind].held_until

@@ -25,7 +25,7 @@ from activities.lro import BoardPolling, RetryAfterPolling
 from activities.metrics import AzureMetrics
 from activities.read_cache import ReadCache
 from activities.reading import json_lists
-from activities.reading.group_listing import GroupListings
+from activities.reading.group_listing import GroupListings, list_gap
 from activities.reading.group_snapshots import GroupSnapshot, GroupSnapshots
 from activities.reading.vm_statuses import VmStatusBoard, Watch
 from activities.request_count import RequestCounter, RequestCountingPolicy
@@ -103,7 +103,7 @@ class AzureClients:
         def list_group(resource_group: str, name_filter: str | None) -> Any:
             return json_lists.group_resources(self.resources, self.subscription_id, resource_group, name_filter)
 
-        self.listings = GroupListings(list_group)
+        self.listings = GroupListings(list_group, gap=lambda pages: list_gap(pages, self.pace.rate("reads")))
         sub = self.subscription_id
         self.snapshots = GroupSnapshots(
             resources=GroupSnapshot(lambda rg: json_lists.group_resources(self.resources, sub, rg, None)),

@@ -17,6 +17,9 @@ class ErrorType(StrEnum):
     NOT_OWNED = "NotOwned"
     # A new VM runs, but its guest did not become healthy within timeouts.startup: a failed creation attempt.
     GUEST_NOT_READY = "GuestNotReady"
+    # A read asked as a local activity would wait for its group's shared list: asked again as a regular activity,
+    # which waits without holding a workflow task (activities/reading/group_listing.py).
+    WOULD_WAIT_FOR_COMPANY = "WouldWaitForCompany"
 
 
 NON_RETRYABLE: frozenset[str] = frozenset(

@@ -126,18 +126,26 @@ class AzureCalls:
 
     async def short_call(self, name: ActivityName, arg: Any, result_type: Any, summary: str) -> Any:
         """A short call: one read, or a question to the offerings memory, as a local activity (the worker running
-        the workflow task runs it: a marker in that task, no activity task and no workflow task more). It fails as
-        an ActivityError with the driver's ApplicationError as its cause."""
+        the workflow task runs it: a marker in that task, no activity task and no workflow task more). One that would
+        wait for company (WouldWaitForCompany: its group's shared list, activities/reading/group_listing.py) is asked
+        again as a regular activity. It fails as an ActivityError with the driver's ApplicationError as its cause."""
         with self.trace.current():
             handle = workflow.start_local_activity(name, arg, result_type=result_type, summary=summary,
                                                    start_to_close_timeout=policies.READ_TIMEOUT,
                                                    retry_policy=policies.READ_RETRY)
         try:
-            return await self._detachable(handle)
-        except ActivityError:
-            raise
-        except FailureError as failure:  # a local activity's own failure arrives bare (its timeouts do not)
-            raise _as_activity_error(name, failure) from failure
+            try:
+                return await self._detachable(handle)
+            except FailureError as failure:  # a local activity's own failure arrives bare (its timeouts do not)
+                if isinstance(failure, ActivityError):
+                    raise
+                raise _as_activity_error(name, failure) from failure
+        except ActivityError as err:
+            if error_type(err) != ErrorType.WOULD_WAIT_FOR_COMPANY:
+                raise
+        # The read waits for its group's shared list: as a regular activity, holding no workflow task meanwhile.
+        return await self._call(name, arg, result_type=result_type, summary=f"{summary} (with its group's machines)",
+                                start_to_close_timeout=policies.READ_TIMEOUT, retry_policy=policies.READ_RETRY)
 
     async def _detachable(self, handle: "asyncio.Future[Any]") -> Any:
         try:

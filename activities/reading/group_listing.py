@@ -3,11 +3,18 @@
 Each machine's own list (machine_resources.py: `$filter=substringof('<machine>', name)`) costs one read. When
 machines of one group ask together (a pool coming up or going away: each creation reads what exists, each
 deletion verifies that nothing is left), one unfiltered list of the group serves them all, in as many reads as
-it has pages. So a group that several machines ask about is listed at most every GAP_S: the machines that asked
-meanwhile are listed together, by the whole group's list when that takes fewer reads than theirs one by one (the
-pages of the group's last full list tell). A lone machine is listed at once, alone, however often it asks.
-Only a list that began after a machine asked answers it: one on its way may predate the write its caller has
-just made.
+it has pages, by the whole group's list when that takes fewer reads than theirs one by one (the pages of the
+group's last full list tell). A group has one list in flight at most: the machines that ask meanwhile are read
+together by the next, begun as soon as it ends. Only a list that began after a machine asked answers it: one on
+its way may predate the write its caller has just made.
+
+Sharing saves reads of ARM's budget, and costs waiting: while a group's list would take more than a small share of
+the worker's ARM read pace (activities/arm_pace.py), a crowd's lists are at least a `gap` apart (at most MAX_GAP_S),
+so more machines share each. A machine that asks alone (nobody else of its group within a gap) is listed at once,
+and with the read pace lifted (the gap under a read's own latency) nobody waits for company. The reads are local
+activities, and a wait inside one holds one of the worker's few workflow task slots (docs/performance.md): so a
+local activity never waits for a gap; it is told `WouldWaitForCompany` at once, and its workflow asks again as a
+regular activity, which waits without holding a slot.
 """
 
 from __future__ import annotations
@@ -18,9 +25,22 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-# A group is listed at most this often while several of its machines keep asking: a lone one waits for nobody.
-GAP_S = 1.0
 ARM_PAGE = 1000  # resources a page of ARM's list holds
+# A crowd's lists of one group take at most this share of the worker's ARM reads, and are never more than MAX_GAP_S
+# apart; a gap shorter than READ_LATENCY_S (an ARM list's own time) saves too little to wait for.
+LISTS_SHARE = 0.05
+MAX_GAP_S = 1.0
+READ_LATENCY_S = 0.05
+
+
+def list_gap(pages: int, reads_per_s: float) -> float:
+    """Seconds between a crowd's lists of a group of `pages` pages, at this worker's ARM read pace."""
+    gap = min(MAX_GAP_S, max(pages, 1) / (reads_per_s * LISTS_SHARE))
+    return gap if gap >= READ_LATENCY_S else 0.0
+
+
+class WouldWaitForCompany(Exception):
+    """The ask would wait for its group's next list, which a gap holds back: ask again where waiting is free."""
 
 
 @dataclass(frozen=True)
@@ -55,17 +75,21 @@ ListGroup = Callable[[str, str | None], AsyncIterator[dict[str, Any]]]
 @dataclass
 class _Ask:
     machine: str
-    asked: float
     answer: asyncio.Future[list[Listed]]
+    may_wait: bool
 
 
 @dataclass
 class _Group:
-    asks: list[_Ask] = field(default_factory=list)
-    last_list: float = -GAP_S
+    asks: list[_Ask] = field(default_factory=list)  # asked since the list in flight began: the next one's
+    last_list: float = float("-inf")  # when the last list began
     askers: dict[str, float] = field(default_factory=dict)  # machine -> when it last asked
     pages: int = 0  # of the group's last full list; 0 before any
-    reader: asyncio.Task[None] | None = None
+    reader: asyncio.Task[None] | None = None  # the list in flight, and those after it while machines ask
+    holding: bool = False  # the reader waits out a gap before the next list
+
+    def reading(self) -> bool:
+        return self.reader is not None and not self.reader.done()
 
 
 @dataclass
@@ -73,27 +97,39 @@ class GroupListings:
     """One per worker process (activities/clients.py)."""
 
     list_group: ListGroup
+    gap: Callable[[int], float] = lambda pages: 0.0  # a group's pages -> seconds between a crowd's lists
     clock: Callable[[], float] = time.monotonic
     _groups: dict[str, _Group] = field(default_factory=dict)
     full_lists: int = 0  # unfiltered lists of a group (each of `pages` reads)
     own_lists: int = 0  # one machine's filtered lists
 
-    async def resources_of(self, resource_group: str, machine: str) -> list[Listed]:
+    async def resources_of(self, resource_group: str, machine: str, may_wait: bool = True) -> list[Listed]:
+        """The machine's resources from a list begun after this call. `may_wait` False (a local activity): raises
+        WouldWaitForCompany rather than wait for a crowd's gap."""
         group = self._groups.setdefault(resource_group.lower(), _Group())
-        ask = _Ask(machine, self.clock(), asyncio.get_running_loop().create_future())
-        group.askers = {m: at for m, at in group.askers.items() if at > ask.asked - GAP_S}
-        group.askers[machine.lower()] = ask.asked
+        now, gap = self.clock(), self.gap(group.pages)
+        group.askers = {m: at for m, at in group.askers.items() if at > now - gap}
+        crowd = any(m != machine.lower() for m in group.askers)
+        group.askers[machine.lower()] = now
+        # The next list would wait out a gap: this one, or one after the list in flight.
+        held_back = group.holding or (crowd and (group.reading() or now < group.last_list + gap))
+        if not may_wait and gap > 0 and held_back:
+            raise WouldWaitForCompany(f"{resource_group}: {len(group.askers)} machines ask within {gap:.2f} s")
+        ask = _Ask(machine, asyncio.get_running_loop().create_future(), may_wait)
         group.asks.append(ask)
-        if group.reader is None or group.reader.done():
+        if not group.reading():
             group.reader = asyncio.create_task(self._serve(resource_group, group), name="azmc-group-listing")
         return await ask.answer
 
     async def _serve(self, resource_group: str, group: _Group) -> None:
-        while group.asks:
-            crowd = len(group.askers) > 1  # machines asked within the last GAP_S
-            wait = group.last_list + GAP_S - self.clock()
-            if crowd and wait > 0:
-                await asyncio.sleep(wait)
+        while group.asks:  # a list at a time, each begun after its machines asked
+            wait = group.last_list + self.gap(group.pages) - self.clock()
+            if wait > 0 and len(group.askers) > 1 and all(ask.may_wait for ask in group.asks):
+                group.holding = True
+                try:
+                    await asyncio.sleep(wait)
+                finally:
+                    group.holding = False
             asks, group.asks = group.asks, []
             group.last_list = self.clock()
             await self._answer(resource_group, group, asks)
