@@ -52,7 +52,7 @@ def test_each_lock_pins_what_pyproject_asks(lock: str, extras: tuple[str, ...]) 
 
 def test_the_image_runs_what_make_test_tested() -> None:
     tested = pins("test")
-    for lock in ("image", "image-keyvault", "build"):
+    for lock in ("image", "image-keyvault", "build", "uv"):
         assert {name: tested.get(name) for name in pins(lock)} == pins(lock), f"{lock}.txt: run `make lock`"
 
 

@@ -12,6 +12,7 @@ import hashlib
 import logging
 from importlib import metadata
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from temporalio.api.enums.v1 import TaskQueueType, VersionDrainageStatus
 from temporalio.api.workflowservice.v1 import (
@@ -22,7 +23,6 @@ from temporalio.api.workflowservice.v1 import (
 from temporalio.client import Client
 from temporalio.common import VersioningBehavior, WorkerDeploymentVersion
 from temporalio.service import RPCError, RPCStatusCode
-from temporalio.worker import WorkerDeploymentConfig
 
 import models
 import workflows
@@ -30,6 +30,9 @@ from models.offerings_memory import offerings_task_queue
 from models.temporal_api import UPGRADABLE_TYPES
 from workers.settings import Settings, SettingsError
 from workers.task_queues import describe_task_queue
+
+if TYPE_CHECKING:  # the SDK's worker package: only for a worker, never for the CLI's commands
+    from temporalio.worker import WorkerDeploymentConfig
 
 log = logging.getLogger("azmc.deployment")
 
@@ -81,13 +84,15 @@ def named(version: WorkerDeploymentVersion) -> str:
     return f"{version.deployment_name}:{version.build_id}"
 
 
-def pinned(version: WorkerDeploymentVersion) -> WorkerDeploymentConfig:
+def pinned(version: WorkerDeploymentVersion) -> "WorkerDeploymentConfig":
     """A worker of `version` whose every workflow type is pinned (workflows/versioning.py)."""
+    from temporalio.worker import WorkerDeploymentConfig
+
     return WorkerDeploymentConfig(version=version, use_worker_versioning=True,
                                   default_versioning_behavior=VersioningBehavior.PINNED)
 
 
-def deployment_config(settings: Settings) -> WorkerDeploymentConfig | None:
+def deployment_config(settings: Settings) -> "WorkerDeploymentConfig | None":
     """The Worker option; None runs unversioned (AZMC_WORKER_VERSIONING=false, docs/upgrades.md)."""
     return pinned(worker_version(settings)) if settings.worker_versioning else None
 
