@@ -1,10 +1,12 @@
 """Issue 43's proof on `azmc dev`, as an operator sees it: Azure annotates a machine's host as degrading and schedules
 its redeploy; the fleet sweep reads it, and the machine (spec `foresight`) redeploys itself before the deadline,
 keeping its data disk, in `azmc describe` and in the current details the Temporal UI shows. Then Azure schedules a
-reboot: the machine is in Maintenance through it, sweep after sweep, and no repair starts."""
+reboot: the machine is in Maintenance through it, sweep after sweep, and no repair starts. Last, Azure announces the
+eviction of one Spot machine of a pool of 5: its replacement runs before the eviction lands (`azmc pool describe`)."""
 
 import json
 from pathlib import Path
+from typing import Any
 
 from cli.emulator_client import EmulatorControl
 from tests.e2e.stack import ROOT, azmc_dev, wait_until
@@ -58,6 +60,38 @@ def test_a_degraded_host_is_redeployed_before_its_deadline_with_its_data_disk(tm
                    "`azmc describe` to show the reboot over", interval_s=0.5)
         assert _requests(emulator, "virtualMachines.restart") == 0
         assert _requests(emulator, "virtualMachines.redeploy") == 1  # the one ahead of the degraded host only
+
+        # The same stack: a pool of 5 Spot machines; Azure announces one's eviction (at time scale 0 it never lands
+        # by itself), and the pool runs its replacement before letting the doomed machine go.
+        pool = tmp_path / "spot.json"
+        template = {**{k: v for k, v in example.items() if k not in ("name", "resource_group", "pool")},
+                    "foresight": True, "priority": "Spot", "spot": {"eviction_policy": "Delete"}}
+        pool.write_text(json.dumps({"kind": "MachinePool", "name": "spot", "resource_group": "azmc-demo",
+                                    "replicas": 5, "min_ready": "0s", "template": template}))
+        dev.azmc("apply", "-f", str(pool))
+        status: dict[str, Any] = {}
+
+        def pool_is(accept: Any) -> bool:
+            status.update(json.loads(dev.azmc("pool", "describe", "spot", "--json")))
+            return bool(accept(status))
+
+        wait_until(lambda: pool_is(lambda s: _running(s) == 5), 120, "the Spot pool's 5 machines Running", 0.5)
+        doomed = sorted(m["name"] for m in status["machines"])[0]
+        event = emulator._call("POST", "scheduled-events", {"name": doomed, "event_type": "Preempt"})
+        wait_until(lambda: pool_is(lambda s: doomed not in {m["name"] for m in s["machines"]} and _running(s) == 5),
+                   120, f"{doomed} replaced and let go before its eviction", 0.5)
+        told = [op["description"] for op in status["recent_operations"]]
+        announced = told.index(f"{doomed}: Azure announced its Spot eviction ({event['EventId']}): its replacement "
+                               "starts now")
+        created = next(i for i, said in enumerate(told) if i > announced and said.startswith("creating "))
+        assert created < told.index(f"{doomed}: Spot eviction announced: replaced")  # the replacement first
+        # Let go before the eviction landed (the event never started): its VM and its event are gone with it.
+        assert doomed not in {r["name"] for r in emulator.resources(doomed)}
+        assert [e for e in emulator._call("GET", "scheduled-events")["value"] if doomed in json.dumps(e)] == []
+
+
+def _running(pool: dict[str, Any]) -> int:
+    return sum(1 for m in pool["machines"] if m["phase"] == "Running" and not m.get("deleting"))
 
 
 def _requests(emulator: EmulatorControl, operation: str) -> int:
