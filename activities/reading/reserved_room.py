@@ -10,8 +10,10 @@ it are created overallocated (Azure allows it, without the capacity SLA).
 
 import time
 
+from activities import errors
 from activities.arm import classified
 from activities.clients import AzureClients
+from models.errors import ErrorType
 from models.reserved_room import RESERVED_ROOM_REFRESH_SECONDS, ReservedRoom, ReservedRoomInput, room_key
 
 # (subscription, group id lower) -> (monotonic read time, room)
@@ -29,8 +31,8 @@ def _parts(group_id: str) -> tuple[str, str, str]:
 async def read_reserved_room(clients: AzureClients, inp: ReservedRoomInput) -> ReservedRoom:
     subscription, resource_group, name = _parts(inp.group_id)
     if subscription.lower() != clients.subscription_id.lower():
-        raise ValueError(f"capacity reservation group {inp.group_id} is in subscription {subscription}, this worker "
-                         f"reads {clients.subscription_id}: its room is not read")
+        raise errors.error(ErrorType.INVALID_SPEC, f"capacity reservation group {inp.group_id} is in subscription "
+                           f"{subscription}, this worker reads {clients.subscription_id}: its room is not read")
     key = (clients.subscription_id, inp.group_id.lower())
     cached = _CACHE.get(key)
     if cached is not None and time.monotonic() - cached[0] < RESERVED_ROOM_REFRESH_SECONDS:

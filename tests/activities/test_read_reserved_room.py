@@ -2,6 +2,7 @@
 (each reservation's size and zone read once per worker), cached for RESERVED_ROOM_REFRESH_SECONDS."""
 
 import pytest
+from temporalio.exceptions import ApplicationError
 
 from activities.reading import reserved_room
 from activities.reading.reserved_room import read_reserved_room
@@ -26,5 +27,6 @@ async def test_the_seed_groups_room_is_read_once_then_cached(driver, emulator, m
 async def test_a_group_of_another_subscription_is_not_read(driver, monkeypatch) -> None:
     monkeypatch.setattr(reserved_room, "_CACHE", {})
     other = SEED_CRG.replace(driver._clients.subscription_id, "11111111-1111-1111-1111-111111111111")
-    with pytest.raises(ValueError, match="its room is not read"):
+    with pytest.raises(ApplicationError, match="its room is not read") as refused:
         await read_reserved_room(driver._clients, ReservedRoomInput(group_id=other))
+    assert refused.value.non_retryable  # the machine orders as without a group at once
