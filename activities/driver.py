@@ -26,7 +26,7 @@ from activities.health import probe, repair, resource_health
 from activities.metrics import AzureMetrics
 from activities.offerings import memory as offerings_memory
 from activities.pool import adoption, in_place, leftovers, machines
-from activities.reading import fleet, inventory, prices, skus, usages
+from activities.reading import fleet, inventory, prices, reserved_room, skus, usages
 from activities.sweep import marks, orphans, outdated, survey
 from models.activity_io import (
     ActivityName,
@@ -55,6 +55,7 @@ from models.pool_io import (
 )
 from models.prices import OfferingPrices, PricesInput
 from models.quota import DEFAULT_READ_EVERY, QuotaUsage
+from models.reserved_room import ReservedRoom, ReservedRoomInput
 from models.spec import MachineSpec
 from models.sweep import FleetSurvey, OrphanCheckInput, OrphanMarkInput, OrphanVerdict, Outdated, OutdatedQuery
 
@@ -107,6 +108,7 @@ class AzureDriver:
             self.redeploy_vm,
             self.read_resource_health,
             self.read_prices,
+            self.read_reserved_room,
             self.guest_address,
             self.probe_guest,
             self.set_data_disk_delete_option,
@@ -220,6 +222,11 @@ class AzureDriver:
     async def read_prices(self, inp: PricesInput) -> OfferingPrices:
         """Spec `capacity_order`: the sizes' hourly prices (Retail Prices API, 12 h cache), Spot eviction buckets."""
         return await prices.read_prices(self._clients, inp)
+
+    @activity.defn(name=ActivityName.READ_RESERVED_ROOM.value)
+    async def read_reserved_room(self, inp: ReservedRoomInput) -> ReservedRoom:
+        """Spec `capacity_reservation_group_id`: the room its reservations have left (30 s cache)."""
+        return await reserved_room.read_reserved_room(self._clients, inp)
 
     @activity.defn(name=ActivityName.GUEST_ADDRESS.value)
     async def guest_address(self, spec: MachineSpec) -> str:

@@ -285,6 +285,9 @@ def offerings(
     forget: Annotated[bool, typer.Option("--forget", help="capacity is back: drop every refusal and probe")] = False,
     sizes: Annotated[str, typer.Option("--sizes", help="comma-separated VM sizes: each one's hourly price (regular "
                                                          "and Spot), Spot eviction bucket and state")] = "",
+    reservation_group: Annotated[str, typer.Option(
+        "--reservation-group", help="id of a capacity reservation group: what it reserves and has free per size and "
+                                    "zone (machines naming it try those first)")] = "",
     temporal_address: TemporalAddress = None,
     namespace: Namespace = None,
 ) -> None:
@@ -303,8 +306,10 @@ def offerings(
             forgotten_line,
             prices_table,
             probes_table,
+            read_group_room,
             read_offering_prices,
             refusals_table,
+            reserved_table,
         )
 
         wanted = [s.strip() for s in sizes.split(",") if s.strip()]
@@ -321,6 +326,8 @@ def offerings(
                       "probes": [p.model_dump(mode="json") for p in probes]}
             if wanted:
                 answer["prices"] = (await read_offering_prices(location, wanted)).model_dump(mode="json")
+            if reservation_group:
+                answer["reserved"] = (await read_group_room(reservation_group)).model_dump(mode="json")
             print(json.dumps(answer, indent=2))
             return
         if found:
@@ -333,6 +340,8 @@ def offerings(
             console.print(probes_table(probes, now))
         if wanted:
             console.print(prices_table(wanted, await read_offering_prices(location, wanted), found, probes, location))
+        if reservation_group:
+            console.print(reserved_table(reservation_group, await read_group_room(reservation_group)))
 
     run_friendly(main)
 

@@ -14,6 +14,7 @@ from models.offering_claims import Probe
 from models.offerings import Offering, Refusal
 from models.offerings_memory import Forgotten, offerings_workflow_id
 from models.prices import OfferingPrices, PricesInput
+from models.reserved_room import ReservedRoom, ReservedRoomInput
 from models.spec import CapacityOrder, Priority
 from models.temporal_api import OFFERINGS_ENTRIES_QUERY, OFFERINGS_FORGET_UPDATE, OFFERINGS_PROBES_QUERY
 
@@ -93,6 +94,33 @@ def prices_table(sizes: list[str], prices: OfferingPrices, refusals: list[Refusa
         table.add_row(shown(f"{row.vm_size}{' (Spot)' if row.priority == Priority.SPOT else ''}"),
                       shown(f"{price:.4f}" if price is not None else "unknown"), shown(eviction),
                       shown(state, style="yellow" if refused else ""))
+    return table
+
+
+async def read_group_room(group_id: str) -> ReservedRoom:
+    """What a capacity reservation group reserves and has left per size and zone, as a machine ordering its offerings
+    reads it (activities/reading/reserved_room.py), with the worker's Azure settings."""
+    from activities.clients import build_clients
+    from activities.reading.reserved_room import read_reserved_room
+    from cli.errors import settings_or_exit
+    from workers.worker import azure_config
+
+    clients = build_clients(azure_config(settings_or_exit()))
+    try:
+        return await read_reserved_room(clients, ReservedRoomInput(group_id=group_id))
+    finally:
+        await clients.close()
+
+
+def reserved_table(group_id: str, room: ReservedRoom) -> Table:
+    """Each size and zone the group reserves: how many, and how many are free (machines try those first)."""
+    table = Table("reserved offering", "reserved", "free", box=None, header_style="bold",
+                  caption=f"capacity reservation group {group_id.rsplit('/', 1)[-1]}")
+    for key in sorted(room.reserved):
+        size, zone = key.split("|")
+        free = room.free.get(key, 0)
+        table.add_row(shown(f"{size} {f'in zone {zone}' if zone else 'regional'}"), shown(str(room.reserved[key])),
+                      shown(str(free) if free else "0 (full: over-allocated, no SLA)", style="" if free else "yellow"))
     return table
 
 

@@ -19,6 +19,7 @@ from emulator.arm.rules.json_body import MAX_BODY_BYTES
 from emulator.arm.rules.request import check_request
 from emulator.compute.handlers import (
     boot_diagnostics,
+    capacity_reservations,
     disks,
     marketplace,
     resource_skus,
@@ -58,6 +59,7 @@ def build_router() -> Router:
         *network_extras.routes(),
         *resource_skus.routes(),
         *disks.routes(),
+        *capacity_reservations.routes(),
         *virtual_machines.routes(),
         *vm_extensions.routes(),
         *boot_diagnostics.routes(),

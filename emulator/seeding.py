@@ -27,6 +27,7 @@ def seed(backends: Backends) -> None:
     try:
         subscription = backends.state.config.subscription
         backends.state.catalog.seed(subscription)
+        backends.state.reservations.seed(subscription, SEED_LOCATION)
         backends.groups.put(subscription, SEED_RESOURCE_GROUP, {"location": SEED_LOCATION})
         backends.vnets.put(
             Scope(subscription, SEED_RESOURCE_GROUP),

@@ -11,6 +11,7 @@ from emulator.arm.operations import OperationRegistry
 from emulator.arm.store import Resource, ResourceStore
 from emulator.compute.allocation.capacity import CapacityRegistry
 from emulator.compute.allocation.quota import QuotaRegistry
+from emulator.compute.capacity_reservations import CapacityReservations
 from emulator.compute.guest_faults import GuestFaults
 from emulator.compute.scheduled_events import EVENT_TABLE, ScheduledEvents, publishes
 from emulator.compute.scheduled_events import graph_row as event_row
@@ -57,6 +58,8 @@ class EmulatorState:
         self.next_ip: dict[str, int] = {}
         # Identities, images, agreements, Compute references and features VMs refer to (emulator/compute/vm_catalog.py).
         self.catalog = VmCatalog()
+        # Capacity reservation groups and reservations (emulator/compute/capacity_reservations.py).
+        self.reservations = CapacityReservations()
         self.seed_spot_rows()
 
     def _changed(self, key: str, resource: Resource | None) -> None:
@@ -119,5 +122,6 @@ class EmulatorState:
         self.throttled_counts.clear()
         self.next_ip.clear()
         self.catalog.clear()
+        self.reservations.clear()
         self.settings.update(self.config.start.as_dict())
         self.limits.configure(self.settings.limits_overrides)  # every bucket full again

@@ -29,6 +29,8 @@ class ActivityName(StrEnum):
     REDEPLOY_VM = "redeploy_vm"
     READ_RESOURCE_HEALTH = "read_resource_health"  # MachineRef -> models.health_io.ResourceHealthReading
     READ_PRICES = "read_prices"  # PricesInput -> models.prices.OfferingPrices (spec `capacity_order`)
+    # models.reserved_room.ReservedRoomInput -> ReservedRoom (spec `capacity_reservation_group_id`)
+    READ_RESERVED_ROOM = "read_reserved_room"
     GUEST_ADDRESS = "guest_address"  # MachineSpec -> str: the NIC's private IP, where probes go ("" when none)
     PROBE_GUEST = "probe_guest"  # models.health_io.ProbeInput -> ProbeResult; no Azure call
     DEALLOCATE_VM = "deallocate_vm"  # MachineRef -> Inventory (the VM, deallocated; empty without a VM): `preserve`

@@ -25,6 +25,7 @@ with workflow.unsafe.imports_passed_through():
     from models.inventory import DataDiskRef, Inventory
     from models.pace import ACTIVITY_BUDGET, budget_task_queue
     from models.prices import OfferingPrices, PricesInput
+    from models.reserved_room import ReservedRoom, ReservedRoomInput
     from models.spec import MachineSpec
 
 from workflows import policies
@@ -246,6 +247,12 @@ class AzureCalls:
         read: OfferingPrices = await self.short_call(
             ActivityName.READ_PRICES, inp, OfferingPrices,
             f"Read the hourly prices of {', '.join(inp.vm_sizes)} in {inp.location}")
+        return read
+
+    async def read_reserved_room(self, inp: ReservedRoomInput) -> ReservedRoom:
+        read: ReservedRoom = await self.short_call(
+            ActivityName.READ_RESERVED_ROOM, inp, ReservedRoom,
+            f"Read the reserved capacity left in {inp.group_id.rsplit('/', 1)[-1]}")
         return read
 
     async def guest_address(self) -> str:

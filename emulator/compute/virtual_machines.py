@@ -178,6 +178,7 @@ class VirtualMachinesBackend:
                                      "VM's size, image and disks in the request.", target="instanceProfile")
             raise errors.invalid("Required parameter 'osDisk' is missing (null).", target="osDisk")
         check_disks_and_placement(self.state.catalog, {**request, "properties": props})
+        self.state.reservations.check_vm({**request, "properties": props})
         allocation = request_for(rid, scope.subscription, {**request, "location": location})
         # Quota and SkuNotAvailable refuse here (409, nothing changed); an allocation failure comes back to
         # end the operation Failed, as Azure reports it.

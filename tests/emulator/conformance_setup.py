@@ -202,6 +202,17 @@ def minimal_vm_with_nic(handle: EmulatorHandle, vm_id: str, nic_id: str) -> None
     }})
 
 
+def reservation_group(handle: EmulatorHandle, path: str, example: dict[str, Any]) -> None:
+    """The capacity reservation group a reservation example needs, and the reservations a group example shows."""
+    answer = next(iter(example["responses"].values()))["body"]
+    location = answer.get("location", LOCATION)
+    group_path = path.split("/capacityReservations/")[0]
+    call(handle, "PUT", group_path, {"location": location, "zones": ["1", "2", "3"]})
+    for reservation in ((answer.get("properties") or {}).get("instanceView") or {}).get("capacityReservations") or []:
+        call(handle, "PUT", f"{group_path}/capacityReservations/{reservation['name']}",
+             {"location": location, "sku": {"name": "Standard_D2s_v5", "capacity": 5}})
+
+
 _TYPE = re.compile(r"/providers/(Microsoft\.\w+)/(\w+)/([^/]+)", re.IGNORECASE)
 
 
@@ -212,6 +223,8 @@ def prepare(handle: EmulatorHandle, before: str, example: dict[str, Any], path: 
         group(handle, params["resourceGroupName"])
     for body in [value for value in params.values() if isinstance(value, dict)]:
         references(handle, body)
+    if "/capacityReservationGroups/" in path:
+        reservation_group(handle, path, example)
     if before == "references":
         if "/extensions/" in path:
             minimal_vm(handle, path.split("/extensions/")[0])

@@ -35,7 +35,7 @@ MALFORMED: list[bytes] = [
 _VALUES = {"sub": "00000000-0000-0000-0000-000000000000", "rg": RG, "name": "fuzz1", "vnet": "azmc-vnet",
            "location": "westeurope", "namespace": "Microsoft.Compute", "id": "00000000-0000-0000-0000-000000000009",
            "offer_type": "virtualmachine", "publisher": "fuzz-publisher", "offer": "fuzz-offer", "plan": "fuzz-plan",
-           "extension": "fuzz-extension"}
+           "extension": "fuzz-extension", "group": "fuzz-group"}
 CONTROL_WRITES = ["/_emulator/faults", "/_emulator/settings", "/_emulator/evict", "/_emulator/catalog"]
 
 

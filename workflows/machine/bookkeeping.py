@@ -11,6 +11,7 @@ from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
     from models.inventory import Inventory, VmState
+    from models.reserved_room import ReservedRoom
     from models.search_attributes import AZMC_MACHINE, AZMC_PHASE, AZMC_POOL, AZMC_RESOURCE_GROUP
     from models.status import HealthSignal, LastOperation, OperationState, Phase, Stage, StalledStep
 
@@ -58,6 +59,9 @@ class Machine:
         # Whether the size of the offering last claimed supports accelerated networking (None: not known), as
         # the shared memory answered (workflows/offerings/skus.py): not carried, every attempt claims first.
         self.size_accelerated: bool | None = None
+        # The spec's capacity reservation group as the last ordering read it (fallback.py), to say an offering's
+        # reserved room in the attempt's description; None: no group, or not read.
+        self.reserved_room: ReservedRoom | None = None
         # Two facts of this run: the phase its search attribute shows (set by the starter, or upserted), and
         # the last phase (and quota wait) its pool was told (every run tells its first one, upserted or not).
         self._shown_phase: str | None = None

@@ -28,6 +28,7 @@ with workflow.unsafe.imports_passed_through():
     from models.prices import PricesInput, order_offerings
     from models.quota import quota_wait
     from models.refusals import SPOT_EVICTED, is_quota_refusal
+    from models.reserved_room import ReservedRoomInput, reserved_first
     from models.spec import CapacityOrder, Priority
     from models.status import OfferingAttempt, OperationState, Phase, Stage
 
@@ -135,6 +136,32 @@ async def _woken_before(delay: timedelta, requested: Callable[[], bool], clear_r
 
 
 async def _ordered(machine: Machine, azure: AzureCalls) -> list[Offering]:
+    """The spec's offerings in the order its `capacity_order` asks, then those its capacity reservation group has
+    room for first (_reserved_first)."""
+    return await _reserved_first(machine, azure, await _by_capacity_order(machine, azure))
+
+
+async def _reserved_first(machine: Machine, azure: AzureCalls, offerings: list[Offering]) -> list[Offering]:
+    """With `capacity_reservation_group_id`: after one read of the group's instance view (models/reserved_room.py),
+    the offerings it has reserved room for first; as they were when it has none, or the read fails (a full
+    reservation's offering is still tried in its place: Azure over-allocates it, without the capacity SLA)."""
+    machine.reserved_room = None
+    group_id = azure.spec.capacity_reservation_group_id
+    if not group_id:
+        return offerings
+    try:
+        room = await azure.read_reserved_room(ReservedRoomInput(group_id=group_id))
+    except ActivityError as err:
+        machine.log.info(f"could not read the reserved capacity of {group_id} ({error_text(err)}): order kept")
+        return offerings
+    machine.reserved_room = room
+    ordered = reserved_first(offerings, room)
+    shown = [f"{o.describe()} ({room.describe(o)})" for o in ordered if room.describe(o)]
+    machine.log.info("reserved capacity: " + ("; ".join(shown) if shown else "none for these offerings"))
+    return ordered
+
+
+async def _by_capacity_order(machine: Machine, azure: AzureCalls) -> list[Offering]:
     """The spec's offerings in the order its `capacity_order` asks (models/prices.py): as listed without a read; by
     price (and eviction bucket) after one read of the prices, as listed when that read fails."""
     spec = azure.spec
@@ -261,8 +288,10 @@ def begin_attempt(machine: Machine, offering: Offering, skipped: list[SkippedOff
     entry = OfferingAttempt(attempt=status.attempts, offering=offering, skipped=skipped)
     status.offering_attempts = [*status.offering_attempts, entry][-OFFERING_ATTEMPTS_SHOWN:]
     skipping = f", skipping {_listed(skipped, workflow.now())}" if skipped else ""
+    room = machine.reserved_room.describe(offering) if machine.reserved_room is not None else ""
+    reserved = f" ({room})" if room else ""
     machine.operation(Stage.CREATE, OperationState.PROCESSING,
-                      f"attempt {status.attempts}: trying {offering.describe()}{skipping}")
+                      f"attempt {status.attempts}: trying {offering.describe()}{reserved}{skipping}")
 
 
 async def attempt_worked(machine: Machine, azure: AzureCalls, offering: Offering) -> None:
