@@ -31,7 +31,8 @@ VM_TYPE = "Microsoft.Compute/virtualMachines"
 # published docs or examples, so this is a reading, kept in one place (emulator/README.md says so).
 NO_RESERVATION_CODE = "InvalidParameter"
 NO_RESERVATION_TARGET = "capacityReservation.capacityReservationGroup"
-SEED_RESERVED_SIZES, SEED_RESERVED = ("Standard_D2s_v3", "Standard_D2s_v5"), 10
+# The sizes the tests and examples name with the seed's group (examples/machine-production.yaml: D4s_v5).
+SEED_RESERVED_SIZES, SEED_RESERVED = ("Standard_D2s_v3", "Standard_D2s_v5", "Standard_D4s_v5"), 10
 _SUCCEEDED = [{"code": "ProvisioningState/succeeded", "level": "Info", "displayStatus": "Provisioning succeeded"}]
 
 
