@@ -2,6 +2,7 @@
 
 import contextlib
 import os
+import random
 import shutil
 import signal
 import socket
@@ -55,8 +56,24 @@ def port_is_free(port: int, host: str = "127.0.0.1") -> bool:
         return True
 
 
+# Where the kernel takes the ports of outgoing connections and of binds to port 0 (Linux's default when unreadable).
+EPHEMERAL_PORTS = Path("/proc/sys/net/ipv4/ip_local_port_range")
+FREE_PORT_SPAN = 12000
+
+
 def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+    """A port free now, picked below the kernel's ephemeral range: a port the kernel handed out there can be handed
+    out again (to any process's connection or port-0 bind) before the server it was picked for binds it, which made
+    parallel test sessions' servers fail with "address already in use"."""
+    try:
+        low = int(EPHEMERAL_PORTS.read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        low = 32768
+    for _ in range(100):
+        port = random.randint(max(1024, low - FREE_PORT_SPAN), low - 1)
+        if port_is_free(port):
+            return port
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:  # the range is full: any port the kernel gives
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
 

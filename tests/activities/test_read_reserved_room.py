@@ -6,6 +6,7 @@ from temporalio.exceptions import ApplicationError
 
 from activities.reading import reserved_room
 from activities.reading.reserved_room import read_reserved_room
+from emulator.compute.capacity_reservations import SEED_RESERVED_SIZES
 from emulator.compute.compute_references import SEED_CRG
 from models.reserved_room import ReservedRoomInput, room_key
 
@@ -18,8 +19,9 @@ async def test_the_seed_groups_room_is_read_once_then_cached(driver, emulator, m
     monkeypatch.setattr(reserved_room, "_CACHE", {})
     monkeypatch.setattr(reserved_room, "_SHAPES", {})
     room = await read_reserved_room(driver._clients, ReservedRoomInput(group_id=SEED_CRG))
-    assert room.free == room.reserved == {room_key("Standard_D2s_v3", ""): 10, room_key("Standard_D2s_v5", ""): 10}
-    assert (_reads(emulator, "capacityReservationGroups"), _reads(emulator, "capacityReservations")) == (1, 2)
+    seeded = {room_key(size, ""): 10 for size in SEED_RESERVED_SIZES}
+    assert room.free == room.reserved == seeded
+    assert (_reads(emulator, "capacityReservationGroups"), _reads(emulator, "capacityReservations")) == (1, len(seeded))
     again = await read_reserved_room(driver._clients, ReservedRoomInput(group_id=SEED_CRG))
     assert again == room and _reads(emulator, "capacityReservationGroups") == 1  # cached: no request
 
