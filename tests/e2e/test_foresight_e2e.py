@@ -42,8 +42,10 @@ def test_a_degraded_host_is_redeployed_before_its_deadline_with_its_data_disk(tm
         (event,) = emulator._call("GET", "scheduled-events")["value"]
         assert (event["EventStatus"], event["outcome"]) == ("Completed", "approved by redeploy")
         assert emulator.requests()["by_operation"].get("virtualMachines.redeploy") == 1
-        details = current_details(dev.ports["--ui-port"], dev.ports["--codec-port"], WORKFLOW)
-        assert "**Maintenance:**" in details and "redeployed ahead of Azure" in details
+        # The UI reads the details the server stored with a completed workflow task, `azmc describe` the workflow's
+        # own answer: under load the UI was seen a moment behind (the fresh-clone run of 2026-12-05).
+        wait_until(lambda: _ui_shows(dev.ports, "**Maintenance:**", "redeployed ahead of Azure"), 30,
+                   "the UI's current details to show the redeploy ahead of Azure", interval_s=0.5)
 
         # The same stack: a scheduled reboot pauses the health checks, and the reboot itself starts no repair.
         reboot = emulator._call("POST", "scheduled-events", {"name": "vm1", "event_type": "Reboot",
@@ -88,6 +90,11 @@ def test_a_degraded_host_is_redeployed_before_its_deadline_with_its_data_disk(tm
         # Let go before the eviction landed (the event never started): its VM and its event are gone with it.
         assert doomed not in {r["name"] for r in emulator.resources(doomed)}
         assert [e for e in emulator._call("GET", "scheduled-events")["value"] if doomed in json.dumps(e)] == []
+
+
+def _ui_shows(ports: dict[str, int], *texts: str) -> bool:
+    details = current_details(ports["--ui-port"], ports["--codec-port"], WORKFLOW)
+    return all(text in details for text in texts)
 
 
 def _running(pool: dict[str, Any]) -> int:
