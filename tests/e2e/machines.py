@@ -6,6 +6,7 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
+import yaml
 from temporalio.client import Client, WorkflowExecutionStatus
 from temporalio.service import RPCError
 
@@ -16,8 +17,14 @@ from emulator.seed import SEED_LOCATION, SEED_RESOURCE_GROUP, seed_subnet_id
 from models.naming import MACHINE_TAG, workflow_id
 from models.spec import MachineSpec
 from models.status import MachineStatus
-from tests.e2e.stack import STACK_CONVERTER, Stack
+from tests.e2e.stack import ROOT, STACK_CONVERTER, Stack
 from workers.settings import TASK_QUEUE
+
+
+def example_spec(file: str, *left_out: str) -> dict[str, Any]:
+    """`examples/<file>` (JSON or YAML) as written, without the fields `left_out` (those the test sets itself)."""
+    written = yaml.safe_load((ROOT / "examples" / file).read_text())  # JSON is YAML too
+    return {field: value for field, value in written.items() if field not in left_out}
 
 
 def spec(name: str, data_disks: int = 0) -> MachineSpec:

@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 from cli.emulator_client import EmulatorControl
+from tests.e2e.machines import example_spec
 from tests.e2e.stack import ROOT, azmc_dev
 
 MACHINES = 10
@@ -31,9 +32,7 @@ class Outcome:
 @pytest.fixture(scope="module")
 def zone_1_out(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Outcome]:
     tmp_path = tmp_path_factory.mktemp("capacity")
-    spec = yaml.safe_load((ROOT / "examples" / "machine.yaml").read_text())
-    for field in ("vm_size", "pool"):
-        spec.pop(field, None)
+    spec = example_spec("machine.yaml", "vm_size", "pool")
     for name in NAMES:
         body = {**spec, "name": name, "vm_sizes": ["Standard_D2s_v5"], "zones": ZONES}
         (tmp_path / f"{name}.yaml").write_text(yaml.safe_dump(body))

@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from cli.emulator_client import EmulatorControl
-from tests.e2e.stack import ROOT, azmc_dev, wait_until
+from tests.e2e.machines import example_spec
+from tests.e2e.stack import azmc_dev, wait_until
 from tests.e2e.ui_details import current_details
 
 WORKFLOW = "machine/azmc-demo/vm1"
@@ -19,7 +20,7 @@ def test_a_degraded_host_is_redeployed_before_its_deadline_with_its_data_disk(tm
     with azmc_dev(tmp_path) as dev:
         emulator = EmulatorControl(f"http://127.0.0.1:{dev.ports['--emulator-port']}")
         machine = tmp_path / "vm1.json"
-        example = json.loads((ROOT / "examples" / "machine.json").read_text())
+        example = example_spec("machine.json")
         machine.write_text(json.dumps({**example, "foresight": True, "data_disks": [{"lun": 0, "size_gb": 8}]}))
         dev.azmc("apply", "-f", str(machine), "--wait")
         before = {r["name"]: r for r in emulator.resources("vm1")}
@@ -66,8 +67,8 @@ def test_a_degraded_host_is_redeployed_before_its_deadline_with_its_data_disk(tm
         # The same stack: a pool of 5 Spot machines; Azure announces one's eviction (at time scale 0 it never lands
         # by itself), and the pool runs its replacement before letting the doomed machine go.
         pool = tmp_path / "spot.json"
-        template = {**{k: v for k, v in example.items() if k not in ("name", "resource_group", "pool")},
-                    "foresight": True, "priority": "Spot", "spot": {"eviction_policy": "Delete"}}
+        template = {**example_spec("machine.json", "name", "resource_group", "pool"), "foresight": True,
+                    "priority": "Spot", "spot": {"eviction_policy": "Delete"}}
         pool.write_text(json.dumps({"kind": "MachinePool", "name": "spot", "resource_group": "azmc-demo",
                                     "replicas": 5, "min_ready": "0s", "template": template}))
         dev.azmc("apply", "-f", str(pool))

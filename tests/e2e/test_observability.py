@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from cli.emulator_client import EmulatorControl
+from tests.e2e.machines import example_spec
 from tests.e2e.stack import ROOT, DevRun, azmc_dev, wait_until
 
 DASHBOARD = ROOT / "deploy" / "grafana" / "azmc-dashboard.json"
@@ -60,9 +61,7 @@ def _spans(path: Path) -> list[dict]:
 @pytest.fixture(scope="module")
 def observed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Observed]:
     tmp_path = tmp_path_factory.mktemp("observability")
-    spec = json.loads((ROOT / "examples" / "machine.json").read_text())
-    for single in ("vm_size", "zone"):
-        spec.pop(single, None)
+    spec = example_spec("machine.json", "vm_size", "zone")
     machine = tmp_path / "obs1.json"
     machine.write_text(json.dumps({**spec, "name": "obs1", "vm_sizes": SIZES, **REPAIRED}))
     with azmc_dev(tmp_path) as dev:
