@@ -120,11 +120,17 @@ class AzureClients:
 
     def vm_polling(self, resource_group: str, name: str, watch: Watch, *, final_get: bool = False) -> BoardPolling:
         """The `polling=` of a VM operation whose end the shared status reads see (`watch`), not its own polls."""
+        return BoardPolling(self.polling_interval_s, self.status_board(), self.vm_id(resource_group, name), watch,
+                            final_get=final_get)
+
+    def status_board(self) -> VmStatusBoard:
         if self.statuses is None:
             self.statuses = VmStatusBoard(lambda: json_lists.vm_statuses(self.compute, self.subscription_id))
-        vm_id = f"/subscriptions/{self.subscription_id}/resourceGroups/{resource_group}" \
-                f"/providers/Microsoft.Compute/virtualMachines/{name}"
-        return BoardPolling(self.polling_interval_s, self.statuses, vm_id, watch, final_get=final_get)
+        return self.statuses
+
+    def vm_id(self, resource_group: str, name: str) -> str:
+        return f"/subscriptions/{self.subscription_id}/resourceGroups/{resource_group}" \
+               f"/providers/Microsoft.Compute/virtualMachines/{name}"
 
     async def close(self) -> None:
         await self.compute.close()

@@ -17,6 +17,7 @@ from activities.reading.vm import get_vm, vm_inventory
 from activities.reading.vm_statuses import until_created
 from activities.tags import adopt_legacy_machine, tag_vm_disks
 from activities.vm_body import build_vm
+from activities.vm_in_flight import after_operation_in_flight, in_flight
 from models.activity_io import EnsureVmInput
 from models.errors import ErrorType
 from models.inventory import DataDiskRef, Inventory, VmState
@@ -129,6 +130,8 @@ async def ensure_vm(clients: AzureClients, inp: EnsureVmInput) -> Inventory:
         created = vm is not None
     if vm is None:  # whether a VM of this name exists, whose it is, and how it is
         vm = await get_vm(clients, spec.resource_group, spec.name)
+        if in_flight(vm):
+            vm = await after_operation_in_flight(clients, owner, spec.resource_group, spec.name, vm)
         ownership = owner.require("VM", spec.name, vm.tags) if vm is not None else None
         if vm is not None and vm.provisioning_state == "Succeeded":
             log(spec.name, "VM already exists; adopting it")
@@ -140,7 +143,7 @@ async def ensure_vm(clients: AzureClients, inp: EnsureVmInput) -> Inventory:
         if vm is not None and vm.provisioning_state == "Failed":
             await _tag_disks_of_failed_create(clients, spec, vm)
             raise failed_vm_error(vm)
-        # None: create. Ours and still being provisioned: PUT again, on that very version.
+        # None: create. Ours in another state (say, Deleting): PUT on that very version, which Azure may refuse.
         if vm is None:
             log_start(spec.name, "creating VM (%s in %s)%s", spec.vm_size, spec.location,
                 f", attaching existing data disks {', '.join(attached)}" if attached else "")

@@ -130,6 +130,34 @@ async def test_interrupted_vm_create_resumes_without_a_second_put(driver, env, m
     }
 
 
+async def test_a_create_killed_before_its_first_heartbeat_is_waited_for_not_put_again(driver, env, make_spec,
+                                                                                     emulator) -> None:
+    """No token to resume: the next attempt finds the VM Creating. A second PUT would meet 409
+    AnotherOperationInProgress and the machine would rebuild it; the attempt waits for Azure instead."""
+    spec = make_spec()
+    nic_id = await env.run(driver.ensure_nic, spec)
+    emulator.add_fault(operation="virtualMachines.put", name="vm1", status=0, delay_s=3, stage="operation")
+    first = asyncio.create_task(env.run(driver.ensure_vm, EnsureVmInput(spec=spec, nic_id=nic_id, vm_absent=True)))
+    for _ in range(200):  # at most 10 s for the PUT to be accepted
+        if requests_of(emulator, "virtualMachines.put"):
+            break
+        await asyncio.sleep(0.05)
+    env.cancel()  # the worker dies with its PUT accepted, before it heartbeated anything
+    with pytest.raises((asyncio.CancelledError, CancelledError)):
+        await first
+    inventory = await retried_env([]).run(driver.ensure_vm, EnsureVmInput(spec=spec, nic_id=nic_id, vm_absent=True))
+    assert inventory.has_vm and inventory.vm_state.provisioning_state == "Succeeded"
+    # The retry's create-only PUT met the VM (412) and wrote nothing; no PUT was refused, nothing deleted.
+    answered = emulator.requests()
+    assert answered["failed_by_operation"].get("virtualMachines.put", 0) == 1  # the 412
+    assert answered["by_operation"].get("virtualMachines.put", 0) == 2
+    assert answered["vm_deletions"] == []
+    assert machine_resources(emulator) == {
+        "virtualMachines": ["vm1"], "networkInterfaces": ["vm1-nic"],
+        "disks": ["vm1-0-data-disk", "vm1-os-disk"],
+    }
+
+
 async def test_interrupted_vm_delete_resumes(driver, env, make_spec, create_machine, emulator) -> None:
     await create_machine(make_spec())
     emulator.add_fault(operation="virtualMachines.delete", name="vm1", status=0, delay_s=2, stage="operation")
