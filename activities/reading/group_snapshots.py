@@ -18,10 +18,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from activities.read_cache import TRUST_S
-from activities.reading.group_listing import Listed, listed, own_names
+from activities.reading.group_listing import ARM_PAGE, Listed, listed, own_names
 
 CROWD_WINDOW_S = 5.0
 CROWD = 3  # machines of one group asking within the window
+# A group's list is worth sharing only while it is quick and cheap: one that takes longer than this is old too soon
+# after it ends to answer many, and keeps its askers' writes waiting (a 10,000-machine group's 26 pages took 70 s on
+# the emulator, past the writes' heartbeat timeout); the group's machines then read their own for SLOW_GROUP_S.
+SLOW_LIST_S = TRUST_S / 3
+SLOW_GROUP_S = 600.0
 
 
 @dataclass
@@ -31,6 +36,8 @@ class _Snapshot:
     reading: asyncio.Task[None] | None = None
     reading_started: float = float("-inf")
     askers: dict[str, float] = field(default_factory=dict)
+    pages: int = 0  # of the last list
+    own_reads_until: float = float("-inf")  # the last list was slow: each machine reads its own until then
 
 
 GroupList = Callable[[str], AsyncIterator[dict[str, Any]]]  # resource group -> its items, as ARM's JSON
@@ -53,7 +60,8 @@ class GroupSnapshot:
         group.askers[machine.lower()] = now
         if group.started >= now - TRUST_S:
             return group.items
-        if len(group.askers) < CROWD:
+        # A list of P pages is P reads: worth it only for a crowd larger than that, and only while lists are quick.
+        if len(group.askers) < max(CROWD, group.pages + 1) or now < group.own_reads_until:
             return None
         if group.reading is None or group.reading.done() or group.reading_started < now - TRUST_S:
             group.reading_started = now
@@ -64,7 +72,9 @@ class GroupSnapshot:
     async def _read(self, resource_group: str, group: _Snapshot, started: float) -> None:
         found = [item async for item in self.list_group(resource_group)]
         self.reads += 1
-        group.started, group.items = started, found
+        group.started, group.items, group.pages = started, found, -(-len(found) // ARM_PAGE)
+        if self.clock() - started > SLOW_LIST_S:
+            group.own_reads_until = self.clock() + SLOW_GROUP_S
 
 
 @dataclass

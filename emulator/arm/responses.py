@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 from urllib.parse import urlencode
 
 from aiohttp import web
@@ -12,6 +13,8 @@ from emulator.arm.errors import ArmError
 from emulator.arm.operations import Operation, OperationRegistry
 from emulator.arm.outcome import Outcome
 from emulator.arm.routing import Call
+
+T = TypeVar("T")
 
 
 def json_response(status: int, body: Any = None, headers: dict[str, str] | None = None) -> web.Response:
@@ -54,12 +57,15 @@ def outcome_response(call: Call, outcome: Outcome) -> web.Response:
     return json_response(outcome.status, outcome.body, headers)
 
 
-def list_response(call: Call, items: list[dict[str, Any]]) -> web.Response:
-    """One page of `{"value": [...], "nextLink"}`; the skip token is the offset."""
+def list_response(call: Call, items: Sequence[T], render: Callable[[T], dict[str, Any]] | None = None) -> web.Response:
+    """One page of `{"value": [...], "nextLink"}`; the skip token is the offset. With `render`, `items` are the
+    resources in their order and only the page's are rendered: a list of a 10,000-machine group renders a page
+    a request, not the whole group each time (which made the emulator, not Azure's budgets, bound the fleet)."""
     size = call.backends.state.settings.page_size
     token = call.query("$skiptoken")
     start = int(token) if token and token.isdigit() else 0
-    page = items[start : start + size]
+    chosen = items[start : start + size]
+    page = [render(item) for item in chosen] if render is not None else list(chosen)
     body: dict[str, Any] = {"value": page}
     if start + size < len(items):
         query = {k: v for k, v in call.request.query.items() if k.lower() != "$skiptoken"}

@@ -93,9 +93,13 @@ class VirtualMachinesBackend:
             vms = [v for v in vms if v.body.get("location", "").lower() == location.lower()]
         return [v.body for v in vms]
 
-    def list_statuses(self, subscription: str) -> builtins.list[dict]:
-        """The subscription's VMs with `statusOnly=true`: each one's run-time status, nothing of its model."""
-        return [status_only(vm, self.state) for vm in listed(self.state, VM_TYPE, subscription, None)]
+    def listed_for_statuses(self, subscription: str) -> builtins.list[Resource]:
+        """The subscription's VMs as `statusOnly=true` lists them, each shown by `status_of`."""
+        return listed(self.state, VM_TYPE, subscription, None)
+
+    def status_of(self, vm: Resource) -> dict:
+        """A VM's run-time status alone, nothing of its model."""
+        return status_only(vm, self.state)
 
     def delete(self, scope: Scope, name: str, force_deletion: str | None = None) -> Outcome:
         """`force_deletion`: the query's `forceDeletion` as sent; a forced delete skips the guest's shutdown,

@@ -50,7 +50,8 @@ async def list_in_group(call: Call) -> web.StreamResponse:
 async def list_all(call: Call) -> web.StreamResponse:
     """`statusOnly=true`: every VM's run-time status alone (what azmc's shared status reads ask for)."""
     if (call.query("statusOnly") or "").lower() == "true":
-        return list_response(call, call.backends.vms.list_statuses(call.params["sub"]))
+        vms = call.backends.vms
+        return list_response(call, vms.listed_for_statuses(call.params["sub"]), vms.status_of)
     return list_response(call, call.backends.vms.list(call.params["sub"], None))
 
 

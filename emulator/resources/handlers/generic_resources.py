@@ -50,21 +50,22 @@ def _item(resource: Resource, with_tags: bool) -> dict[str, Any]:
     return item
 
 
-def filtered(resources: list[Resource], text: str | None) -> list[dict[str, Any]]:
+def matching(resources: list[Resource], text: str | None) -> tuple[list[Resource], bool]:
+    """The resources `$filter` selects, and whether their items carry tags."""
     if not text:
-        return [_item(r, True) for r in resources]
+        return resources, True
     tag = _TAG.match(text)
     if tag:
         name, value = tag.group("name"), tag.group("value")
         hits = [r for r in resources if _tag(r, name) is not None and (value is None or _tag(r, name) == value)]
-        return [_item(r, value is None) for r in hits]
+        return hits, value is None
     part = _NAME.match(text)
     if part:
         wanted = part.group("text").replace("''", "'").lower()
-        return [_item(r, True) for r in resources if wanted in r.name.lower()]
+        return [r for r in resources if wanted in r.name.lower()], True
     kind = _TYPE.match(text)
     if kind:
-        return [_item(r, True) for r in resources if r.type.lower() == kind.group("type").lower()]
+        return [r for r in resources if r.type.lower() == kind.group("type").lower()], True
     raise _bad_filter(text)
 
 
@@ -72,10 +73,12 @@ async def list_in_group(call: Call) -> web.StreamResponse:
     state = call.backends.state
     require_group(state, call.scope)
     # Top-level resources only (a subnet is part of its virtual network, not listed on its own). Filtered
-    # before sorted: a machine's tag filter matches a handful of a busy group's thousands.
+    # before sorted: a machine's tag filter matches a handful of a busy group's thousands; only the page asked
+    # for is rendered.
     resources = [r for r in state.store.in_group(call.params["sub"], call.params["rg"]) if r.type.count("/") == 1]
-    items = sorted(filtered(resources, call.query("$filter")), key=lambda item: item["id"].lower())
-    return list_response(call, items)
+    hits, with_tags = matching(resources, call.query("$filter"))
+    hits.sort(key=lambda resource: str(resource.body["id"]).lower())
+    return list_response(call, hits, lambda resource: _item(resource, with_tags))
 
 
 def routes() -> list[Route]:
