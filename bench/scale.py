@@ -19,7 +19,7 @@ import time
 from datetime import timedelta
 from pathlib import Path
 
-from temporalio.client import Client
+from temporalio.client import Client, WorkflowQueryFailedError
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.service import RPCError
 
@@ -52,9 +52,11 @@ async def wait_running(client: Client, prefix: str, target: int, timeout_s: floa
         await asyncio.sleep(1.0)
 
 
-async def query_all(client: Client, ids: list[str], concurrency: int = 100) -> tuple[float, list[float], int]:
+async def query_all(client: Client, ids: list[str], concurrency: int = 100,
+                    failed_ids: list[str] | None = None) -> tuple[float, list[float], int]:
     """Seconds for every machine to answer `status`, each answer's latency (seconds), the queries that failed
-    (an RPC timeout: an evicted machine must replay to answer, and waits for a workflow task slot)."""
+    (an RPC timeout: an evicted machine must replay to answer, and waits for a workflow task slot; or the SDK's
+    deadlock detector, when that replay ran 2 s without yielding), whose ids go to `failed_ids`."""
     latencies: list[float] = []
     failed = 0
     gate = asyncio.Semaphore(concurrency)
@@ -65,8 +67,10 @@ async def query_all(client: Client, ids: list[str], concurrency: int = 100) -> t
             began = time.monotonic()
             try:
                 await client.get_workflow_handle(wf_id).query(STATUS_QUERY, result_type=MachineStatus)
-            except RPCError:
+            except (RPCError, WorkflowQueryFailedError):
                 failed += 1
+                if failed_ids is not None:
+                    failed_ids.append(wf_id)
                 return
             latencies.append(time.monotonic() - began)
 

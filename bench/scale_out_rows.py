@@ -57,7 +57,8 @@ def fleet_rows(fleet: dict[str, Any]) -> list[dict[str, Any]]:
             f"take {fleet['up_limit_s']:.0f} s at azmc's paces ({fleet['up_budget']})"),
         row(f"fleet {n:,}: machines not answering `status`", fleet["asked"] - fleet["answered"], "machines", "0", None,
             f"all {fleet['asked']:,} open asked, 100 at a time, in {fleet['query_s']:.1f} s; "
-            f"p99 {fleet['p99_ms']:.0f} ms"),
+            f"p99 {fleet['p99_ms']:.0f} ms; {fleet.get('asked_again', 0):,} failed the crowd's ask (an evicted "
+            f"machine's replay starved past the SDK's 2 s deadlock limit) and were asked again, one at a time"),
         row(f"fleet {n:,}: VM reads while holding", fleet["vm_reads_in_hold"], "reads", f">= {expected:,}", None,
             f"each single machine checks its VM every {fleet['check_s']} s; held {fleet['hold_s']:.0f} s"),
         row(f"fleet {n:,}: pool of {fleet['pool']:,} rolled", round(t["roll"]), "s", None, None,
