@@ -17,7 +17,7 @@ from activities.reading.vm import get_vm, vm_inventory
 from activities.reading.vm_statuses import until_created
 from activities.tags import adopt_legacy_machine, tag_vm_disks
 from activities.vm_body import build_vm
-from activities.vm_in_flight import after_operation_in_flight, in_flight
+from activities.vm_in_flight import after_operation_in_flight
 from models.activity_io import EnsureVmInput
 from models.errors import ErrorType
 from models.inventory import DataDiskRef, Inventory, VmState
@@ -129,9 +129,8 @@ async def ensure_vm(clients: AzureClients, inp: EnsureVmInput) -> Inventory:
         vm = await _put(clients, spec, body, final_get=False)
         created = vm is not None
     if vm is None:  # whether a VM of this name exists, whose it is, and how it is
-        vm = await get_vm(clients, spec.resource_group, spec.name)
-        if in_flight(vm):
-            vm = await after_operation_in_flight(clients, owner, spec.resource_group, spec.name, vm)
+        vm = await after_operation_in_flight(clients, owner, spec.resource_group, spec.name,
+                                             await get_vm(clients, spec.resource_group, spec.name))
         ownership = owner.require("VM", spec.name, vm.tags) if vm is not None else None
         if vm is not None and vm.provisioning_state == "Succeeded":
             log(spec.name, "VM already exists; adopting it")

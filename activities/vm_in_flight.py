@@ -16,14 +16,13 @@ from activities.arm import heartbeat_until, log
 from activities.clients import AzureClients
 from activities.ownership import Owner
 from activities.reading.vm import get_vm
-from activities.reading.vm_statuses import SteppedAside, Verdict, VmStatus
+from activities.reading.vm_statuses import BUSY, SteppedAside, Verdict, VmStatus
 
-# What a create or an update in progress looks like; a VM being deleted is not waited for here (a create meets
-# it as a conflict, as before).
-IN_FLIGHT = frozenset({"creating", "updating"})
+# An operation at work on the VM; a VM being deleted is not waited for here (a create meets it as a conflict).
+IN_FLIGHT = BUSY - {"deleting"}
 
 
-def in_flight(vm: cm.VirtualMachine | None) -> TypeGuard[cm.VirtualMachine]:
+def _in_flight(vm: cm.VirtualMachine | None) -> TypeGuard[cm.VirtualMachine]:
     return vm is not None and (vm.provisioning_state or "").lower() in IN_FLIGHT
 
 
@@ -32,9 +31,10 @@ def _settled(status: VmStatus | None) -> Verdict:
 
 
 async def after_operation_in_flight(clients: AzureClients, owner: Owner, resource_group: str, name: str,
-                                    vm: cm.VirtualMachine) -> cm.VirtualMachine | None:
-    """`vm` as it is once no operation works on it any more (None: gone). Only our own VM is waited for."""
-    while in_flight(vm):
+                                    vm: cm.VirtualMachine | None) -> cm.VirtualMachine | None:
+    """`vm` as it is once no operation works on it any more (None: gone); at once when none does. Only our own
+    VM is waited for."""
+    while _in_flight(vm):
         owner.require("VM", name, vm.tags)
         log(name, "VM is %s by an earlier attempt: waiting for Azure to end that operation",
             (vm.provisioning_state or "").lower())

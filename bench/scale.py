@@ -52,25 +52,21 @@ async def wait_running(client: Client, prefix: str, target: int, timeout_s: floa
         await asyncio.sleep(1.0)
 
 
-async def query_all(client: Client, ids: list[str], concurrency: int = 100,
-                    failed_ids: list[str] | None = None) -> tuple[float, list[float], int]:
-    """Seconds for every machine to answer `status`, each answer's latency (seconds), the queries that failed
-    (an RPC timeout: an evicted machine must replay to answer, and waits for a workflow task slot; or the SDK's
-    deadlock detector, when that replay ran 2 s without yielding), whose ids go to `failed_ids`."""
+async def query_all(client: Client, ids: list[str], concurrency: int = 100) -> tuple[float, list[float], list[str]]:
+    """Seconds for every machine to answer `status`, each answer's latency (seconds), the machines whose query
+    failed (an RPC timeout: an evicted machine must replay to answer, and waits for a workflow task slot; or the
+    SDK's deadlock detector, when that replay ran 2 s without yielding)."""
     latencies: list[float] = []
-    failed = 0
+    failed: list[str] = []
     gate = asyncio.Semaphore(concurrency)
 
     async def one(wf_id: str) -> None:
-        nonlocal failed
         async with gate:
             began = time.monotonic()
             try:
                 await client.get_workflow_handle(wf_id).query(STATUS_QUERY, result_type=MachineStatus)
             except (RPCError, WorkflowQueryFailedError):
-                failed += 1
-                if failed_ids is not None:
-                    failed_ids.append(wf_id)
+                failed.append(wf_id)
                 return
             latencies.append(time.monotonic() - began)
 
@@ -110,7 +106,7 @@ async def measure(processes: Processes, machines: int) -> dict[str, float]:
     latencies.sort()
     return {
         "machines": machines, "started_s": started_s, "running_s": running_s, "rss_mib": rss, "peak_mib": peak,
-        "query_s": query_s, "query_again_s": again_s, "query_failures": query_failures + again_failures,
+        "query_s": query_s, "query_again_s": again_s, "query_failures": len(query_failures) + len(again_failures),
         "p50_ms": 1000 * statistics.median(latencies),
         "p99_ms": 1000 * latencies[int(0.99 * (len(latencies) - 1))],
         "task_timeouts": histories.workflow_task_timeouts, "task_failures": histories.workflow_task_failures,

@@ -267,8 +267,7 @@ async def run_fleet(fleet: Fleet, machines: int, check_s: int, max_surge: int, h
 
     ids = [execution.id async for execution in client.list_workflows(OPEN)]
     log(f"fleet: asking all {len(ids):,} machines for `status`")
-    first_failures: list[str] = []
-    query_s, latencies, _ = await query_all(client, ids, failed_ids=first_failures)
+    query_s, latencies, first_failures = await query_all(client, ids)
     # A machine that could not answer the crowd (its replay starved: see the rows' note) is asked once more, alone.
     _, _, unanswered = await query_all(client, first_failures, concurrency=1)
 
@@ -296,7 +295,7 @@ async def run_fleet(fleet: Fleet, machines: int, check_s: int, max_surge: int, h
             "workers": len(fleet.workers),
             "speed": fleet.speed, "check_s": check_s, "hold_s": hold_s, "vm_reads_in_hold": vm_reads,
             "timings": timings, "up_budget": budget, "up_limit_s": limit_s,
-            "answered": len(ids) - unanswered, "asked": len(ids), "query_s": query_s,
+            "answered": len(ids) - len(unanswered), "asked": len(ids), "query_s": query_s,
             "asked_again": len(first_failures),
             "p99_ms": 1000 * latencies[int(0.99 * (len(latencies) - 1))] if latencies else 0.0,
             "throttled": sum(throttled.values()), "throttled_by_operation": dict(throttled),

@@ -33,6 +33,11 @@ MAX_GAP_S = 1.0
 READ_LATENCY_S = 0.05
 
 
+def pages_of(items: int) -> int:
+    """The reads an ARM list of `items` resources takes: one a page, one for an empty list."""
+    return max(1, -(-items // ARM_PAGE))
+
+
 def list_gap(pages: int, reads_per_s: float) -> float:
     """Seconds between a crowd's lists of a group of `pages` pages, at this worker's ARM read pace."""
     gap = min(MAX_GAP_S, max(pages, 1) / (reads_per_s * LISTS_SHARE))
@@ -145,7 +150,7 @@ class GroupListings:
     async def _full(self, resource_group: str, group: _Group) -> Callable[[str], list[Listed]]:
         found = [listed(resource) async for resource in self.list_group(resource_group, None)]
         self.full_lists += 1
-        group.pages = max(1, -(-len(found) // ARM_PAGE))
+        group.pages = pages_of(len(found))
         return lambda machine: own_names(found, machine)
 
     async def _own(self, resource_group: str, machine: str) -> Callable[[str], list[Listed]]:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from activities.read_cache import TRUST_S
-from activities.reading.group_listing import ARM_PAGE, Listed, listed, own_names
+from activities.reading.group_listing import Listed, listed, own_names, pages_of
 
 CROWD_WINDOW_S = 5.0
 CROWD = 3  # machines of one group asking within the window
@@ -36,7 +36,6 @@ class _Snapshot:
     reading: asyncio.Task[None] | None = None
     reading_started: float = float("-inf")
     askers: dict[str, float] = field(default_factory=dict)
-    pages: int = 0  # of the last list
     own_reads_until: float = float("-inf")  # the last list was slow: each machine reads its own until then
 
 
@@ -61,7 +60,8 @@ class GroupSnapshot:
         if group.started >= now - TRUST_S:
             return group.items
         # A list of P pages is P reads: worth it only for a crowd larger than that, and only while lists are quick.
-        if len(group.askers) < max(CROWD, group.pages + 1) or now < group.own_reads_until:
+        pages = pages_of(len(group.items)) if group.items else 0
+        if len(group.askers) < max(CROWD, pages + 1) or now < group.own_reads_until:
             return None
         if group.reading is None or group.reading.done() or group.reading_started < now - TRUST_S:
             group.reading_started = now
@@ -72,7 +72,7 @@ class GroupSnapshot:
     async def _read(self, resource_group: str, group: _Snapshot, started: float) -> None:
         found = [item async for item in self.list_group(resource_group)]
         self.reads += 1
-        group.started, group.items, group.pages = started, found, -(-len(found) // ARM_PAGE)
+        group.started, group.items = started, found
         if self.clock() - started > SLOW_LIST_S:
             group.own_reads_until = self.clock() + SLOW_GROUP_S
 
