@@ -6,6 +6,7 @@ from datetime import timedelta
 
 from azure.mgmt.resource.resources import models as rm
 
+from models.durations import humanize
 from models.naming import pool_workflow_id
 from models.pool import PoolStatus
 from models.status import Phase
@@ -14,6 +15,7 @@ from tests.emulator.builders import LOCATION
 from tests.workflows.pools import pool_dict, settled, template_dict, wait_pool
 from tests.workflows.stack import Stack
 from tests.workflows.sweeping import azure
+from workflows.policies import UNRAN_REPLACEMENT_BACKOFF_CAP
 
 GROUP = "not-made-yet"
 
@@ -29,10 +31,12 @@ async def test_a_pool_in_a_missing_resource_group_backs_off_its_replacements(sta
     await wait_pool(env, handle, lambda s: "without ever running" in s.replacements_held,
                     step=timedelta(seconds=30), virtual_limit=timedelta(minutes=30), seen=seen)
     await env.sleep(timedelta(minutes=30))
-    later = await wait_pool(env, handle, lambda s: True)
     # Half an hour of a group that does not exist: replacements at 30 s, 1, 2, 4, 8, 10 minutes apart, not a
-    # machine every few seconds (a Failed machine costs one request: its resource group's list).
-    assert "without ever running" in later.replacements_held
+    # machine every few seconds (a Failed machine costs one request: its resource group's list). The sleep may end
+    # while one replacement is failing: the pool is back in its backoff, at the cap, moments later.
+    later = await wait_pool(env, handle, lambda s: "without ever running" in s.replacements_held,
+                            step=timedelta(seconds=5), virtual_limit=timedelta(minutes=1))
+    assert f"waits {humanize(UNRAN_REPLACEMENT_BACKOFF_CAP)}" in later.replacements_held, later.replacements_held
     puts = emulator.requests()["by_operation"].get("virtualMachines.put", 0)
     lists = emulator.requests()["by_operation"].get("resources.list", 0)
     assert puts == 0 and lists <= 30, emulator.requests()["by_operation"]  # churning: hundreds
