@@ -16,6 +16,7 @@ import asyncio
 import statistics
 import tempfile
 import time
+from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 
@@ -52,10 +53,11 @@ async def wait_running(client: Client, prefix: str, target: int, timeout_s: floa
         await asyncio.sleep(1.0)
 
 
-async def query_all(client: Client, ids: list[str], concurrency: int = 100) -> tuple[float, list[float], list[str]]:
+async def query_all(client: Client, ids: list[str], concurrency: int = 100,
+                    progress: Callable[[str], None] | None = None) -> tuple[float, list[float], list[str]]:
     """Seconds for every machine to answer `status`, each answer's latency (seconds), the machines whose query
     failed (an RPC timeout: an evicted machine must replay to answer, and waits for a workflow task slot; or the
-    SDK's deadlock detector, when that replay ran 2 s without yielding)."""
+    SDK's deadlock detector, when that replay ran 2 s without yielding). `progress` hears the count every 30 s."""
     latencies: list[float] = []
     failed: list[str] = []
     gate = asyncio.Semaphore(concurrency)
@@ -70,8 +72,18 @@ async def query_all(client: Client, ids: list[str], concurrency: int = 100) -> t
                 return
             latencies.append(time.monotonic() - began)
 
+    async def tell() -> None:
+        while progress is not None:
+            await asyncio.sleep(30)
+            progress(f"  `status` answered by {len(latencies):,} of {len(ids):,}, {len(failed):,} failed, after "
+                     f"{time.monotonic() - began:.0f} s")
+
     began = time.monotonic()
-    await asyncio.gather(*(one(wf_id) for wf_id in ids))
+    teller = asyncio.create_task(tell())
+    try:
+        await asyncio.gather(*(one(wf_id) for wf_id in ids))
+    finally:
+        teller.cancel()
     return time.monotonic() - began, latencies, failed
 
 
