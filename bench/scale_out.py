@@ -151,6 +151,7 @@ class Fleet:
     metrics_ports: list[int] = field(default_factory=list)
     failures_of_killed: Counter[str] = field(default_factory=Counter)
     peak_rss: list[float] = field(default_factory=list)
+    log_marks: dict[Path, int] = field(default_factory=dict)  # each log's size when its worker was killed
 
     def start_worker(self, index: int) -> Path:
         """Worker `index` (a new one, or one started again in its place), at the default paces x speed; its log."""
@@ -161,9 +162,11 @@ class Fleet:
         return log_path
 
     async def started(self, log_path: Path, timeout_s: float = 60) -> None:
-        """Until the worker writing `log_path` says it started, without holding up the event loop's other work."""
+        """Until the worker writing `log_path` says it started, without holding up the event loop's other work. A
+        worker started again appends to its predecessor's log: only what it wrote counts."""
+        mark = self.log_marks.get(log_path, 0)
         deadline = time.monotonic() + timeout_s
-        while not says_started(log_path):
+        while not says_started(log_path, mark):
             if time.monotonic() > deadline:
                 raise TimeoutError(f"no worker started within {timeout_s:.0f} s; see {log_path}")
             await asyncio.sleep(0.5)
@@ -177,6 +180,8 @@ class Fleet:
         process.send_signal(signal.SIGKILL)
         process.wait()
         self.workers[index].stop()
+        log_path = self.logs / f"fleet-worker-{index + 1}.log"
+        self.log_marks[log_path] = log_path.stat().st_size
         await asyncio.sleep(RESTART_AFTER_S)
         await self.started(self.start_worker(index))
 
@@ -199,8 +204,11 @@ def failed_tasks(metrics_port: int) -> Counter[str]:
     return +found
 
 
-def says_started(log_path: Path) -> bool:
-    return "worker started" in log_path.read_text(errors="replace")
+def says_started(log_path: Path, after: int = 0) -> bool:
+    """The log says "worker started" past its first `after` bytes."""
+    with log_path.open("rb") as text:
+        text.seek(after)
+        return b"worker started" in text.read()
 
 
 def check_every_s(machines: int, speed: float) -> int:
