@@ -44,7 +44,16 @@ from bench.pool_rollout import pool_spec, settled, until
 from bench.results_file import RESULTS_DIR, write_results
 from bench.scale import query_all
 from bench.scale_out_rows import RESTART_AFTER_S, fleet_rows, rate_rows
-from bench.stack import ROOT, cpu_seconds, dev_server, rss_mib, start_emulator, start_worker, wait_for_server
+from bench.stack import (
+    ROOT,
+    cpu_seconds,
+    dev_server,
+    rss_mib,
+    start_emulator,
+    start_worker,
+    started_from_now,
+    wait_for_server,
+)
 from cli.machines import apply, request_delete
 from cli.pool_workflow import apply_pool, set_template
 from cli.pool_workflow import request_delete as request_pool_delete
@@ -151,22 +160,22 @@ class Fleet:
     metrics_ports: list[int] = field(default_factory=list)
     failures_of_killed: Counter[str] = field(default_factory=Counter)
     peak_rss: list[float] = field(default_factory=list)
-    log_marks: dict[Path, int] = field(default_factory=dict)  # each log's size when its worker was killed
 
-    def start_worker(self, index: int) -> Path:
-        """Worker `index` (a new one, or one started again in its place), at the default paces x speed; its log."""
+    def start_worker(self, index: int) -> tuple[Path, Callable[[], bool]]:
+        """Worker `index` (a new one, or one started again in its place), at the default paces x speed; its log, and
+        whether it said it started."""
         log_path = self.logs / f"fleet-worker-{index + 1}.log"
+        said_started = started_from_now(log_path)
         env = paced_env(self.speed, self.metrics_ports[index])
         child = start_worker(log_path, self.address, self.emulator.url, env)
         self.workers[index:index + 1] = [child]
-        return log_path
+        return log_path, said_started
 
-    async def started(self, log_path: Path, timeout_s: float = 60) -> None:
-        """Until the worker writing `log_path` says it started, without holding up the event loop's other work. A
-        worker started again appends to its predecessor's log: only what it wrote counts."""
-        mark = self.log_marks.get(log_path, 0)
+    async def started(self, worker: tuple[Path, Callable[[], bool]], timeout_s: float = 60) -> None:
+        """Until a worker `start_worker` started says it started, without holding up the event loop's other work."""
+        log_path, said_started = worker
         deadline = time.monotonic() + timeout_s
-        while not says_started(log_path, mark):
+        while not said_started():
             if time.monotonic() > deadline:
                 raise TimeoutError(f"no worker started within {timeout_s:.0f} s; see {log_path}")
             await asyncio.sleep(0.5)
@@ -180,8 +189,6 @@ class Fleet:
         process.send_signal(signal.SIGKILL)
         process.wait()
         self.workers[index].stop()
-        log_path = self.logs / f"fleet-worker-{index + 1}.log"
-        self.log_marks[log_path] = log_path.stat().st_size
         await asyncio.sleep(RESTART_AFTER_S)
         await self.started(self.start_worker(index))
 
@@ -202,13 +209,6 @@ def failed_tasks(metrics_port: int) -> Counter[str]:
                                                                                               "failure_reason"))]
             found[",".join(kept)] += int(float(value))
     return +found
-
-
-def says_started(log_path: Path, after: int = 0) -> bool:
-    """The log says "worker started" past its first `after` bytes."""
-    with log_path.open("rb") as text:
-        text.seek(after)
-        return b"worker started" in text.read()
 
 
 def check_every_s(machines: int, speed: float) -> int:

@@ -4,7 +4,7 @@ each on free loopback ports with its log in a folder; plus what /proc says about
 import os
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -104,10 +104,23 @@ def start_worker(log: Path, address: str, emulator_url: str, env: Mapping[str, s
     azmc_env = {**_ENV, "AZMC_TEMPORAL_ADDRESS": address, "AZMC_AZURE_ENDPOINT": emulator_url, "AZMC_METRICS_PORT": "0",
                 **UNPACED, **(env or {})}  # fmt: skip
     worker = Child("azmc worker", [sys.executable, "-m", "cli", "worker"], log, env=azmc_env)
+    said_started = started_from_now(log)
     worker.start()
     if wait:
-        worker.wait_ready(lambda: "worker started" in log.read_text(errors="replace"), 60)
+        worker.wait_ready(said_started, 60)
     return worker
+
+
+def started_from_now(log: Path) -> Callable[[], bool]:
+    """Whether the worker about to write `log` has said it started. Only what is written from now on counts: a
+    worker started again appends to its predecessor's log, which says so already."""
+    mark = log.stat().st_size if log.exists() else 0
+
+    def said() -> bool:
+        with log.open("rb") as text:
+            text.seek(mark)
+            return b"worker started" in text.read()
+    return said
 
 
 def start_processes(logs: Path, *, bare: bool = True, worker_env: dict[str, str] | None = None,
