@@ -8,8 +8,10 @@ STAMP := $(VENV)/.installed
 
 # The locked versions, hashes checked (requirements/test.txt: every extra, the test tools, the build backend), then
 # azmc itself, built with that locked setuptools: nothing is resolved anew (docs/testing.md, "Dependencies"). pip
-# installs only uv (requirements/uv.txt); uv installs the rest in seconds, pip again should uv fail.
-UV_INSTALL = UV_LINK_MODE=copy $(BIN)/uv pip install --quiet --python $(BIN)/python --no-deps
+# installs only uv (requirements/uv.txt); uv installs the rest in seconds, pip again should uv fail. Both write the
+# bytecode at install (pip does by default): where PYTHONDONTWRITEBYTECODE is set, as on these machines and in CI,
+# every test process would otherwise compile the Azure SDK again, about 2 s of CPU each (docs/testing.md, "Speed").
+UV_INSTALL = UV_LINK_MODE=copy $(BIN)/uv pip install --quiet --compile-bytecode --python $(BIN)/python --no-deps
 PIP_INSTALL = $(BIN)/python -m pip install --quiet --no-deps
 $(STAMP): pyproject.toml requirements/test.txt requirements/uv.txt
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "azmc needs Python 3.11+ (found " + sys.version.split()[0] + ")")'
@@ -20,6 +22,11 @@ $(STAMP): pyproject.toml requirements/test.txt requirements/uv.txt
 	touch $(STAMP)
 
 install: $(STAMP)
+
+# azmc's own bytecode, before the tests and benches (seconds when it is current): without .pyc files
+# (PYTHONDONTWRITEBYTECODE, a read-only tree) every process compiles what it imports again, and with
+# AZMC_WORKFLOW_SANDBOX the sandbox does so for every workflow instance; pip-installed packages (the image) have them.
+BYTECODE = $(BIN)/python -m compileall -q models workflows activities workers cli emulator codec bench tests >/dev/null
 
 # Refresh the lock files after a change to pyproject.toml's dependencies: versions already locked stay unless
 # pyproject.toml refuses them; `make lock UPGRADE=--upgrade` takes the newest releases it allows. The image's
@@ -52,6 +59,7 @@ browser:
 # lint's two steps, with mypy (about 15 s of CPU from a fresh clone) beside the tests rather than before them: they
 # leave a core idle much of the time. Its verdict is printed after theirs, and either failing fails `make test`.
 test: $(STAMP) browser
+	$(BYTECODE)
 	$(BIN)/ruff check .
 	@$(BIN)/mypy > $(VENV)/mypy.log 2>&1 & types=$$!; \
 	  $(BIN)/pytest; tests=$$?; \
@@ -60,6 +68,7 @@ test: $(STAMP) browser
 
 # The loop to run while working: the fast tier only (docs/testing.md, "Tiers").
 test-fast: $(STAMP)
+	$(BYTECODE)
 	$(BIN)/pytest -m fast
 
 demo: $(STAMP)
@@ -67,11 +76,6 @@ demo: $(STAMP)
 
 dev: $(STAMP)
 	$(BIN)/azmc dev
-
-# Bytecode first: with AZMC_WORKFLOW_SANDBOX the sandbox imports the workflow modules again for every workflow
-# instance, and without .pyc files (PYTHONDONTWRITEBYTECODE, a read-only tree) it compiles them every time;
-# pip-installed packages (the image) have them.
-BYTECODE = $(BIN)/python -m compileall -q models workflows activities workers cli emulator codec bench >/dev/null
 
 # The table: `python -m bench.report` reads every bench/results/<module>.json (about 55 min on 2 cores, fleet_churn
 # alone about 35), and `python -m bench.charts` draws docs/performance-*.svg from the same files.
