@@ -7,8 +7,9 @@ at Azure's limits with one worker killed and restarted mid-run.
   200 at least: fewer finish in one machine's own time, whatever the workers): machines a second, the CPU each
   process used and how busy the machine's cores were, so the table says what bounds the rate on this machine;
 - fleet: a second emulator enforcing Azure's budgets (`--limits azure`, realistic latency), `--workers` workers at
-  their default paces (x `--speed`, budgets too, as bench.fleet_churn). A tenth of the machines are a pool, the rest
-  single machines checking their VM every `--check-every` (default: their checks take a quarter of ARM's read pace).
+  their default paces (x `--speed`, budgets too, as bench.fleet_churn), each caching its share of the fleet and a
+  fifth more (`--cache`). A tenth of the machines are a pool, the rest single machines checking their VM every
+  `--check-every` (default: their checks take a quarter of ARM's read pace).
   Creates all of them, SIGKILLs one worker once half are Running and starts it again 10 s later; holds while every
   machine checks its VM at least once; asks every machine for `status`; rolls the pool to a new template; deletes
   everything. Then: nothing left open or in Azure, the 429s the emulator answered (goal 0: the fleet-wide paces hold
@@ -156,6 +157,7 @@ class Fleet:
     address: str
     emulator: Emulator
     speed: float
+    cache: int
     workers: list[Child] = field(default_factory=list)
     metrics_ports: list[int] = field(default_factory=list)
     failures_of_killed: Counter[str] = field(default_factory=Counter)
@@ -166,7 +168,7 @@ class Fleet:
         whether it said it started."""
         log_path = self.logs / f"fleet-worker-{index + 1}.log"
         said_started = started_from_now(log_path)
-        env = paced_env(self.speed, self.metrics_ports[index])
+        env = {**paced_env(self.speed, self.metrics_ports[index]), "AZMC_MAX_CACHED_WORKFLOWS": str(self.cache)}
         child = start_worker(log_path, self.address, self.emulator.url, env)
         self.workers[index:index + 1] = [child]
         return log_path, said_started
@@ -211,14 +213,22 @@ def failed_tasks(metrics_port: int) -> Counter[str]:
     return +found
 
 
+def cache_for(machines: int, workers: int) -> int:
+    """Each worker's share of the fleet and a fifth more (docs/production.md, "Sizing and tuning the workers"): an
+    evicted machine replays its history at every check, and 9,000 machines checking every 400 s past a cache of 1,000
+    a worker replayed 22 times a second, enough on 2 cores to starve a workflow task past the SDK's 2 s limit."""
+    return -(-machines * 6 // (5 * workers))
+
+
 def check_every_s(machines: int, speed: float) -> int:
     """The check interval at which the machines' own VM reads take a quarter of ARM's read pace (30 s at least)."""
     return max(30, round(machines / (0.25 * DEFAULT_ARM_PACES["reads"] * speed)))
 
 
 async def fleet_stage(logs: Path, machines: int, workers: int, speed: float, check_s: int, max_surge: int,
-                      hold_s: float | None = None) -> dict[str, Any]:
-    """The fleet stage; `hold_s`: how long to hold while machines check their VM (default: one and a half checks)."""
+                      hold_s: float | None = None, cache: int | None = None) -> dict[str, Any]:
+    """The fleet stage; `hold_s`: how long to hold while machines check their VM (default: one and a half checks);
+    `cache`: each worker's AZMC_MAX_CACHED_WORKFLOWS (default: cache_for)."""
     server, address = dev_server(logs)
     server.start()
     flags = ("--time-scale", str(1 / speed), "--latency-profile", "realistic", "--limits", "azure")
@@ -227,7 +237,8 @@ async def fleet_stage(logs: Path, machines: int, workers: int, speed: float, che
     emulator = Emulator(url)
     if speed != 1:
         emulator.call("POST", "/_emulator/settings", {"limits_overrides": scaled_budgets(speed)})
-    fleet = Fleet(logs, address, emulator, speed, [], [free_port() for _ in range(workers)])
+    fleet = Fleet(logs, address, emulator, speed, cache or cache_for(machines, workers), [],
+                  [free_port() for _ in range(workers)])
     try:
         for index in range(workers):
             await fleet.started(fleet.start_worker(index))
@@ -300,7 +311,7 @@ async def run_fleet(fleet: Fleet, machines: int, check_s: int, max_surge: int, h
     throttled = Counter(after["throttled_by_operation"]) - Counter(requests_before["throttled_by_operation"])
     latencies.sort()
     return {"machines": machines, "singles": len(singles), "pool": pool_size, "max_surge": max_surge,
-            "workers": len(fleet.workers),
+            "workers": len(fleet.workers), "cache": fleet.cache,
             "speed": fleet.speed, "check_s": check_s, "hold_s": hold_s, "vm_reads_in_hold": vm_reads,
             "timings": timings, "up_budget": budget, "up_limit_s": limit_s,
             "answered": len(ids) - len(unanswered), "asked": len(ids), "query_s": query_s,
@@ -328,6 +339,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3, help="rounds of the rate stage (1, 2, 3 workers each)")
     parser.add_argument("--check-every", type=int, help="seconds between a machine's VM checks (default: see above)")
     parser.add_argument("--max-surge", type=int, help="the pool's max_surge when it rolls (default: a tenth of it)")
+    parser.add_argument("--cache", type=int, help="each fleet worker's cached machines (default: its share + a fifth)")
     parser.add_argument("--stage", choices=("rate", "fleet"), help="run this stage again (default: the ones not done)")
     parser.add_argument("--logs", type=Path, help="keep the processes' logs here (default: a folder removed after)")
     args = parser.parse_args()
@@ -348,7 +360,8 @@ def main() -> None:
             else:
                 check_s = args.check_every or check_every_s(args.machines - args.machines // 10, args.speed)
                 surge = args.max_surge or max(1, args.machines // 100)
-                done["fleet"] = asyncio.run(fleet_stage(logs, args.machines, args.workers, args.speed, check_s, surge))
+                done["fleet"] = asyncio.run(fleet_stage(logs, args.machines, args.workers, args.speed, check_s, surge,
+                                                        cache=args.cache))
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(json.dumps(done, indent=2) + "\n")
             log(f"stage {stage}: done, kept in {path}")
