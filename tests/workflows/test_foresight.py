@@ -4,8 +4,12 @@ itself before Azure's deadline, keeping its data disks, inside Azure's self-serv
 machine without foresight is sent nothing."""
 
 from datetime import timedelta
+from typing import Any
+
+from temporalio.client import WorkflowHandle
 
 from models.status import Phase, Stage
+from models.temporal_api import FORESIGHT_SIGNAL
 from tests.workflows.data_disks import unique_id, vm
 from tests.workflows.helpers import described, in_phase, spec_dict, status_of, wait_for
 from tests.workflows.stack import Stack
@@ -18,6 +22,16 @@ WATCHED = {"health": "2m", "health_check_interval": "1m"}
 
 def _count(stack: Stack, operation: str) -> int:
     return stack.emulator.requests()["by_operation"].get(f"virtualMachines.{operation}", 0)
+
+
+async def _first_notices(stack: Stack, handle: WorkflowHandle) -> Any:
+    """The first `foresight` signal's payload the machine received, as the sweep sent it."""
+    async for event in handle.fetch_history_events():
+        signaled = event.workflow_execution_signaled_event_attributes
+        if event.HasField("workflow_execution_signaled_event_attributes") and signaled.signal_name == FORESIGHT_SIGNAL:
+            (payload,) = await stack.env.client.data_converter.decode(signaled.input.payloads)
+            return payload
+    raise AssertionError("no foresight signal in the machine's history")
 
 
 async def test_a_scheduled_reboot_pauses_health_checks_and_starts_no_repair(stack: Stack) -> None:
@@ -67,6 +81,14 @@ async def test_a_degraded_host_is_redeployed_before_its_deadline_with_the_same_d
     assert event["EventId"] == degraded["scheduled_event"]["EventId"]
     assert (event["EventStatus"], event["outcome"]) == ("Completed", "approved by redeploy")  # before Azure acted
     assert any(op.stage == Stage.MAINTENANCE and "redeploying now" in op.description for op in done.recent_operations)
+
+    # A sweep that read the old host before it moved, its notices (the event and the Degraded annotation) arriving
+    # only now: the one redeploy answered both.
+    stale = await _first_notices(stack, handle)
+    assert sorted(n["kind"] for n in stale["notices"]) == ["Degraded", "Redeploy"]
+    await handle.signal(FORESIGHT_SIGNAL, stale)
+    await stack.env.sleep(timedelta(minutes=2))
+    assert _count(stack, "redeploy") == 1 and (await status_of(handle)).phase == Phase.RUNNING
 
     await sweep(stack)  # the completed event again: acted on once
     await stack.env.sleep(timedelta(minutes=2))

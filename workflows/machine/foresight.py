@@ -9,7 +9,8 @@ maintenance.py acts on it:
 - a Spot Preempt: a pool's machine tells its pool, which starts its replacement at once; the machine keeps watching
   (its eviction is then handled as without foresight); a Terminate is not acted on.
 
-Each notice is acted on once (its id in `status.maintenance`, or `foresight_done` once over). Deterministic.
+Each notice is acted on once (its id in `status.maintenance`, or `foresight_done` once over); a redeploy answers
+every redeploy notice announced with its own. Deterministic.
 """
 
 from typing import Any
@@ -52,11 +53,13 @@ def next_notice(machine: Machine, notices: list[Notice]) -> Notice | None:
     return min(fresh, key=_priority) if fresh else None
 
 
-def begin(machine: Machine, notice: Notice) -> None:
-    """Enter Maintenance for `notice`: the health timeout and the repair ladder pause (they start afresh after)."""
+def begin(machine: Machine, notice: Notice, notices: list[Notice]) -> None:
+    """Enter Maintenance for `notice`, one of `notices`: the health timeout and the repair ladder pause (they start
+    afresh after)."""
     now = workflow.now()
     if notice.kind in REDEPLOYS:
-        maintenance = Maintenance(notice=notice, action=RepairAction.REDEPLOY.value, since=now)
+        covers = [n.id for n in notices if n.kind in REDEPLOYS and n.id != notice.id]
+        maintenance = Maintenance(notice=notice, action=RepairAction.REDEPLOY.value, since=now, covers=covers)
         what = "redeploying ahead of Azure, keeping its disks"
     else:
         start = notice.not_before if notice.not_before is not None else now
@@ -80,11 +83,13 @@ def allow(machine: Machine, action: str) -> bool:
 
 
 def finish(machine: Machine, done: str) -> None:
-    """Maintenance is over: Running again, the next health check reads the VM afresh."""
+    """Maintenance is over: Running again, the next health check reads the VM afresh. A redeploy answered the
+    notices it covers too: a sweep that read the old host meanwhile must not send the machine off its new one."""
     maintenance = machine.state.status.maintenance
     assert maintenance is not None
     machine.state.status.maintenance = maintenance.model_copy(update={"done": done, "held": ""})
-    machine.state.foresight_done = [*machine.state.foresight_done, maintenance.notice.id][-_DONE_KEPT:]
+    answered = [maintenance.notice.id, *maintenance.covers]
+    machine.state.foresight_done = [*machine.state.foresight_done, *answered][-_DONE_KEPT:]
     machine.set_phase(Phase.RUNNING)
     machine.operation(Stage.MAINTENANCE, OperationState.SUCCESSFUL, f"{maintenance.notice.headline()}: {done}")
 

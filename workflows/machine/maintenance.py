@@ -48,7 +48,7 @@ async def foresee(machine: Machine, azure: AzureCalls, notices: list[Notice]) ->
     upcoming = foresight.next_notice(machine, notices)
     if upcoming is None or machine.phase not in (Phase.RUNNING, Phase.UNHEALTHY):
         return False
-    foresight.begin(machine, upcoming)
+    foresight.begin(machine, upcoming, notices)
     return True
 
 
@@ -64,7 +64,7 @@ async def maintain(machine: Machine, azure: AzureCalls, asks: Asks) -> None:
         current = machine.state.status.maintenance
         if machine.phase == Phase.MAINTENANCE and upcoming is not None and upcoming.kind in REDEPLOYS \
                 and current is not None and current.action == "wait":
-            foresight.begin(machine, upcoming)
+            foresight.begin(machine, upcoming, notices)
     if machine.phase != Phase.MAINTENANCE:
         return
     if asks.take_reconcile():
