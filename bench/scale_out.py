@@ -17,7 +17,7 @@ at Azure's limits with one worker killed and restarted mid-run.
 Each stage prints its progress every 30 s and keeps its result in .azmc/bench/ when done: run again, a stopped run
 does only the stage it lacks (`--stage` runs one again). With both it writes bench/results/scale_out.json
 (scale_out_<N>[_x<speed>].json for another `--machines` or `--speed`). At `--speed 3 --check-every 400`, 10,000
-machines took 1 h 50 min on 2 cores (up 22 minutes at the network write pace, the roll 50, the deletes 20); at speed 1
+machines took 63 minutes on 2 cores (up 22 minutes at the network write pace, the roll 10, the deletes 17); at speed 1
 expect about three times the Azure-bound phases. Printed, never asserted: this is not a timed test.
 """
 

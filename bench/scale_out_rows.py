@@ -45,6 +45,13 @@ def _cores() -> int:
     return os.cpu_count() or 1
 
 
+def _asked_again(failed: int) -> str:
+    if not failed:
+        return "every one answered the crowd's ask"
+    return (f"{failed:,} failed the crowd's ask (an evicted machine's replay starved past the SDK's 2 s deadlock "
+            "limit) and were asked again, one at a time")
+
+
 def fleet_rows(fleet: dict[str, Any]) -> list[dict[str, Any]]:
     n, w, t = fleet["machines"], fleet["workers"], fleet["timings"]
     setup = (f"{fleet['singles']:,} machines + a pool of {fleet['pool']:,}, {w} workers, emulator --limits azure at "
@@ -57,8 +64,7 @@ def fleet_rows(fleet: dict[str, Any]) -> list[dict[str, Any]]:
             f"take {fleet['up_limit_s']:.0f} s at azmc's paces ({fleet['up_budget']})"),
         row(f"fleet {n:,}: machines not answering `status`", fleet["asked"] - fleet["answered"], "machines", "0", None,
             f"all {fleet['asked']:,} open asked, 100 at a time, in {fleet['query_s']:.1f} s; "
-            f"p99 {fleet['p99_ms']:.0f} ms; {fleet.get('asked_again', 0):,} failed the crowd's ask (an evicted "
-            f"machine's replay starved past the SDK's 2 s deadlock limit) and were asked again, one at a time"),
+            f"p99 {fleet['p99_ms']:.0f} ms; " + _asked_again(fleet.get("asked_again", 0))),
         row(f"fleet {n:,}: VM reads while holding", fleet["vm_reads_in_hold"], "reads", f">= {expected:,}", None,
             f"each single machine checks its VM every {fleet['check_s']} s; held {fleet['hold_s']:.0f} s"),
         row(f"fleet {n:,}: pool of {fleet['pool']:,} rolled", round(t["roll"]), "s", None, None,
@@ -69,7 +75,8 @@ def fleet_rows(fleet: dict[str, Any]) -> list[dict[str, Any]]:
             f"of ARM's; {fleet['throttled_by_operation'] or 'none'}"),
         row(f"fleet {n:,}: workflow task failures", fleet["task_failures"], "failures", "0", None,
             "every worker's SDK metrics, the killed one's read before the kill: "
-            f"{fleet.get('task_failure_labels') or 'none'}; recorded in the histories: "
+            f"{fleet.get('task_failure_labels') or 'none'}; failed tasks in the histories, the server's flow control "
+            "included (UNHANDLED_COMMAND: a close met a new signal; FORCE_CLOSE_COMMAND: over 100 buffered): "
             f"{fleet.get('task_failures_in_histories') or 'none'}"),
         row(f"fleet {n:,}: left after delete", fleet["open_after"] + fleet["left"], "items", "0", None,
             f"{fleet['open_after']} machine workflows open, {fleet['left']} VMs, NICs or disks in Azure"),
