@@ -4,7 +4,6 @@ finishes it with its state (exactly `replicas` machines on the new revision, not
 import uuid
 
 import pytest
-from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client, WorkflowHandle
 from temporalio.testing import WorkflowEnvironment
 
@@ -31,17 +30,20 @@ from workflows.pool.state import PoolState
 
 
 async def _carried_states(client: Client, first_run: WorkflowHandle) -> list[PoolState]:
-    """The state each run handed to the next one (the input of its continue-as-new), first run first."""
-    states, run_id = [], first_run.first_execution_run_id
-    while True:
+    """The state each run handed to the next one, first run first: each later run's input, walked back from the
+    latest run by the run each one continued. (Read forward from the continue-as-new events, the chain can break on
+    the time-skipping server: when a signal races a run's continue-as-new, it starts the next run but may leave the
+    old run's history without the event.)"""
+    states: list[PoolState] = []
+    run_id = (await client.get_workflow_handle(first_run.id).describe()).run_id
+    while run_id != first_run.first_execution_run_id:
         history = await client.get_workflow_handle(first_run.id, run_id=run_id).fetch_history()
-        last = history.events[-1]
-        if last.event_type != EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW:
-            return states
-        attributes = last.workflow_execution_continued_as_new_event_attributes
-        (state,) = await client.data_converter.decode(list(attributes.input.payloads), [PoolState])
-        states.append(state)
-        run_id = attributes.new_execution_run_id
+        started = history.events[0].workflow_execution_started_event_attributes
+        (state,) = await client.data_converter.decode(list(started.input.payloads), [PoolState])
+        states.insert(0, state)
+        run_id = started.continued_execution_run_id
+        assert run_id, "a later run that continued no run"
+    return states
 
 
 # A new image version: a rollout (a tag change alone is applied in place).
