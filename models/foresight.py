@@ -109,9 +109,6 @@ class Maintenance(BaseModel):
     window: str = ""
     planned: datetime | None = None
     done: str = ""  # what was done, once over ("redeployed", "over"): the machine is Running again
-    # A redeploy: the other redeploy notices announced with its own (a degrading host's Redeploy event and its
-    # Degraded annotation), which the one redeploy answers too: all about the host it leaves.
-    covers: list[str] = Field(default_factory=list, max_length=50)
 
     def describe(self) -> str:
         doing = {"wait": "health checks paused", "redeploy": "redeploying ahead of Azure"}.get(self.action,

@@ -58,8 +58,11 @@ def begin(machine: Machine, notice: Notice, notices: list[Notice]) -> None:
     afresh after)."""
     now = workflow.now()
     if notice.kind in REDEPLOYS:
-        covers = [n.id for n in notices if n.kind in REDEPLOYS and n.id != notice.id]
-        maintenance = Maintenance(notice=notice, action=RepairAction.REDEPLOY.value, since=now, covers=covers)
+        # One redeploy leaves the host that every redeploy notice of this batch is about (a degrading host's event
+        # and its annotation): the others count as acted on from now, so a sweep that read the old host meanwhile
+        # sends the machine nowhere.
+        _acted_on(machine, *(n.id for n in notices if n.kind in REDEPLOYS and n.id != notice.id))
+        maintenance = Maintenance(notice=notice, action=RepairAction.REDEPLOY.value, since=now)
         what = "redeploying ahead of Azure, keeping its disks"
     else:
         start = notice.not_before if notice.not_before is not None else now
@@ -83,13 +86,11 @@ def allow(machine: Machine, action: str) -> bool:
 
 
 def finish(machine: Machine, done: str) -> None:
-    """Maintenance is over: Running again, the next health check reads the VM afresh. A redeploy answered the
-    notices it covers too: a sweep that read the old host meanwhile must not send the machine off its new one."""
+    """Maintenance is over: Running again, the next health check reads the VM afresh."""
     maintenance = machine.state.status.maintenance
     assert maintenance is not None
     machine.state.status.maintenance = maintenance.model_copy(update={"done": done, "held": ""})
-    answered = [maintenance.notice.id, *maintenance.covers]
-    machine.state.foresight_done = [*machine.state.foresight_done, *answered][-_DONE_KEPT:]
+    _acted_on(machine, maintenance.notice.id)
     machine.set_phase(Phase.RUNNING)
     machine.operation(Stage.MAINTENANCE, OperationState.SUCCESSFUL, f"{maintenance.notice.headline()}: {done}")
 
@@ -107,10 +108,16 @@ def tell_pool_of_preemption(machine: Machine, notice: Notice, memory_told: bool)
     """The pool starts this machine's replacement now (workflows/pool/plan.py) instead of after the eviction; once
     per event. `memory_told`: the offerings memory skips this offering meanwhile, so the replacement takes another."""
     machine.pool_notices.preempt_announced(notice.id)
-    machine.state.foresight_done = [*machine.state.foresight_done, notice.id][-_DONE_KEPT:]
+    _acted_on(machine, notice.id)
     elsewhere = ", on another offering" if memory_told else ""
     machine.operation(Stage.MAINTENANCE, OperationState.SUCCESSFUL, f"Azure announced {notice.headline()}: pool "
                       f"{machine.state.spec.pool} told, it starts a replacement now{elsewhere}")
+
+
+def _acted_on(machine: Machine, *ids: str) -> None:
+    """These notices are not to be acted on again while the sweep reports them (`foresight_done`)."""
+    done = machine.state.foresight_done
+    machine.state.foresight_done = [*done, *(i for i in ids if i not in done)][-_DONE_KEPT:]
 
 
 def still_announced(machine: Machine, notices: list[Notice]) -> None:
