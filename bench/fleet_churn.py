@@ -20,6 +20,7 @@ Writes bench/results/fleet_churn.json; printed, never asserted: this is not a ti
 
 import argparse
 import asyncio
+import re
 import tempfile
 import time
 import urllib.request
@@ -93,12 +94,23 @@ def scaled_budgets(speed: float) -> dict[str, dict[str, float]]:
     return {name: {"period_s": budget.period_s / speed} for name, budget in AZURE_BUDGETS.items()}
 
 
+def failed_tasks(metrics_port: int) -> Counter[str]:
+    """The SDK's count of failed workflow tasks on one worker, by its labels (workflow type, failure reason)."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics", timeout=10) as response:
+        lines = response.read().decode().splitlines()
+    found: Counter[str] = Counter()
+    for line in lines:
+        if line.startswith("temporal_workflow_task_execution_failed"):
+            labels, _, value = line.rpartition(" ")
+            kept = [label for label in re.findall(r'(\w+="[^"]*")', labels) if label.startswith(("workflow_type",
+                                                                                              "failure_reason"))]
+            found[",".join(kept)] += int(float(value))
+    return +found
+
+
 def task_failures(metrics_port: int) -> int:
     """Workflow task failures the worker's SDK counted (its Prometheus endpoint)."""
-    with urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics", timeout=10) as response:
-        text = response.read().decode()
-    return int(sum(float(line.rsplit(" ", 1)[1]) for line in text.splitlines()
-                   if line.startswith("temporal_workflow_task_execution_failed")))
+    return sum(failed_tasks(metrics_port).values())
 
 
 async def run_phase(processes: Processes, emulator: Emulator, name: str, action: Callable[[], Any],

@@ -25,18 +25,16 @@ import argparse
 import asyncio
 import json
 import os
-import re
 import signal
 import tempfile
 import time
-import urllib.request
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench.fleet_churn import Emulator, scaled_budgets
+from bench.fleet_churn import Emulator, failed_tasks, scaled_budgets
 from bench.fleet_churn import worker_env as paced_env
 from bench.fleet_limits import azmc_rates, binding, budgets_spent
 from bench.histories import task_failures_by_cause
@@ -199,20 +197,6 @@ class Fleet:
         return sum((failed_tasks(port) for port in self.metrics_ports), self.failures_of_killed.copy())
 
 
-def failed_tasks(metrics_port: int) -> Counter[str]:
-    """The SDK's count of failed workflow tasks on one worker, by its labels (workflow type, failure reason)."""
-    with urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics", timeout=10) as response:
-        lines = response.read().decode().splitlines()
-    found: Counter[str] = Counter()
-    for line in lines:
-        if line.startswith("temporal_workflow_task_execution_failed"):
-            labels, _, value = line.rpartition(" ")
-            kept = [label for label in re.findall(r'(\w+="[^"]*")', labels) if label.startswith(("workflow_type",
-                                                                                              "failure_reason"))]
-            found[",".join(kept)] += int(float(value))
-    return +found
-
-
 def cache_for(machines: int, workers: int) -> int:
     """Each worker's share of the fleet and a fifth more (docs/production.md, "Sizing and tuning the workers"): an
     evicted machine replays its history at every check, and 9,000 machines checking every 400 s past a cache of 1,000
@@ -309,6 +293,7 @@ async def run_fleet(fleet: Fleet, machines: int, check_s: int, max_surge: int, h
     after = fleet.emulator.requests()
     in_histories = await task_failures_by_cause(client, "")  # every workflow of the stage: machines, pool, memory
     throttled = Counter(after["throttled_by_operation"]) - Counter(requests_before["throttled_by_operation"])
+    failures = fleet.task_failures()
     latencies.sort()
     return {"machines": machines, "singles": len(singles), "pool": pool_size, "max_surge": max_surge,
             "workers": len(fleet.workers), "cache": fleet.cache,
@@ -318,7 +303,7 @@ async def run_fleet(fleet: Fleet, machines: int, check_s: int, max_surge: int, h
             "asked_again": len(first_failures),
             "p99_ms": 1000 * latencies[int(0.99 * (len(latencies) - 1))] if latencies else 0.0,
             "throttled": sum(throttled.values()), "throttled_by_operation": dict(throttled),
-            "task_failures": sum(fleet.task_failures().values()), "task_failure_labels": dict(fleet.task_failures()),
+            "task_failures": sum(failures.values()), "task_failure_labels": dict(failures),
             "task_failures_in_histories": dict(in_histories),
             "peak_rss_mib": fleet.peak_rss, "left": len(left),
             "open_after": await count(client, OPEN)}

@@ -81,6 +81,5 @@ def fleet_rows(fleet: dict[str, Any]) -> list[dict[str, Any]]:
         row(f"fleet {n:,}: left after delete", fleet["open_after"] + fleet["left"], "items", "0", None,
             f"{fleet['open_after']} machine workflows open, {fleet['left']} VMs, NICs or disks in Azure"),
         row(f"fleet {n:,}: worker peak RSS", round(max(fleet["peak_rss_mib"])), "MiB", None, None,
-            f"each worker: {rss} MiB, caching up to {fleet['cache']:,} machines" if "cache" in fleet
-            else f"each worker: {rss} MiB"),
+            f"each worker: {rss} MiB" + (f", caching up to {fleet['cache']:,} machines" if "cache" in fleet else "")),
     ]

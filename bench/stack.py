@@ -104,9 +104,9 @@ def start_worker(log: Path, address: str, emulator_url: str, env: Mapping[str, s
     azmc_env = {**_ENV, "AZMC_TEMPORAL_ADDRESS": address, "AZMC_AZURE_ENDPOINT": emulator_url, "AZMC_METRICS_PORT": "0",
                 **UNPACED, **(env or {})}  # fmt: skip
     worker = Child("azmc worker", [sys.executable, "-m", "cli", "worker"], log, env=azmc_env)
-    said_started = started_from_now(log)
+    said_started = started_from_now(log) if wait else None
     worker.start()
-    if wait:
+    if said_started is not None:
         worker.wait_ready(said_started, 60)
     return worker
 
