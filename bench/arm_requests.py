@@ -14,12 +14,10 @@ the polls it saves. Writes bench/results/arm_requests.json.
 
 import asyncio
 import json
-import socket
-import subprocess
-import sys
-import time
+import tempfile
 import urllib.request
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 from temporalio.testing import ActivityEnvironment
@@ -27,6 +25,7 @@ from temporalio.testing import ActivityEnvironment
 from activities.config import AzureConfig
 from activities.driver import AzureDriver
 from bench.results_file import row, write_results
+from bench.stack import start_emulator
 from emulator.seed import SEED_LOCATION, SEED_RESOURCE_GROUP, SEED_SUBSCRIPTION, seed_subnet_id
 from models.activity_io import DataDiskDeleteOptionInput, DeleteVmInput, EnsureVmInput, MachineRef
 from models.spec import MachineSpec
@@ -41,12 +40,6 @@ POLL_TIME_SCALE = 0.02  # realistic durations and hints at 1/50: a lifecycle's o
 MCM = 13  # GET VM, image, agreement, subnet, NIC; PUT NIC, PUT VM, GET VM; HEAD rg, GET VM, DELETE VM, 2 final GETs
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def control(url: str, path: str, method: str = "GET", body: Any = None, timeout_s: float = 10) -> Any:
     """The emulator's control API: `body` sent as JSON (a POST without one sends `{}`)."""
     if body is None and method == "POST":
@@ -55,25 +48,6 @@ def control(url: str, path: str, method: str = "GET", body: Any = None, timeout_
     request = urllib.request.Request(url + path, method=method, data=data, headers={"Content-Type": "application/json"})
     with urllib.request.urlopen(request, timeout=timeout_s) as response:
         return json.loads(response.read() or b"null")
-
-
-def start_emulator(profile: str = "instant", time_scale: float = 0) -> tuple[subprocess.Popen[bytes], str]:
-    port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "emulator", "--host", "127.0.0.1", "--port", str(port), "--time-scale",
-         str(time_scale), "--seed", "--latency-profile", profile],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            control(url, "/_emulator/health")
-            return process, url
-        except OSError:
-            time.sleep(0.1)
-    process.kill()
-    raise RuntimeError("the emulator did not start within 30 s")
 
 
 def counted(snapshot: dict[str, Any]) -> Counter[str]:
@@ -229,12 +203,12 @@ def report(results: list[tuple[str, Counter[str]]], paced: list[tuple[str, Count
 
 def run(profile: str, time_scale: float, force_delete_vms: bool = True,
         data_disks: int = 1) -> list[tuple[str, Counter[str]]]:
-    process, url = start_emulator(profile, time_scale)
-    try:
-        return asyncio.run(lifecycle(url, force_delete_vms, data_disks))
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
+    with tempfile.TemporaryDirectory(prefix="azmc-arm-requests-") as logs:
+        emulator, url = start_emulator(Path(logs), ("--time-scale", str(time_scale), "--latency-profile", profile))
+        try:
+            return asyncio.run(lifecycle(url, force_delete_vms, data_disks))
+        finally:
+            emulator.stop()
 
 
 def main() -> None:

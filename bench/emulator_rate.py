@@ -9,37 +9,19 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import subprocess
-import sys
+import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 import aiohttp
 
 from bench.results_file import row, write_results
-from cli.processes import free_port
+from bench.stack import start_emulator
 from emulator.seed import seed_vnet_id
 
 GOAL_PER_S = 500.0
-ROOT = Path(__file__).resolve().parents[1]
 VNET = seed_vnet_id()
 HEADERS = {"Authorization": "Bearer bench"}
-
-
-def _start_emulator(port: int) -> subprocess.Popen[bytes]:
-    process = subprocess.Popen(
-        [sys.executable, "-m", "emulator", "--host", "127.0.0.1", "--port", str(port), "--time-scale", "0",
-         "--seed"], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
-        try:
-            urllib.request.urlopen(f"http://127.0.0.1:{port}/_emulator/health", timeout=1).close()
-            return process
-        except OSError:
-            time.sleep(0.05)
-    process.kill()
-    raise RuntimeError("emulator did not start")
 
 
 async def _fire(base: str, total: int, concurrency: int) -> tuple[float, int]:
@@ -72,13 +54,12 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=5000)
     parser.add_argument("--concurrency", type=int, default=32)
     args = parser.parse_args()
-    port = free_port()
-    process = _start_emulator(port)
-    try:
-        elapsed, failures = asyncio.run(_fire(f"http://127.0.0.1:{port}", args.requests, args.concurrency))
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
+    with tempfile.TemporaryDirectory(prefix="azmc-emulator-rate-") as logs:
+        emulator, url = start_emulator(Path(logs), ("--time-scale", "0"))
+        try:
+            elapsed, failures = asyncio.run(_fire(url, args.requests, args.concurrency))
+        finally:
+            emulator.stop()
     rate = args.requests / elapsed
     print(f"emulator GET rate: {rate:.0f} requests/s ({args.requests} requests, concurrency {args.concurrency}, "
           f"{elapsed:.2f} s, {failures} non-200)")

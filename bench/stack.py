@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from cli.processes import Child, free_port, http_ok, tcp_open, temporal_binary
+from cli.processes import Child, free_port, http_ok, serve_on_free_port, tcp_open, temporal_binary
 from cli.stack import ONE_PARTITION_FLAGS, search_attribute_flags
 from models.pace import DEFAULT_ARM_PACES, Budget
 
@@ -88,13 +88,11 @@ UNPACED = pace_env(dict.fromkeys(Budget, 1000), dict.fromkeys(DEFAULT_ARM_PACES,
 
 def start_emulator(logs: Path, flags: tuple[str, ...], name: str = "emulator") -> tuple[Child, str]:
     """The emulator (seeded) on a free loopback port with these flags, started and serving; and its URL."""
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
-    emulator = Child(name, [sys.executable, "-m", "emulator", "--port", str(port), "--seed", *flags],
-                     logs / f"{name}.log", env=_ENV)  # fmt: skip
-    emulator.start()
-    emulator.wait_ready(lambda: http_ok(f"{url}/_emulator/health"), 30)
-    return emulator, url
+    emulator, port = serve_on_free_port(
+        lambda port: Child(name, [sys.executable, "-m", "emulator", "--port", str(port), "--seed", *flags],
+                           logs / f"{name}.log", env=_ENV),
+        lambda port: http_ok(f"http://127.0.0.1:{port}/_emulator/health"), 30)
+    return emulator, f"http://127.0.0.1:{port}"
 
 
 def start_worker(log: Path, address: str, emulator_url: str, env: Mapping[str, str] | None = None,

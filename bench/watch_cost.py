@@ -21,7 +21,9 @@ import argparse
 import asyncio
 import dataclasses
 import math
+import tempfile
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 from temporalio.testing import ActivityEnvironment
@@ -29,9 +31,10 @@ from temporalio.testing import ActivityEnvironment
 from activities.config import AzureConfig
 from activities.driver import AzureDriver
 from activities.reading.graph import query_pages, sweep_query
-from bench.arm_requests import control, start_emulator
+from bench.arm_requests import control
 from bench.fleet_fill import INSTALLATION, fill, machine
 from bench.results_file import row, write_results
+from bench.stack import start_emulator
 from emulator.seed import SEED_SUBSCRIPTION
 from models.activity_io import MachineRef
 from models.durations import humanize
@@ -161,12 +164,12 @@ def main() -> None:
     args = parser.parse_args()
     results = []
     for machines in args.machines:
-        process, url = start_emulator()
-        try:
-            results.append(asyncio.run(measure(url, machines)))
-        finally:
-            process.terminate()
-            process.wait(timeout=10)
+        with tempfile.TemporaryDirectory(prefix="azmc-watch-cost-") as logs:
+            emulator, url = start_emulator(Path(logs), ("--time-scale", "0"))
+            try:
+                results.append(asyncio.run(measure(url, machines)))
+            finally:
+                emulator.stop()
     report(results)
     print(f"\n  written: {write_results('watch_cost', rows(results))}")
 

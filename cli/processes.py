@@ -1,6 +1,7 @@
 """Child processes of the embedded stack: find binaries, check ports, start, wait until ready, stop."""
 
 import contextlib
+import functools
 import os
 import random
 import shutil
@@ -160,6 +161,25 @@ class Child:
         if self.log_path is None:
             return "; see its output above"
         return f"{last_line(self.log_path)}; see {self.log_path}"
+
+
+def serve_on_free_port(child_for: Callable[[int], Child], ready: Callable[[int], bool], timeout_s: float,
+                       attempts: int = 3) -> tuple[Child, int]:
+    """A child started on a port free when picked and serving; started again on another port when it exits with
+    "address already in use": picking a port and binding it are two steps, and a parallel test's server can bind
+    it in between (CI saw the emulator exit so)."""
+    for attempt in range(1, attempts + 1):
+        port = free_port()
+        child = child_for(port)
+        child.start()
+        try:
+            child.wait_ready(functools.partial(ready, port), timeout_s)
+            return child, port
+        except StackError as error:
+            child.stop()
+            if attempt == attempts or "address already in use" not in str(error).lower():
+                raise
+    raise AssertionError("unreachable: the last attempt returns or raises")
 
 
 def last_line(log_path: Path, limit: int = 300) -> str:

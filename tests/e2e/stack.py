@@ -15,7 +15,7 @@ from pathlib import Path
 
 from cli.emulator_client import EmulatorControl
 from cli.lifeline import ends_with_parent
-from cli.processes import Child, StackError, free_port, http_ok, tcp_open, temporal_binary
+from cli.processes import Child, StackError, free_port, http_ok, serve_on_free_port, tcp_open, temporal_binary
 from cli.stack import ONE_PARTITION_FLAGS, search_attribute_flags
 from codec.converter import azmc_data_converter
 from codec.keys import new_key_json, parse_keys
@@ -34,7 +34,7 @@ class DevServer:
 
     db_path: Path
     log_path: Path
-    port: int = field(default_factory=free_port)
+    port: int = 0  # picked when started
     child: Child | None = None
 
     @property
@@ -83,7 +83,7 @@ class LoopbackService:
     """A child process serving HTTP on a free loopback port, stopped by the fixture that started it."""
 
     log_path: Path
-    port: int = field(default_factory=free_port)
+    port: int = 0  # picked when started
     child: Child | None = None
 
     @property
@@ -102,10 +102,10 @@ class EmulatorProcess(LoopbackService):
         return EmulatorControl(self.url)
 
     def start(self) -> None:
-        argv = [sys.executable, "-m", "emulator", "--port", str(self.port), "--time-scale", "0", "--seed"]
-        self.child = Child("emulator", argv, self.log_path, env=PYTHONPATH)
-        self.child.start()
-        self.child.wait_ready(lambda: http_ok(f"{self.url}/_emulator/health"), timeout_s=30)
+        self.child, self.port = serve_on_free_port(
+            lambda port: Child("emulator", [sys.executable, "-m", "emulator", "--port", str(port), "--time-scale",
+                                            "0", "--seed"], self.log_path, env=PYTHONPATH),
+            lambda port: http_ok(f"http://127.0.0.1:{port}/_emulator/health"), timeout_s=30)
 
 
 @dataclass
@@ -155,10 +155,10 @@ class CodecServer(LoopbackService):
     """`azmc codec-server` with the session's key, for the `temporal` CLI (TEMPORAL_CODEC_ENDPOINT)."""
 
     def start(self) -> None:
-        argv = [sys.executable, "-m", "cli", "codec-server", "--port", str(self.port)]
-        self.child = Child("codec server", argv, self.log_path, env={**PYTHONPATH, "AZMC_CODEC_KEYS": CODEC_KEYS})
-        self.child.start()
-        self.child.wait_ready(lambda: tcp_open(self.port), timeout_s=30)
+        self.child, self.port = serve_on_free_port(
+            lambda port: Child("codec server", [sys.executable, "-m", "cli", "codec-server", "--port", str(port)],
+                               self.log_path, env={**PYTHONPATH, "AZMC_CODEC_KEYS": CODEC_KEYS}),
+            tcp_open, timeout_s=30)
 
 
 @dataclass

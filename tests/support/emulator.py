@@ -4,17 +4,15 @@ from __future__ import annotations
 
 import json
 import os
-import socket
-import subprocess
 import sys
-import time
+import tempfile
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cli.lifeline import ends_with_parent
+from cli.processes import Child, serve_on_free_port
 from emulator.seed import SEED_SUBSCRIPTION, seed_subnet_id
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -183,44 +181,26 @@ class EmulatorHandle:
             return False
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 class EmulatorProcess:
-    """`python -m emulator` as a subprocess on a free loopback port."""
+    """`python -m emulator` as a subprocess on a free loopback port; its output in a temporary log, removed when
+    it stops."""
 
     def __init__(self, *extra_args: str) -> None:
-        self.port = free_port()
-        self.args = [sys.executable, "-m", "emulator", "--host", "127.0.0.1", "--port", str(self.port),
-                     *extra_args]
-        self.process: subprocess.Popen[bytes] | None = None
-        self.handle = EmulatorHandle(f"http://127.0.0.1:{self.port}")
+        self.extra_args = extra_args
+        descriptor, log_path = tempfile.mkstemp(prefix="azmc-emulator-", suffix=".log")
+        os.close(descriptor)
+        self.log_path = Path(log_path)
+        self.child: Child | None = None
 
     def start(self, timeout_s: float = 20.0) -> EmulatorHandle:
-        env = {**os.environ, "PYTHONPATH": str(REPO_ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-        self.process = subprocess.Popen(self.args, cwd=REPO_ROOT, env=env, stdout=subprocess.DEVNULL,
-                                        stderr=subprocess.PIPE, preexec_fn=ends_with_parent())
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                stderr = self.process.stderr.read().decode() if self.process.stderr else ""
-                raise RuntimeError(f"emulator exited early: {stderr}")
-            if self.handle.healthy():
-                return self.handle
-            time.sleep(0.05)
-        self.stop()
-        raise RuntimeError("emulator did not become healthy in time")
+        self.child, port = serve_on_free_port(
+            lambda port: Child("emulator", [sys.executable, "-m", "emulator", "--host", "127.0.0.1", "--port",
+                                            str(port), *self.extra_args], self.log_path,
+                               env={"PYTHONPATH": str(REPO_ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}),
+            lambda port: EmulatorHandle(f"http://127.0.0.1:{port}").healthy(), timeout_s)
+        return EmulatorHandle(f"http://127.0.0.1:{port}")
 
     def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        if self.process is not None and self.process.stderr:
-            self.process.stderr.close()
+        if self.child is not None:
+            self.child.stop()
+        self.log_path.unlink(missing_ok=True)
