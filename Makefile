@@ -27,6 +27,9 @@ install: $(STAMP)
 # (PYTHONDONTWRITEBYTECODE, a read-only tree) every process compiles what it imports again, and with
 # AZMC_WORKFLOW_SANDBOX the sandbox does so for every workflow instance; pip-installed packages (the image) have them.
 BYTECODE = $(BIN)/python -m compileall -q models workflows activities workers cli emulator codec bench tests >/dev/null
+# The test modules as pytest rewrites their asserts, written once for every test process to read
+# (tests/support/rewritten_tests.py says why).
+REWRITTEN = $(BIN)/python -m tests.support.rewritten_tests
 
 # Refresh the lock files after a change to pyproject.toml's dependencies: versions already locked stay unless
 # pyproject.toml refuses them; `make lock UPGRADE=--upgrade` takes the newest releases it allows. The image's
@@ -60,6 +63,7 @@ browser:
 # leave a core idle much of the time. Its verdict is printed after theirs, and either failing fails `make test`.
 test: $(STAMP) browser
 	$(BYTECODE)
+	$(REWRITTEN)
 	$(BIN)/ruff check .
 	@$(BIN)/mypy > $(VENV)/mypy.log 2>&1 & types=$$!; \
 	  $(BIN)/pytest; tests=$$?; \
@@ -69,6 +73,7 @@ test: $(STAMP) browser
 # The loop to run while working: the fast tier only (docs/testing.md, "Tiers").
 test-fast: $(STAMP)
 	$(BYTECODE)
+	$(REWRITTEN)
 	$(BIN)/pytest -m fast
 
 demo: $(STAMP)
