@@ -219,3 +219,24 @@ async def test_a_release_is_always_sent_and_stops_this_worker_handing_out_wait_f
     memory.answer = PROBE
     assert (await view.claim(MEMORY, request("rg/waiter-1"), memory.ask)).offering == ZONE_1
     assert (len(sent), memory.asked) == (2, 2)
+
+
+async def test_a_wait_answered_while_its_probe_was_released_is_handed_to_no_one_else() -> None:
+    """The memory answered "wait for the prober" before it heard the release, which this worker sent meanwhile: kept,
+    that answer would keep every machine of the worker waiting for a probe that had ended."""
+    view, memory = OfferingsView(clock=Clock()), Memory(WAIT)
+    release = ProbeRelease(subscription="sub", location="westeurope", machine="rg/prober", reason="Failed")
+
+    async def send() -> int:
+        return 1
+
+    asked_first = asyncio.ensure_future(view.claim(MEMORY, request("rg/waiter-1"), memory.ask))
+    await asyncio.sleep(0)  # its question is on its way to the memory
+    waiting = asyncio.ensure_future(view.claim(MEMORY, request("rg/waiter-2"), memory.ask))
+    await asyncio.sleep(0)
+    await view.release(MEMORY, release, send)
+    assert (await asked_first).probed_by_others  # the asker's own answer, as the memory gave it
+    memory.answer = PROBE
+    assert (await waiting).offering == ZONE_1  # waiting on that ask, it asked the memory itself
+    assert (await view.claim(MEMORY, request("rg/waiter-3"), memory.ask)).offering == ZONE_1
+    assert memory.asked == 3
