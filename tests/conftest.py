@@ -12,12 +12,14 @@ import pytest
 from tests.support.emulator import EmulatorHandle, EmulatorProcess
 from tests.support.reaper import start_reaper
 from tests.support.tiers import mark_tiers, register, slowest_tier_first
+from tests.support.typer_command import built_once
 
 if TYPE_CHECKING:
     from temporalio.testing import WorkflowEnvironment
 
 # Whatever this test process starts ends with it, even when it is killed (tests/support/reaper.py).
 _REAPER = start_reaper()
+built_once()  # CliRunner builds azmc's click command once, not at every invoke (tests/support/typer_command.py)
 
 AUTO, SHARED, FRESH = "auto", "shared", "fresh"
 SHARED_SERVER = "shared_server"  # pytestmark = pytest.mark.shared_server: the module runs on the shared server
