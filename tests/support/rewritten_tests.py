@@ -1,7 +1,7 @@
 """Writes pytest's assert-rewritten test modules to their cache before `make test` starts its processes.
 
 pytest rewrites every test module's asserts when it imports it, and caches the result in `__pycache__` unless
-PYTHONDONTWRITEBYTECODE is set, as on these machines and in CI. Then each of the six test processes rewrote all
+PYTHONDONTWRITEBYTECODE is set, as on these machines and in CI. Then each of the test processes rewrote all
 of them again: about 3 s of CPU each of its 7 s of collection. Written once here, on both cores, each process
 reads them instead (the cache is keyed by the source's hash, so a changed file is rewritten as before).
 
