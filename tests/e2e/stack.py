@@ -34,7 +34,7 @@ class DevServer:
 
     db_path: Path
     log_path: Path
-    port: int = 0  # picked when started
+    port: int = field(default_factory=free_port)
     child: Child | None = None
 
     @property
