@@ -14,10 +14,8 @@ the polls it saves. Writes bench/results/arm_requests.json.
 
 import asyncio
 import json
-import tempfile
 import urllib.request
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
 from temporalio.testing import ActivityEnvironment
@@ -25,7 +23,7 @@ from temporalio.testing import ActivityEnvironment
 from activities.config import AzureConfig
 from activities.driver import AzureDriver
 from bench.results_file import row, write_results
-from bench.stack import start_emulator
+from bench.stack import emulator_alone
 from emulator.seed import SEED_LOCATION, SEED_RESOURCE_GROUP, SEED_SUBSCRIPTION, seed_subnet_id
 from models.activity_io import DataDiskDeleteOptionInput, DeleteVmInput, EnsureVmInput, MachineRef
 from models.spec import MachineSpec
@@ -203,12 +201,8 @@ def report(results: list[tuple[str, Counter[str]]], paced: list[tuple[str, Count
 
 def run(profile: str, time_scale: float, force_delete_vms: bool = True,
         data_disks: int = 1) -> list[tuple[str, Counter[str]]]:
-    with tempfile.TemporaryDirectory(prefix="azmc-arm-requests-") as logs:
-        emulator, url = start_emulator(Path(logs), ("--time-scale", str(time_scale), "--latency-profile", profile))
-        try:
-            return asyncio.run(lifecycle(url, force_delete_vms, data_disks))
-        finally:
-            emulator.stop()
+    with emulator_alone(("--time-scale", str(time_scale), "--latency-profile", profile), "arm-requests") as url:
+        return asyncio.run(lifecycle(url, force_delete_vms, data_disks))
 
 
 def main() -> None:

@@ -9,14 +9,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import tempfile
 import time
-from pathlib import Path
 
 import aiohttp
 
 from bench.results_file import row, write_results
-from bench.stack import start_emulator
+from bench.stack import emulator_alone
 from emulator.seed import seed_vnet_id
 
 GOAL_PER_S = 500.0
@@ -54,12 +52,8 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=5000)
     parser.add_argument("--concurrency", type=int, default=32)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="azmc-emulator-rate-") as logs:
-        emulator, url = start_emulator(Path(logs), ("--time-scale", "0"))
-        try:
-            elapsed, failures = asyncio.run(_fire(url, args.requests, args.concurrency))
-        finally:
-            emulator.stop()
+    with emulator_alone(("--time-scale", "0"), "emulator-rate") as url:
+        elapsed, failures = asyncio.run(_fire(url, args.requests, args.concurrency))
     rate = args.requests / elapsed
     print(f"emulator GET rate: {rate:.0f} requests/s ({args.requests} requests, concurrency {args.concurrency}, "
           f"{elapsed:.2f} s, {failures} non-200)")

@@ -3,8 +3,10 @@ each on free loopback ports with its log in a folder; plus what /proc says about
 
 import os
 import sys
+import tempfile
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -93,6 +95,17 @@ def start_emulator(logs: Path, flags: tuple[str, ...], name: str = "emulator") -
                            logs / f"{name}.log", env=_ENV),
         lambda port: http_ok(f"http://127.0.0.1:{port}/_emulator/health"), 30)
     return emulator, f"http://127.0.0.1:{port}"
+
+
+@contextmanager
+def emulator_alone(flags: tuple[str, ...], name: str) -> Iterator[str]:
+    """The emulator for a bench that needs nothing else, its log in a temporary folder; its URL."""
+    with tempfile.TemporaryDirectory(prefix=f"azmc-{name}-") as logs:
+        emulator, url = start_emulator(Path(logs), flags)
+        try:
+            yield url
+        finally:
+            emulator.stop()
 
 
 def start_worker(log: Path, address: str, emulator_url: str, env: Mapping[str, str] | None = None,

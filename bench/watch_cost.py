@@ -21,9 +21,7 @@ import argparse
 import asyncio
 import dataclasses
 import math
-import tempfile
 from datetime import timedelta
-from pathlib import Path
 from typing import Any
 
 from temporalio.testing import ActivityEnvironment
@@ -34,7 +32,7 @@ from activities.reading.graph import query_pages, sweep_query
 from bench.arm_requests import control
 from bench.fleet_fill import INSTALLATION, fill, machine
 from bench.results_file import row, write_results
-from bench.stack import start_emulator
+from bench.stack import emulator_alone
 from emulator.seed import SEED_SUBSCRIPTION
 from models.activity_io import MachineRef
 from models.durations import humanize
@@ -164,12 +162,8 @@ def main() -> None:
     args = parser.parse_args()
     results = []
     for machines in args.machines:
-        with tempfile.TemporaryDirectory(prefix="azmc-watch-cost-") as logs:
-            emulator, url = start_emulator(Path(logs), ("--time-scale", "0"))
-            try:
-                results.append(asyncio.run(measure(url, machines)))
-            finally:
-                emulator.stop()
+        with emulator_alone(("--time-scale", "0"), "watch-cost") as url:
+            results.append(asyncio.run(measure(url, machines)))
     report(results)
     print(f"\n  written: {write_results('watch_cost', rows(results))}")
 
