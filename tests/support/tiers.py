@@ -81,8 +81,25 @@ def mark_tiers(config: pytest.Config, items: list[pytest.Item]) -> None:
         item.add_marker(getattr(pytest.mark, tier_of(Path(item.path), tests_root)))
 
 
+# Fast files that wait on purpose (the emulator's 6 s budget windows) or start processes, 10 to 40 s each where the
+# rest take a second: first in their tier, or they end `make test` and `make test-fast` alone while the other
+# processes have nothing left (by path under tests/).
+LONG_FAST_FILES = (
+    "emulator/test_limits_compute.py", "activities/test_idempotency.py", "cli/test_cli_duration_bounds.py",
+    "test_packaging.py", "emulator/test_limits_network_arm.py", "activities/test_arm_pace.py",
+    "activities/test_shared_status_reads.py",
+)
+
+
 def slowest_tier_first(items: list[pytest.Item]) -> None:
-    """End-to-end files first, then workflow, then fast: xdist hands files out in this order (addopts has
-    --no-loadscope-reorder), so the long ones start at once and the many short ones fill the gaps after."""
+    """End-to-end files first, then workflow, then fast (its long files first): xdist hands files out in this order
+    (addopts has --no-loadscope-reorder), so the long ones start at once and the many short ones fill the gaps after."""
     order = {tier: rank for rank, tier in enumerate((E2E, WORKFLOW, FAST))}
-    items.sort(key=lambda item: min((order[name] for name in TIERS if item.get_closest_marker(name)), default=0))
+    tests_root = Path(__file__).resolve().parent.parent
+
+    def rank(item: pytest.Item) -> tuple[int, int]:
+        tier = min((order[name] for name in TIERS if item.get_closest_marker(name)), default=0)
+        relative = Path(item.path).relative_to(tests_root).as_posix()
+        return tier, LONG_FAST_FILES.index(relative) if relative in LONG_FAST_FILES else len(LONG_FAST_FILES)
+
+    items.sort(key=rank)
