@@ -2,6 +2,7 @@
 
 import contextlib
 import functools
+import logging
 import os
 import random
 import shutil
@@ -17,6 +18,8 @@ from pathlib import Path
 from typing import IO
 
 from cli.lifeline import ends_with_parent
+
+log = logging.getLogger("azmc.processes")
 
 
 class StackError(RuntimeError):
@@ -179,6 +182,8 @@ def serve_on_free_port(child_for: Callable[[int], Child], ready: Callable[[int],
             child.stop()
             if attempt == attempts or "address already in use" not in str(error).lower():
                 raise
+            # Said, so that a retry that happens every time shows in the logs, not only in the wall clock.
+            log.warning("%s: port %d was taken before it could bind it; starting it on another", child.name, port)
     raise AssertionError("unreachable: the last attempt returns or raises")
 
 

@@ -35,13 +35,16 @@ def _server(log: Path, taken: list[int]) -> Callable[[int], Child]:
     return child_for
 
 
-def test_a_server_whose_port_was_taken_between_pick_and_bind_starts_on_another(tmp_path: Path) -> None:
+def test_a_server_whose_port_was_taken_between_pick_and_bind_starts_on_another(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture,
+) -> None:
     taken: list[int] = []
     child, port = serve_on_free_port(_server(tmp_path / "server.log", taken), tcp_open, timeout_s=30)
     try:
         assert port not in taken and tcp_open(port)
     finally:
         child.stop()
+    assert f"emulator: port {taken[0]} was taken before it could bind it; starting it on another" in caplog.text
 
 
 def test_a_server_that_fails_for_another_reason_is_not_started_again(tmp_path: Path) -> None:

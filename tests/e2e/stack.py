@@ -3,6 +3,7 @@
 Every process listens on a free loopback port and is stopped by the fixture that started it.
 """
 
+import logging
 import os
 import signal
 import subprocess
@@ -22,6 +23,7 @@ from codec.keys import new_key_json, parse_keys
 
 ROOT = Path(__file__).resolve().parents[2]
 PYTHONPATH = {"PYTHONPATH": str(ROOT)}
+log = logging.getLogger("azmc.tests.stack")
 # The stacks run encrypted, as production does: every worker, `azmc` and test client of a test session
 # shares this key; the `temporal` CLI reads through a CodecServer.
 CODEC_KEYS = new_key_json("e2e")
@@ -55,10 +57,11 @@ class DevServer:
             try:
                 self.child.wait_ready(self._serving, timeout_s=60)
                 return
-            except StackError:
+            except StackError as error:
                 if self.child.exit_code() is None or attempt == attempts:
                     raise
                 self.child.stop()
+                log.warning("%s; starting it again (attempt %d of %d)", error, attempt + 1, attempts)
                 if first_start:
                     self.port = free_port()
 
