@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 from rich.console import Console
-from temporalio.api.enums.v1 import IndexedValueType
+from temporalio.api.enums.v1 import EventType, IndexedValueType, WorkflowTaskFailedCause
 from temporalio.api.operatorservice.v1 import AddSearchAttributesRequest
 from temporalio.api.workflowservice.v1 import ListOpenWorkflowExecutionsRequest
 from temporalio.client import Client, WorkflowHandle, WorkflowHistory
@@ -192,8 +192,28 @@ async def wait_for(
     env: WorkflowEnvironment, handle: WorkflowHandle, accept: Callable[[MachineStatus], bool],
     *, step: timedelta = timedelta(seconds=1), virtual_limit: timedelta = timedelta(hours=2),
 ) -> MachineStatus:
-    """Let virtual time pass in small steps until the machine's status query satisfies `accept`."""
-    return await wait_status(env, lambda: status_of(handle), accept, step=step, virtual_limit=virtual_limit)
+    """Let virtual time pass in small steps until the machine's status query satisfies `accept`; when it does not,
+    the failure shows the end of the machine's history too."""
+    try:
+        return await wait_status(env, lambda: status_of(handle), accept, step=step, virtual_limit=virtual_limit)
+    except AssertionError as failed:
+        raise AssertionError(f"{failed}\n{await last_events(handle)}") from None
+
+
+async def last_events(handle: WorkflowHandle, count: int = 15) -> str:
+    """The end of a workflow's history, to show which task or activity a wait that failed stalled on."""
+    try:
+        history = await handle.fetch_history()
+    except RPCError as err:
+        return f"its history could not be read: {err.message}"
+    lines = []
+    for event in history.events[-count:]:
+        name = EventType.Name(event.event_type).removeprefix("EVENT_TYPE_")
+        cause = event.workflow_task_failed_event_attributes.cause if event.HasField(
+            "workflow_task_failed_event_attributes") else 0
+        lines.append(f"  {event.event_id} {event.event_time.ToDatetime():%H:%M:%S} {name}"
+                     + (f" ({WorkflowTaskFailedCause.Name(cause)})" if cause else ""))
+    return "its last events:\n" + "\n".join(lines)
 
 
 def described(status: MachineStatus) -> str:
