@@ -10,8 +10,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from cli.processes import Child, free_port, http_ok, serve_on_free_port, tcp_open, temporal_binary
-from cli.stack import ONE_PARTITION_FLAGS, search_attribute_flags
+from cli.processes import Child, free_port, tcp_open, temporal_binary
+from cli.stack import ONE_PARTITION_FLAGS, emulator_on_free_port, search_attribute_flags
 from models.pace import DEFAULT_ARM_PACES, Budget
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -90,10 +90,7 @@ UNPACED = pace_env(dict.fromkeys(Budget, 1000), dict.fromkeys(DEFAULT_ARM_PACES,
 
 def start_emulator(logs: Path, flags: tuple[str, ...], name: str = "emulator") -> tuple[Child, str]:
     """The emulator (seeded) on a free loopback port with these flags, started and serving; and its URL."""
-    emulator, port = serve_on_free_port(
-        lambda port: Child(name, [sys.executable, "-m", "emulator", "--port", str(port), "--seed", *flags],
-                           logs / f"{name}.log", env=_ENV),
-        lambda port: http_ok(f"http://127.0.0.1:{port}/_emulator/health"), 30)
+    emulator, port = emulator_on_free_port(logs / f"{name}.log", flags, name)
     return emulator, f"http://127.0.0.1:{port}"
 
 

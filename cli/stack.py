@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cli.processes import Child, StackError, http_ok, require_free_ports, tcp_open, temporal_binary
+from cli.processes import Child, StackError, http_ok, require_free_ports, serve_on_free_port, tcp_open, temporal_binary
 from cli.stack_keys import codec_env
 from models.search_attributes import ALL_KEYS, type_name
 from workers.settings import METRICS_PORT
@@ -95,6 +95,15 @@ def emulator_argv(config: StackConfig) -> list[str]:
         "--latency-profile", config.latency_profile,
         "--boot-seconds", str(config.boot_seconds),
     ]  # fmt: skip
+
+
+def emulator_on_free_port(log: Path, flags: tuple[str, ...], name: str = "emulator") -> tuple[Child, int]:
+    """The emulator (seeded, on loopback) started with `flags` on a free port and serving; its port. What the
+    benches and the tests start; `azmc dev` starts it on the port its config names (emulator_argv)."""
+    return serve_on_free_port(
+        lambda port: Child(name, [sys.executable, "-m", "emulator", "--host", "127.0.0.1", "--port", str(port),
+                                  "--seed", *flags], log, env={"PYTHONPATH": str(_PROJECT_ROOT)}),
+        lambda port: http_ok(f"http://127.0.0.1:{port}/_emulator/health"), timeout_s=30)
 
 
 def worker_env(config: StackConfig) -> dict[str, str]:

@@ -16,8 +16,8 @@ from pathlib import Path
 
 from cli.emulator_client import EmulatorControl
 from cli.lifeline import ends_with_parent
-from cli.processes import Child, StackError, free_port, http_ok, serve_on_free_port, tcp_open, temporal_binary
-from cli.stack import ONE_PARTITION_FLAGS, search_attribute_flags
+from cli.processes import Child, StackError, free_port, serve_on_free_port, tcp_open, temporal_binary
+from cli.stack import ONE_PARTITION_FLAGS, emulator_on_free_port, search_attribute_flags
 from codec.converter import azmc_data_converter
 from codec.keys import new_key_json, parse_keys
 
@@ -105,10 +105,7 @@ class EmulatorProcess(LoopbackService):
         return EmulatorControl(self.url)
 
     def start(self) -> None:
-        self.child, self.port = serve_on_free_port(
-            lambda port: Child("emulator", [sys.executable, "-m", "emulator", "--port", str(port), "--time-scale",
-                                            "0", "--seed"], self.log_path, env=PYTHONPATH),
-            lambda port: http_ok(f"http://127.0.0.1:{port}/_emulator/health"), timeout_s=30)
+        self.child, self.port = emulator_on_free_port(self.log_path, ("--time-scale", "0"))
 
 
 @dataclass

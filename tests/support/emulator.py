@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 import tempfile
 import urllib.error
 import urllib.request
@@ -12,7 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cli.processes import Child, serve_on_free_port
+from cli.processes import Child
+from cli.stack import emulator_on_free_port
 from emulator.seed import SEED_SUBSCRIPTION, seed_subnet_id
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -192,12 +192,8 @@ class EmulatorProcess:
         self.log_path = Path(log_path)
         self.child: Child | None = None
 
-    def start(self, timeout_s: float = 20.0) -> EmulatorHandle:
-        self.child, port = serve_on_free_port(
-            lambda port: Child("emulator", [sys.executable, "-m", "emulator", "--host", "127.0.0.1", "--port",
-                                            str(port), *self.extra_args], self.log_path,
-                               env={"PYTHONPATH": str(REPO_ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}),
-            lambda port: EmulatorHandle(f"http://127.0.0.1:{port}").healthy(), timeout_s)
+    def start(self) -> EmulatorHandle:
+        self.child, port = emulator_on_free_port(self.log_path, self.extra_args)
         return EmulatorHandle(f"http://127.0.0.1:{port}")
 
     def stop(self) -> None:
