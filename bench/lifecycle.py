@@ -6,7 +6,9 @@
   machine ran) by a worker process of bench/bare.py, on the same server;
 - alternately, `--rounds` times, so a neighbour's load on a shared machine hits both; the rate of each
   is its best round. Also: CPU seconds per lifecycle of every process (from /proc), the emulator's CPU
-  share (goal 5), workflow tasks and history events per lifecycle (from the histories), ARM requests.
+  share (goal 5), workflow tasks and history events per lifecycle (from the histories), ARM requests;
+- in each round too, the same lifecycles' Azure work alone (bench/azure_work.py: the driver's calls without
+  an engine): the bare engine's CPU plus that work's is the least azmc's lifecycle can cost, so it bounds the ratio.
 Printed and written to bench/results/lifecycle.json, never asserted: this is not a timed test.
 `--tracing` measures instead what traces cost: a traced, exporting worker beside an untraced one
 (bench/lifecycle_tracing.py, bench/results/lifecycle_tracing.json).
@@ -14,6 +16,9 @@ Printed and written to bench/results/lifecycle.json, never asserted: this is not
 
 import argparse
 import asyncio
+import json
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -26,7 +31,7 @@ from bench.histories import histories_stats
 from bench.lifecycle_rows import Measured, print_summary, results_rows
 from bench.lifecycle_runs import lifecycle_run, machine_ids, machine_starter
 from bench.results_file import write_results
-from bench.stack import Processes, cpu_used, rss_mib, start_processes
+from bench.stack import ROOT, Processes, cpu_used, rss_mib, start_processes
 from cli.emulator_client import EmulatorControl
 from emulator.seed import SEED_RESOURCE_GROUP
 from models.naming import workflow_id
@@ -55,6 +60,17 @@ class Bench:
 
         return await lifecycle_run(self.client, BARE_TYPE, ids, start, f"bare/{prefix}-"), ids
 
+    async def run_azure_work(self, prefix: str, n: int) -> dict[str, float]:
+        """CPU seconds of the same lifecycles' Azure work alone (bench/azure_work.py): its process, the emulator."""
+        argv = [sys.executable, "-m", "bench.azure_work", "--emulator", self.processes.emulator_url,
+                "--prefix", prefix, "--machines", str(n)]
+        before = self.processes.cpu()["emulator"]
+        done = await asyncio.to_thread(subprocess.run, argv, capture_output=True, text=True,
+                                       env={"PYTHONPATH": str(ROOT)}, check=False)
+        if done.returncode != 0:
+            raise RuntimeError(f"bench.azure_work failed: {done.stderr[-2000:]}")
+        return {"driver": json.loads(done.stdout)["cpu_s"], "emulator": self.processes.cpu()["emulator"] - before}
+
     async def warm_up(self) -> None:
         """Imports, caches, connections on both workers; the bare shape copies the activities of machines
         on a warm worker (a cold one asks for offerings twice: the bare workflow would do one no-op more)."""
@@ -74,18 +90,17 @@ async def measure(processes: Processes, machines: int, rounds: int) -> Measured:
     measured = Measured(machines=machines, rounds=rounds, bare_input=bench.bare_input)
     azmc_ids: list[str] = []
     bare_ids: list[str] = []
-    requests_before = emulator.requests()["by_operation"]
     for round_ in range(rounds):
-        cpu_0 = processes.cpu()
+        cpu_0, requests_0 = processes.cpu(), emulator.requests()["by_operation"]
         seconds, ids = await bench.run_azmc(f"bench-r{round_}", machines)
-        cpu_1 = processes.cpu()
+        cpu_1, requests_1 = processes.cpu(), emulator.requests()["by_operation"]
         measured.add_run("azmc", seconds, cpu_used(cpu_0, cpu_1))
+        measured.add_requests({op: n - requests_0.get(op, 0) for op, n in requests_1.items()})
         azmc_ids += ids
         seconds, ids = await bench.run_bare(f"r{round_}", machines)
         measured.add_run("bare", seconds, cpu_used(cpu_1, processes.cpu()))
         bare_ids += ids
-    requests_after = emulator.requests()["by_operation"]
-    measured.requests = {op: n - requests_before.get(op, 0) for op, n in requests_after.items()}
+        measured.add_azure_work(await bench.run_azure_work(f"aw-r{round_}", machines))
     measured.azmc_history = await histories_stats(client, azmc_ids[:HISTORY_SAMPLE])
     measured.bare_history = await histories_stats(client, bare_ids[:HISTORY_SAMPLE])
     measured.worker_peak_rss_mib = rss_mib(processes.worker_pid())[1]

@@ -16,6 +16,8 @@ class Measured:
     seconds: dict[str, list[float]] = field(default_factory=lambda: {"azmc": [], "bare": []})
     cpu: dict[str, dict[str, float]] = field(default_factory=lambda: {"azmc": {}, "bare": {}})
     requests: dict[str, int] = field(default_factory=dict)
+    # CPU seconds of the same lifecycles' Azure work alone (bench/azure_work.py): its process's, the emulator's.
+    azure_work: dict[str, float] = field(default_factory=dict)
     azmc_history: HistoryStats = field(default_factory=HistoryStats)
     bare_history: HistoryStats = field(default_factory=HistoryStats)
     worker_peak_rss_mib: float = 0.0
@@ -24,6 +26,23 @@ class Measured:
         self.seconds[kind].append(seconds)
         for process, used in cpu.items():
             self.cpu[kind][process] = self.cpu[kind].get(process, 0.0) + used
+
+    def add_requests(self, requests: dict[str, int]) -> None:
+        for op, n in requests.items():
+            self.requests[op] = self.requests.get(op, 0) + n
+
+    def add_azure_work(self, cpu: dict[str, float]) -> None:
+        for process, used in cpu.items():
+            self.azure_work[process] = self.azure_work.get(process, 0.0) + used
+
+    def azure_work_ms(self) -> float:
+        """CPU milliseconds per lifecycle that its Azure work costs, with no engine: the driver's and the emulator's."""
+        return sum(self.azure_work.values()) * 1000 / (self.machines * self.rounds)
+
+    def with_azure_work(self) -> float:
+        """The ratio a machine would reach if it cost the bare engine plus its Azure work and nothing more: the bare
+        engine's CPU a lifecycle over that sum (on shared cores the rate follows CPU)."""
+        return self.cpu_ms("bare") / (self.cpu_ms("bare") + self.azure_work_ms())
 
     def best_rate(self, kind: str) -> float:
         return self.machines / min(self.seconds[kind])
@@ -86,6 +105,11 @@ def print_summary(m: Measured) -> None:
     lifecycles = m.machines * m.rounds
     print(f"  ARM requests per machine: {(sum(m.requests.values()) - polls) / lifecycles:.1f} "
           f"(+ {polls / lifecycles:.1f} operation-status polls)")
+    work = ", ".join(f"{name} {seconds * 1000 / lifecycles:.1f}" for name, seconds in m.azure_work.items())
+    print(f"  CPU ms of the same lifecycles' Azure work alone (bench/azure_work.py, no engine): {work}; "
+          f"total {m.azure_work_ms():.1f}")
+    print(f"  the ratio of the bare engine with that Azure work added (CPU): {m.with_azure_work():.2f}; azmc's own CPU "
+          f"beyond both: {m.cpu_ms('azmc') - m.cpu_ms('bare') - m.azure_work_ms():.0f} ms a lifecycle")
     print(f"  emulator: {m.emulator_core_share():.0%} of one core during the azmc runs, "
           f"{m.emulator_cpu_share():.0%} of all CPU used")
     print(f"  azmc worker peak RSS: {m.worker_peak_rss_mib:.0f} MiB")
@@ -100,6 +124,10 @@ def results_rows(m: Measured) -> list[dict[str, object]]:
             "bare 1.0", f"{same_run}: each round's pair of runs gives a ratio, this is their median (round by round "
             f"{min(paired):.2f} to {max(paired):.2f}); best rounds' ratio "
             f"{m.best_rate('azmc') / m.best_rate('bare'):.2f}"),
+        row("bare engine with the Azure work added / bare engine, CPU", round(m.with_azure_work(), 2), "", None, None,
+            f"bare {m.cpu_ms('bare'):.0f} ms of CPU a lifecycle over that plus the same lifecycles' Azure work "
+            f"without an engine ({m.azure_work_ms():.1f} ms: bench/azure_work.py and the emulator); azmc's own CPU "
+            f"beyond both {m.cpu_ms('azmc') - m.cpu_ms('bare') - m.azure_work_ms():.0f} ms"),
         row("CPU per lifecycle, bare / azmc", round(m.cpu_ms("bare") / m.cpu_ms("azmc"), 2), "", None, "bare 1.0",
             "all processes; on 2 shared cores the rate follows it"),
         row("lifecycle rate (create -> Running -> delete)", round(m.best_rate("azmc"), 2), "machines/s", None,

@@ -39,8 +39,11 @@ BUSY = frozenset({"creating", "updating", "deleting", "migrating"})
 RETRY_AFTER_FAILURE_S = 5.0
 FAILURES_BEFORE_STEPPING_ASIDE = 3
 STEP_ASIDE_S = 600.0
-# Never more often than this, however short the waiters' Retry-After (a time-scaled emulator answers 0).
+# Never more often than this, however short the waiters' Retry-After (a time-scaled emulator answers 0), nor than
+# GAP_PER_VM_S for each VM the last list held: a list's cost grows with its VMs (ARM's pages, the worker's parsing,
+# about 20 us a VM), so however eager its waiters, the board spends a few percent of a core on them at most.
 MIN_GAP_S = 0.05
+GAP_PER_VM_S = 0.0005
 # A waiter's pace grows by this after each read that did not end its wait, up to this many times its Retry-After:
 # a lone machine's 45 s create is read at 10, 25 and 47 s rather than every 10 s, and is seen as soon (Azure asks
 # for no more than Retry-After; a crowd's reads stay frequent, since some waiter is always due).
@@ -164,6 +167,10 @@ class VmStatusBoard:
             return False, None
         return True, statuses.get(vm_id.lower())
 
+    def _gap(self) -> float:
+        """The least time between two reads, from the size of the last list."""
+        return max(MIN_GAP_S, len(self._last[1]) * GAP_PER_VM_S)
+
     def _poke(self) -> None:
         if self._wake is None:
             self._wake = asyncio.Event()
@@ -173,12 +180,11 @@ class VmStatusBoard:
 
     async def _read_while_waited_on(self) -> None:
         assert self._wake is not None
-        last_read = -MIN_GAP_S
         try:
             while self.available and (pending := [w for w in self._waiters if not w.answer.done()]):
                 now = self.clock()
                 # The earliest due waiter sets the time (every waiter a read did not end is due a pace after it).
-                at = self._next_read = max(min(w.due for w in pending), last_read + MIN_GAP_S)
+                at = self._next_read = max(min(w.due for w in pending), self._last[0] + self._gap())
                 if at > now:
                     self._wake.clear()
                     try:
@@ -186,7 +192,6 @@ class VmStatusBoard:
                     except TimeoutError:
                         pass
                     continue  # a new waiter may be due sooner: look again
-                last_read = now
                 await self._read_once(now)
         finally:
             self._next_read = None
