@@ -1,10 +1,12 @@
 """The Azure work of N machine lifecycles alone: the driver activities a machine runs from create to deleted, in the
 order its workflow runs them, without Temporal, in a process of its own.
 
-bench/lifecycle.py runs it in every round beside azmc and the bare engine: the bare engine's CPU plus this work's
-(this process and the emulator) is what azmc's lifecycle cannot go under, since the bare engine's no-op activities
-send no request. `python -m bench.azure_work --emulator URL --prefix P --machines N` prints one JSON object: the
-CPU seconds and wall seconds of the N lifecycles (imports, connections and a warm-up not counted).
+bench/lifecycle.py runs it in every round beside azmc and the bare engine: the bare engine's no-op activities send no
+request, so the bare engine's CPU plus this work's (this process and the emulator) is what azmc's lifecycle costs at
+the least, unless it costs the engine less than the bare workflow does.
+
+`python -m bench.azure_work --emulator URL --prefix P --machines N` prints one JSON object: the CPU seconds and wall
+seconds of the N lifecycles (imports, connections and a warm-up not counted).
 """
 
 import argparse

@@ -8,7 +8,8 @@
   is its best round. Also: CPU seconds per lifecycle of every process (from /proc), the emulator's CPU
   share (goal 5), workflow tasks and history events per lifecycle (from the histories), ARM requests;
 - in each round too, the same lifecycles' Azure work alone (bench/azure_work.py: the driver's calls without
-  an engine): the bare engine's CPU plus that work's is the least azmc's lifecycle can cost, so it bounds the ratio.
+  an engine): the bare engine's CPU plus that work's is what a lifecycle would cost that added its Azure work to the
+  bare engine and nothing else, the ratio azmc reaches unless it costs the engine less than the bare workflow does.
 Printed and written to bench/results/lifecycle.json, never asserted: this is not a timed test.
 `--tracing` measures instead what traces cost: a traced, exporting worker beside an untraced one
 (bench/lifecycle_tracing.py, bench/results/lifecycle_tracing.json).
