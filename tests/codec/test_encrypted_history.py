@@ -34,6 +34,7 @@ from models.status import MachineStatus, Phase
 from tests.codec.cli import temporal_cli
 from tests.codec.keyed import keyed_client, keyed_worker
 from tests.support.emulator import EmulatorHandle
+from tests.support.histories import task_failure_messages
 from tests.workflows.helpers import spec_dict
 from workflows.registry import ALL_WORKFLOWS
 
@@ -74,19 +75,13 @@ async def _result(handle: WorkflowHandle, limit_s: float = 120) -> MachineStatus
     try:
         return await asyncio.wait_for(handle.result(), timeout=limit_s)
     except TimeoutError:
-        raise AssertionError(f"no result within {limit_s:.0f}s; task failures: {await _task_failures(handle)}; "
+        raise AssertionError(f"no result within {limit_s:.0f}s; task failures: {await task_failure_messages(handle)}; "
                              f"last events: {await _last_events(handle)}") from None
 
 
 async def _last_events(handle: WorkflowHandle, count: int = 12) -> list[str]:
     history = await handle.fetch_history()
     return [f"{event.event_id}:{EventType.Name(event.event_type)}" for event in history.events[-count:]]
-
-
-async def _task_failures(handle: WorkflowHandle) -> list[str]:
-    history = await handle.fetch_history()
-    return [e.workflow_task_failed_event_attributes.failure.message for e in history.events
-            if e.HasField("workflow_task_failed_event_attributes")]
 
 
 async def test_lifecycle_leaves_no_plaintext_and_the_codec_server_reads_it(emulator: EmulatorHandle,
@@ -141,7 +136,7 @@ async def test_lifecycle_leaves_no_plaintext_and_the_codec_server_reads_it(emula
             assert isinstance(failed.value.cause, ApplicationError)
             assert failed.value.cause.message.startswith(
                 "input: payload encrypted with codec key 'k2', which this process does not have (keys: k1)")
-            assert await _task_failures(handle) == [] and emulator.requests()["total"] == requests
+            assert await task_failure_messages(handle) == [] and emulator.requests()["total"] == requests
         stored = b"".join(path.read_bytes() for path in sorted(tmp_path.glob("temporal.db*")))  # noqa: ASYNC240
         assert len(stored) > 100_000 and _leaks(stored) == []
     finally:

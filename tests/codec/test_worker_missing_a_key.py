@@ -8,7 +8,6 @@
 
 import asyncio
 
-from temporalio.api.enums.v1 import EventType
 from temporalio.client import WorkflowExecutionStatus, WorkflowHandle
 
 from cli.machines import apply
@@ -17,6 +16,7 @@ from codec.keys import parse_keys
 from models.status import MachineStatus, Phase
 from tests.codec.keyed import keyed_client, keyed_worker, rotation_stack
 from tests.support.emulator import EmulatorHandle
+from tests.support.histories import task_failure_messages
 
 K1 = parse_keys(key("k1"), "test")
 K12 = K1.merged(parse_keys(key("k2"), "test"))
@@ -32,12 +32,6 @@ async def _status(handle: WorkflowHandle, done: str, accept: object) -> MachineS
     raise AssertionError(f"not {done}: {status.model_dump_json(indent=1)}")
 
 
-async def _task_failures(handle: WorkflowHandle) -> list[str]:
-    return [event.workflow_task_failed_event_attributes.failure.message
-            async for event in handle.fetch_history_events()
-            if event.event_type == EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED]
-
-
 async def test_a_worker_missing_a_key_waits_and_a_refusal_for_a_key_stays(emulator: EmulatorHandle) -> None:
     async with rotation_stack(emulator) as stack:
         env, driver, queue, spec = stack.env, stack.driver, stack.queue, stack.spec
@@ -51,7 +45,7 @@ async def test_a_worker_missing_a_key_waits_and_a_refusal_for_a_key_stays(emulat
         await (await keyed_client(env, K1)).get_workflow_handle(handle.id).signal("reconcile")
         async with keyed_worker(env, K1, driver, queue):
             for _ in range(100):
-                failures = await _task_failures(handle)
+                failures = await task_failure_messages(handle)
                 if failures:
                     break
                 await asyncio.sleep(0.3)
@@ -69,7 +63,7 @@ async def test_a_worker_missing_a_key_waits_and_a_refusal_for_a_key_stays(emulat
         assert "codec key 'k3', which this process does not have (keys: k1, k2)" in status.refused[0].reason
         # This worker seals with k3: read with every key from here on.
         reader = (await keyed_client(env, K123)).get_workflow_handle(handle.id, result_type=MachineStatus)
-        failed_before = len(await _task_failures(reader))
+        failed_before = len(await task_failure_messages(reader))
 
         # A worker with k3 replays the run: the marked refusal stands, and only a readable `delete` deletes.
         async with keyed_worker(env, K123, driver, queue):
@@ -78,6 +72,6 @@ async def test_a_worker_missing_a_key_waits_and_a_refusal_for_a_key_stays(emulat
             await handle.signal("delete", {"reason": "readable"})
             final = await reader.result()
         assert final.phase == Phase.DELETED and [m.name for m in final.refused] == ["delete"]
-        assert len(await _task_failures(reader)) == failed_before
+        assert len(await task_failure_messages(reader)) == failed_before
         assert emulator.resources("virtualMachines") == []
 

@@ -27,6 +27,7 @@ from models.status import MachineStatus, Phase
 from models.temporal_api import OFFERINGS_CLAIM_UPDATE, OFFERINGS_REFUSED_UPDATE, WORKFLOW_TYPE
 from tests.e2e.machines import running, spec
 from tests.e2e.stack import ROOT, STACK_CONVERTER, Stack, cli_env
+from tests.support.histories import task_failure_messages
 from workers.settings import TASK_QUEUE
 
 NOKEY = ("encryption-key-id=nokey", base64.b64encode(bytes(range(40))).decode())  # a key no process has
@@ -48,12 +49,6 @@ def _temporal(stack: Stack, *args: str) -> subprocess.CompletedProcess[str]:
 def _azmc(stack: Stack, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "cli", *args], cwd=ROOT, env=cli_env(stack.address, stack.codec_url),
                           capture_output=True, text=True, timeout=120)
-
-
-async def _task_failures(handle: WorkflowHandle) -> list[str]:
-    return [event.workflow_task_failed_event_attributes.failure.message
-            async for event in handle.fetch_history_events()
-            if event.event_type == EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED]
 
 
 async def _refused(handle: WorkflowHandle, count: int) -> MachineStatus:
@@ -97,7 +92,7 @@ def test_a_machine_ignores_undecodable_signals_and_delete_still_deletes_it(stack
 
     async def after() -> tuple[MachineStatus, list[str]]:
         handle = client.get_workflow_handle(wf, result_type=MachineStatus)
-        return await handle.result(), await _task_failures(handle)
+        return await handle.result(), await task_failure_messages(handle)
 
     final, failures = asyncio.run(after())
     assert final.phase == Phase.DELETED and failures == []
@@ -123,7 +118,7 @@ def test_the_offerings_memory_refuses_undecodable_updates_and_machines_still_cla
         claims = [event.workflow_execution_update_accepted_event_attributes.accepted_request.input.name
                   async for event in handle.fetch_history_events()
                   if event.event_type == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED]
-        return (await handle.describe()).status, claims, await _task_failures(handle)
+        return (await handle.describe()).status, claims, await task_failure_messages(handle)
 
     state, updates, failures = asyncio.run(memory_history())
     assert state == WorkflowExecutionStatus.RUNNING and failures == []
@@ -146,7 +141,7 @@ def test_an_undecodable_input_fails_the_workflow_at_once(stack: Stack) -> None:
             except WorkflowFailureError as failure:
                 events = [event.event_type async for event in handle.fetch_history_events()]
                 assert isinstance(failure.cause, ApplicationError)
-                return failure.cause.message, await _task_failures(handle), events
+                return failure.cause.message, await task_failure_messages(handle), events
             raise AssertionError("the workflow did not fail")
 
         message, failures, events = asyncio.run(failed())

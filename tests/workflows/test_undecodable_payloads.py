@@ -6,8 +6,7 @@ sweep started with such an input fail at once, naming why."""
 
 import pytest
 from temporalio.api.common.v1 import Payload
-from temporalio.api.enums.v1 import EventType
-from temporalio.client import Client, WorkflowFailureError, WorkflowHandle, WorkflowUpdateFailedError
+from temporalio.client import Client, WorkflowFailureError, WorkflowUpdateFailedError
 from temporalio.common import RawValue
 from temporalio.exceptions import ApplicationError
 
@@ -22,6 +21,7 @@ from models.temporal_api import (
     RECONCILE_SIGNAL,
     SCALE_UPDATE,
 )
+from tests.support.histories import task_failure_messages
 from tests.workflows.helpers import RESOURCE_GROUP, in_phase, record_history, spec_dict, start_machine, wait_for
 from tests.workflows.pools import pool_dict, pool_status, start_pool
 from tests.workflows.stack import Stack
@@ -40,12 +40,6 @@ def _raw(stack: Stack) -> Client:
     return Client(stack.env.client.service_client, namespace=stack.env.client.namespace)
 
 
-async def _task_failures(handle: WorkflowHandle) -> list[str]:
-    return [event.workflow_task_failed_event_attributes.failure.message
-            async for event in handle.fetch_history_events()
-            if event.event_type == EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED]
-
-
 async def test_a_machine_refuses_undecodable_signals_and_its_history_replays(stack: Stack) -> None:
     handle = await start_machine(stack.env.client, stack.task_queue, spec_dict(subnet_id=stack.emulator.subnet_id))
     await wait_for(stack.env, handle, in_phase(Phase.RUNNING))
@@ -57,7 +51,7 @@ async def test_a_machine_refuses_undecodable_signals_and_its_history_replays(sta
     assert status.phase == Phase.RUNNING and not status.preserved
     await handle.signal(DELETE_SIGNAL, {"reason": "readable"})
     assert (await handle.result()).phase == Phase.DELETED
-    assert await _task_failures(handle) == []
+    assert await task_failure_messages(handle) == []
     await record_history(handle, "undecodable_signals_refused_then_deleted")
 
 
@@ -104,7 +98,7 @@ async def test_a_pool_refuses_undecodable_messages_and_still_deletes(stack: Stac
 
     await handle.signal(DELETE_SIGNAL, {"reason": "readable"})
     assert (await handle.result()).phase == "Deleted"
-    assert await _task_failures(handle) == []
+    assert await task_failure_messages(handle) == []
 
 
 @pytest.mark.parametrize(("kind", "workflow_id"), [(POOL_WORKFLOW_TYPE, pool_workflow_id(RESOURCE_GROUP, "web")),
@@ -116,4 +110,4 @@ async def test_an_undecodable_input_fails_at_once(stack: Stack, kind: str, workf
         await handle.result()
     assert isinstance(failed.value.cause, ApplicationError)
     assert failed.value.cause.message.startswith("input: payload encrypted with codec key 'nokey'")
-    assert await _task_failures(handle) == [] and stack.emulator.requests()["total"] == 0
+    assert await task_failure_messages(handle) == [] and stack.emulator.requests()["total"] == 0
