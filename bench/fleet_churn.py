@@ -20,10 +20,8 @@ Writes bench/results/fleet_churn.json; printed, never asserted: this is not a ti
 
 import argparse
 import asyncio
-import re
 import tempfile
 import time
-import urllib.request
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -46,6 +44,7 @@ from bench.histories import task_failures_by_cause
 from bench.pool_rollout import pool_spec, settled, until
 from bench.results_file import row, write_results
 from bench.stack import Processes, cpu_used, pace_env, start_processes
+from bench.worker_metrics import read_samples
 from cli.pool_workflow import apply_pool, request_delete, scale, set_template, status
 from cli.processes import free_port
 from emulator.limits.profile import AZURE_BUDGETS
@@ -96,15 +95,12 @@ def scaled_budgets(speed: float) -> dict[str, dict[str, float]]:
 
 def failed_tasks(metrics_port: int) -> Counter[str]:
     """The SDK's count of failed workflow tasks on one worker, by its labels (workflow type, failure reason)."""
-    with urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics", timeout=10) as response:
-        lines = response.read().decode().splitlines()
     found: Counter[str] = Counter()
-    for line in lines:
-        if line.startswith("temporal_workflow_task_execution_failed"):
-            labels, _, value = line.rpartition(" ")
-            kept = [label for label in re.findall(r'(\w+="[^"]*")', labels) if label.startswith(("workflow_type",
-                                                                                              "failure_reason"))]
-            found[",".join(kept)] += int(float(value))
+    for sample in read_samples(f"http://127.0.0.1:{metrics_port}/metrics"):
+        if sample.name.startswith("temporal_workflow_task_execution_failed"):
+            kept = [f'{key}="{value}"' for key, value in sample.labels.items()
+                    if key in ("workflow_type", "failure_reason")]
+            found[",".join(kept)] += int(sample.value)
     return +found
 
 

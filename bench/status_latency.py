@@ -20,7 +20,6 @@ import statistics
 import sys
 import tempfile
 import time
-import urllib.request
 from collections.abc import Awaitable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -33,6 +32,7 @@ from bench.fleet_churn import worker_env
 from bench.pool_rollout import pool_spec, settled, until
 from bench.results_file import row, write_results
 from bench.stack import start_processes
+from bench.worker_metrics import read_samples
 from cli.pool.headline import described
 from cli.pool.lookup import list_pools
 from cli.pool_workflow import apply_pool, request_delete, status
@@ -46,7 +46,7 @@ MODULE = "status_latency"
 EMULATOR = ("--time-scale", "0.1", "--latency-profile", "realistic")  # as `azmc dev` runs it
 ROOT = Path(__file__).resolve().parents[1]
 BUSY, QUIET = "bench", "quiet"
-_SLOTS = "temporal_worker_task_slots_available{"
+_SLOTS = "temporal_worker_task_slots_available"
 # (key, what) of every timing, in the order printed.
 TIMINGS = (("busy", "the busy pool's `status` query"), ("quiet", "an idle pool's `status` query, same worker"),
            ("server", "a describe of the busy pool (the server alone)"),
@@ -59,13 +59,14 @@ TIMINGS = (("busy", "the busy pool's `status` query"), ("quiet", "an idle pool's
 def free_workflow_slots(metrics_url: str) -> int | None:
     """The worker's free workflow-task slots (its Prometheus metrics), None when not read."""
     try:
-        with urllib.request.urlopen(metrics_url, timeout=5) as answer:
-            text = answer.read().decode()
+        found = read_samples(metrics_url, timeout_s=5)
     except OSError:
         return None
-    for line in text.splitlines():
-        if line.startswith(_SLOTS) and 'worker_type="WorkflowWorker"' in line and f'task_queue="{TASK_QUEUE}"' in line:
-            return int(float(line.rsplit(" ", 1)[1]))
+    for sample in found:
+        labels = sample.labels
+        if sample.name == _SLOTS and (labels.get("worker_type"), labels.get("task_queue")) == ("WorkflowWorker",
+                                                                                              TASK_QUEUE):
+            return int(sample.value)
     return None
 
 
