@@ -54,9 +54,11 @@ async def test_a_deleted_resource_group_makes_the_machine_unknown_and_nothing_is
     heading = f"not current (resource group {GROUP} does not exist): as read at {gone.health_read_at:%Y-%m-%d %H:%M:%S}"
     assert heading in shown and shown.index(heading) < shown.index("vm_agent Ready")
 
-    # Checks every 10 minutes for an hour, far past the health timeout: still Unknown, no creation attempted.
+    # Checks every 10 minutes for an hour, far past the health timeout: still Unknown, no creation attempted. The sleep
+    # ends between two checks: a `reconcile` sent as the next check's timer fires makes the workflow cancel a timer the
+    # time-skipping server is firing, and that server then leaves the workflow task started forever (sdk-java#3088).
     writes = _creations(stack)
-    await stack.env.sleep(timedelta(hours=1))
+    await stack.env.sleep(timedelta(hours=1, minutes=5))
     later = await status_of(handle)
     assert later.phase == Phase.UNKNOWN and _creations(stack) == writes
     assert later.last_operation is not None and later.last_operation.updated_at > gone.last_operation.updated_at
