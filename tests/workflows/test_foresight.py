@@ -11,7 +11,7 @@ from temporalio.client import WorkflowHandle
 from models.status import Phase, Stage
 from models.temporal_api import FORESIGHT_SIGNAL
 from tests.workflows.data_disks import unique_id, vm
-from tests.workflows.helpers import described, in_phase, spec_dict, status_of, wait_for
+from tests.workflows.helpers import between_tasks, described, in_phase, spec_dict, status_of, wait_for
 from tests.workflows.stack import Stack
 from tests.workflows.sweeping import azure, running_machine, sweep
 from tests.workflows.test_update_spec import update
@@ -87,6 +87,7 @@ async def test_a_degraded_host_is_redeployed_before_its_deadline_with_the_same_d
     stale = await _first_notices(stack, handle)
     assert sorted(n["kind"] for n in stale["notices"]) == ["Degraded", "Redeploy"]
     await handle.signal(FORESIGHT_SIGNAL, stale)
+    await between_tasks(stack.env, handle.id)
     await stack.env.sleep(timedelta(minutes=2))
     assert _count(stack, "redeploy") == 1 and (await status_of(handle)).phase == Phase.RUNNING
 

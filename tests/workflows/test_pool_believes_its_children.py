@@ -8,7 +8,15 @@ import pytest
 from models.naming import workflow_id
 from models.status import Phase
 from models.temporal_api import MACHINE_PHASE_SIGNAL
-from tests.workflows.helpers import RESOURCE_GROUP, in_phase, record_history, spec_dict, start_machine, wait_for
+from tests.workflows.helpers import (
+    RESOURCE_GROUP,
+    between_tasks,
+    in_phase,
+    record_history,
+    spec_dict,
+    start_machine,
+    wait_for,
+)
 from tests.workflows.pools import (
     pool_dict,
     pool_resources,
@@ -55,6 +63,7 @@ async def test_a_spoofed_phase_notice_changes_nothing(stack: Stack) -> None:
     # comes with the machine's own word is not listed: only notices its workflow contradicts are.
     for phase in ("Pending", "Running"):
         await handle.signal(MACHINE_PHASE_SIGNAL, {"name": second, "phase": phase})
+    await between_tasks(env, handle.id)
     await env.sleep(timedelta(seconds=10))
     assert len((await pool_status(handle)).ignored_notices) == len(spoofs)
     for name in (first, second):  # the machines themselves were never touched

@@ -7,7 +7,7 @@ from temporalio.client import WorkflowHandle
 from models.status import MachineStatus, Phase, Stage
 from models.temporal_api import PRESERVE_SIGNAL
 from tests.workflows.data_disks import descriptions, unique_id, vm
-from tests.workflows.helpers import in_phase, record_history, spec_dict, start_machine, wait_for
+from tests.workflows.helpers import between_tasks, in_phase, record_history, spec_dict, start_machine, wait_for
 from tests.workflows.stack import Stack
 from workflows.continuation import HISTORY_LIMIT_MEMO
 from workflows.policies import MIN_HISTORY_LIMIT
@@ -42,6 +42,7 @@ async def test_preserved_machine_is_deallocated_and_never_started_or_recreated(s
     assert "preserved (kernel panic, keep for diagnosis): VM vm1 deallocated" in descriptions(preserved)[-1]
     # Neither an operator's reconcile nor hours of health checks start it or re-create it.
     await handle.signal("reconcile")
+    await between_tasks(stack.env, handle.id)
     await stack.env.sleep(timedelta(hours=3))
     later = await wait_for(stack.env, handle, lambda s: "reconcile ignored" in descriptions(s)[-1])
     assert later.preserved and later.phase == Phase.UNKNOWN and later.last_operation.stage == Stage.PRESERVE
@@ -85,6 +86,7 @@ async def test_preserved_machine_stays_preserved_across_continue_as_new(stack: S
         if description.run_id != handle.first_execution_run_id:
             break
         await latest.signal("reconcile")
+        await between_tasks(stack.env, latest.id)
         await stack.env.sleep(timedelta(seconds=5))  # one workflow task per signal
     assert description.run_id != handle.first_execution_run_id, "never continued as new"
     await stack.env.sleep(timedelta(hours=1))

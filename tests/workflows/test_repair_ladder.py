@@ -9,7 +9,7 @@ import pytest
 
 from models.status import MachineStatus, Phase, Stage
 from tests.workflows.data_disks import DATA_DISK, descriptions, unique_id, vm
-from tests.workflows.helpers import in_phase, record_history, spec_dict, start_machine, wait_for
+from tests.workflows.helpers import between_tasks, in_phase, record_history, spec_dict, start_machine, wait_for
 from tests.workflows.stack import Stack
 
 # Checks every minute (the sweep's `reconcile` stands for this in production), repairs after 5 minutes.
@@ -101,6 +101,7 @@ async def test_reconcile_skips_the_wait_and_repairs_at_once(stack: Stack) -> Non
     stack.emulator.add_guest_fault("vm1", "kernel_panic")
     await wait_for(stack.env, handle, in_phase(Phase.UNHEALTHY), step=STEP)
     await handle.signal("reconcile", {"check_only": True, "reason": "fleet sweep"})  # the sweep's: waits kept
+    await between_tasks(stack.env, handle.id)
     await stack.env.sleep(timedelta(minutes=10))
     assert (await handle.query("status"))["phase"] == Phase.UNHEALTHY and _requests(stack, "restart") == 0
     await handle.signal("reconcile")  # an operator's: the next step now
