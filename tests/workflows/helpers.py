@@ -38,8 +38,6 @@ from workers.worker import activity_interceptors, offerings_worker, paced, worke
 from workflows.registry import ALL_WORKFLOWS
 
 TEST_SERVER = ".venv/bin/temporal-test-server"
-_TASK_IN_FLIGHT = (EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED, EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED)
-SETTLE_LIMIT_S = 3.0  # real seconds a wait gives a workflow task to end before it skips time anyway
 DEV_SERVER = ".venv/bin/temporal"  # `temporal server start-dev`
 # Workflow tests run encrypted, as production does. A fixed test key (never a real one), so histories
 # recorded with it (record_history) replay in test_replay_recorded_histories.py.
@@ -164,6 +162,8 @@ Status = TypeVar("Status", bound=BaseModel)
 
 # wait_status's steps on a dev server (dev_env, dev_stack), where time passes as it does in production.
 REAL_TIME: dict[str, Any] = {"step": timedelta(milliseconds=300), "virtual_limit": timedelta(minutes=2)}
+_TASK_IN_FLIGHT = (EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED, EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED)
+SETTLE_LIMIT_S = 3.0  # real seconds a wait gives a workflow task to end before it skips time anyway
 
 
 async def between_tasks(env: WorkflowEnvironment, workflow_id: str, limit_s: float = SETTLE_LIMIT_S) -> None:
