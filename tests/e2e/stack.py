@@ -251,20 +251,42 @@ class DevRun:
 DEV_PORT_FLAGS = ("--temporal-port", "--ui-port", "--emulator-port", "--metrics-port", "--codec-port")
 
 
+def start_azmc_dev(tmp_path: Path, *flags: str, attempts: int = 3) -> tuple[subprocess.Popen[bytes], DevRun]:
+    """`azmc dev --time-scale 0` (and `flags`) on free ports, once it says it is up (its console in
+    tmp_path/console.txt). Started again on other ports when it stops because one was taken between picking and
+    binding it (CI saw it wait out its limit so); any other stop fails at once, with what it printed."""
+    for attempt in range(1, attempts + 1):
+        run = DevRun({flag: free_port() for flag in DEV_PORT_FLAGS},
+                     tmp_path / (".azmc" if attempt == 1 else f".azmc-{attempt}"))
+        argv = [sys.executable, "-m", "cli", "dev", "--state-dir", str(run.state_dir), "--time-scale", "0", *flags]
+        for flag, port in run.ports.items():
+            argv += [flag, str(port)]
+        console = tmp_path / "console.txt"
+        with console.open("w") as out:
+            dev = subprocess.Popen(argv, cwd=ROOT, env={**PYTHONPATH, "PATH": "/usr/bin:/bin"}, stdout=out,
+                                   stderr=subprocess.STDOUT, preexec_fn=ends_with_parent())
+        try:
+            wait_until(lambda: "Ctrl-C stops everything" in console.read_text() or dev.poll() is not None,  # noqa: B023
+                       90, "azmc dev to be up")
+        except AssertionError:
+            dev.kill()
+            dev.wait()
+            raise
+        if dev.poll() is None:
+            return dev, run
+        said = console.read_text()
+        if attempt < attempts and ("port in use" in said or "address already in use" in said.lower()):
+            log.warning("azmc dev: a port was taken before it could bind it; starting it on other ports")
+            continue
+        raise AssertionError(f"azmc dev stopped (exit code {dev.returncode}): {said[-2000:]}")
+    raise AssertionError("unreachable: the last attempt returns or raises")
+
+
 @contextmanager
 def azmc_dev(tmp_path: Path, *flags: str) -> Iterator[DevRun]:
-    """`azmc dev --time-scale 0` (and `flags`) until it says it is up; Ctrl-C (SIGINT) at the end, as an operator
-    stops it."""
-    run = DevRun({flag: free_port() for flag in DEV_PORT_FLAGS}, tmp_path / ".azmc")
-    argv = [sys.executable, "-m", "cli", "dev", "--state-dir", str(run.state_dir), "--time-scale", "0", *flags]
-    for flag, port in run.ports.items():
-        argv += [flag, str(port)]
-    console = tmp_path / "console.txt"
-    with console.open("w") as out:
-        dev = subprocess.Popen(argv, cwd=ROOT, env={**PYTHONPATH, "PATH": "/usr/bin:/bin"}, stdout=out,
-                               stderr=subprocess.STDOUT, preexec_fn=ends_with_parent())
+    """`azmc dev` up (start_azmc_dev); Ctrl-C (SIGINT) at the end, as an operator stops it."""
+    dev, run = start_azmc_dev(tmp_path, *flags)
     try:
-        wait_until(lambda: "Ctrl-C stops everything" in console.read_text(), 90, "azmc dev to be up")
         yield run
     finally:
         dev.send_signal(signal.SIGINT)

@@ -11,8 +11,7 @@ import time
 from pathlib import Path
 
 from cli.lifeline import ends_with_parent
-from cli.processes import free_port
-from tests.e2e.stack import DEV_PORT_FLAGS, PYTHONPATH, ROOT, wait_until
+from tests.e2e.stack import PYTHONPATH, ROOT, start_azmc_dev, wait_until
 
 
 def _processes() -> dict[int, tuple[int, str]]:
@@ -56,15 +55,9 @@ def _killed_and_gone(process: subprocess.Popen[bytes], started: dict[int, str]) 
 
 
 def test_azmc_dev_killed_takes_its_stack_with_it(tmp_path: Path) -> None:
-    argv = [sys.executable, "-m", "cli", "dev", "--state-dir", str(tmp_path / ".azmc"), "--time-scale", "0"]
-    for flag in DEV_PORT_FLAGS:
-        argv += [flag, str(free_port())]
-    console, started = tmp_path / "console.txt", {}
-    with console.open("w") as out:
-        dev = subprocess.Popen(argv, cwd=ROOT, env={**PYTHONPATH, "PATH": "/usr/bin:/bin"}, stdout=out,
-                               stderr=subprocess.STDOUT, preexec_fn=ends_with_parent())
+    dev, _ = start_azmc_dev(tmp_path)
+    started: dict[int, str] = {}
     try:
-        wait_until(lambda: "Ctrl-C stops everything" in console.read_text(), 90, "azmc dev to be up")
         started = _descendants(dev.pid)
         assert len(started) >= 4, started  # the dev server, the emulator, the codec server, the worker
     finally:
