@@ -268,10 +268,10 @@ def start_azmc_dev(tmp_path: Path, *flags: str, attempts: int = 3) -> tuple[subp
         try:
             wait_until(lambda: "Ctrl-C stops everything" in console.read_text() or dev.poll() is not None,  # noqa: B023
                        90, "azmc dev to be up")
-        except AssertionError:
+        except AssertionError as not_up:
             dev.kill()
             dev.wait()
-            raise
+            raise AssertionError(f"{not_up}; it printed: {console.read_text()[-2000:]}") from None
         if dev.poll() is None:
             return dev, run
         said = console.read_text()
