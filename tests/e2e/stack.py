@@ -254,7 +254,8 @@ DEV_PORT_FLAGS = ("--temporal-port", "--ui-port", "--emulator-port", "--metrics-
 def start_azmc_dev(tmp_path: Path, *flags: str, attempts: int = 3) -> tuple[subprocess.Popen[bytes], DevRun]:
     """`azmc dev --time-scale 0` (and `flags`) on free ports, once it says it is up (its console in
     tmp_path/console.txt). Started again on other ports when it stops because one was taken between picking and
-    binding it (CI saw it wait out its limit so); any other stop fails at once, with what it printed."""
+    binding it; any other stop, or none within 90 s, fails at once with what it printed (a CI run once waited out the
+    90 s for an `azmc dev` that never said why)."""
     for attempt in range(1, attempts + 1):
         run = DevRun({flag: free_port() for flag in DEV_PORT_FLAGS},
                      tmp_path / (".azmc" if attempt == 1 else f".azmc-{attempt}"))
