@@ -16,6 +16,7 @@ import asyncio
 import json
 import urllib.request
 from collections import Counter
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from temporalio.testing import ActivityEnvironment
@@ -85,17 +86,21 @@ async def expect_nothing_left(env: ActivityEnvironment, driver: AzureDriver, spe
         raise RuntimeError(f"expected nothing left, found {left.summary()}")
 
 
-async def lifecycle(url: str, force_delete_vms: bool = True, data_disks: int = 1) -> list[tuple[str, Counter[str]]]:
-    spec = bench_spec(data_disks)
-    machine = MachineRef(resource_group=spec.resource_group, name=spec.name)
-    driver = await AzureDriver.open(AzureConfig(installation_id="bench", subscription_id=SEED_SUBSCRIPTION,
-                                                endpoint=url, emulator_token="bench-token",
-                                                force_delete_vms=force_delete_vms))
+def lifecycle_steps(driver: AzureDriver, spec: MachineSpec) -> list[tuple[str, Callable[[], Awaitable[Any]]]]:
+    """(label, step) of one machine's driver activities from create to deleted, in its workflow's order (the health
+    check and the drain labelled apart); the machine's spec says whether it has data disks."""
     env = ActivityEnvironment()
-    steps: list[tuple[str, Any]] = [
+    machine = MachineRef(resource_group=spec.resource_group, name=spec.name)
+    nic_id: list[str] = []
+
+    async def ensure_nic() -> str:
+        nic_id.append(await env.run(driver.ensure_nic, spec))
+        return nic_id[-1]
+
+    return [
         ("create: find_vm (no VM; its data disks)", lambda: env.run(driver.find_vm, spec)),
-        ("create: ensure_nic", lambda: env.run(driver.ensure_nic, spec)),
-        ("create: ensure_vm", lambda: env.run(driver.ensure_vm, EnsureVmInput(spec=spec, nic_id=nic_id[0],
+        ("create: ensure_nic", ensure_nic),
+        ("create: ensure_vm", lambda: env.run(driver.ensure_vm, EnsureVmInput(spec=spec, nic_id=nic_id[-1],
                                                                              vm_absent=True))),
         # The PUT's answer has no instance view: one read for the guest's VM agent before the machine is Running.
         ("create: find_vm (the guest's VM agent)", lambda: env.run(driver.find_vm, spec)),
@@ -108,19 +113,24 @@ async def lifecycle(url: str, force_delete_vms: bool = True, data_disks: int = 1
         # (a machine without data disks skips it, as workflows/machine/deletion.py does).
         *([("delete: data disks deleteOption Delete", lambda: env.run(
             driver.set_data_disk_delete_option, DataDiskDeleteOptionInput(machine=machine, delete_option="Delete")))]
-          if data_disks else []),
+          if spec.data_disks else []),
         ("delete: delete_vm (cascade)", lambda: env.run(driver.delete_vm, DeleteVmInput(machine=machine))),
         ("delete: verify (nothing left)", lambda: expect_nothing_left(env, driver, spec)),
     ]
-    nic_id: list[str] = [""]
+
+
+async def lifecycle(url: str, force_delete_vms: bool = True, data_disks: int = 1) -> list[tuple[str, Counter[str]]]:
+    spec = bench_spec(data_disks)
+    driver = await AzureDriver.open(AzureConfig(installation_id="bench", subscription_id=SEED_SUBSCRIPTION,
+                                                endpoint=url, emulator_token="bench-token",
+                                                force_delete_vms=force_delete_vms))
+    steps = lifecycle_steps(driver, spec)
     results = []
     control(url, "/_emulator/reset", "POST")
     try:
         for label, step in steps:
             before = counted(control(url, "/_emulator/requests"))
-            value = await step()
-            if label == "create: ensure_nic":
-                nic_id[0] = value
+            await step()
             after = counted(control(url, "/_emulator/requests"))
             results.append((label, after - before))
         leftovers = [r for r in control(url, "/_emulator/resources")

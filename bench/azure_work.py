@@ -15,13 +15,11 @@ import json
 import time
 from typing import Any
 
-from temporalio.testing import ActivityEnvironment
-
 from activities.config import AzureConfig
 from activities.driver import AzureDriver
+from bench.arm_requests import HEALTH, lifecycle_steps
 from bench.lifecycle_runs import bench_spec
 from emulator.seed import SEED_SUBSCRIPTION
-from models.activity_io import DeleteVmInput, EnsureVmInput, MachineRef
 from workers.worker import tune_gc
 
 WARM_UP = 5  # lifecycles before the measured ones, as the bench's workers are warmed up
@@ -29,20 +27,11 @@ UNPACED_PER_S = 10_000.0  # the workers' ARM paces in bench/lifecycle.py (bench.
 
 
 async def one_lifecycle(driver: AzureDriver, name: str) -> None:
-    """create (what exists, NIC, VM, the guest's VM agent) -> delete (what exists, drain, VM, nothing left)."""
-    env = ActivityEnvironment()
-    spec = bench_spec(name)
-    machine = MachineRef(resource_group=spec.resource_group, name=spec.name)
-    await env.run(driver.find_vm, spec)
-    nic_id = await env.run(driver.ensure_nic, spec)
-    await env.run(driver.ensure_vm, EnsureVmInput(spec=spec, nic_id=nic_id, vm_absent=True))
-    await env.run(driver.find_vm, spec)
-    await env.run(driver.read_inventory, spec)
-    await env.run(driver.power_off, machine)
-    await env.run(driver.delete_vm, DeleteVmInput(machine=machine))
-    left = await env.run(driver.read_inventory, spec)
-    if not left.is_empty:
-        raise RuntimeError(f"{name}: expected nothing left, found {left.summary()}")
+    """create -> Running -> delete as bench.arm_requests steps it (its health check left out), ending with nothing
+    left."""
+    for label, step in lifecycle_steps(driver, bench_spec(name)):
+        if label != HEALTH:
+            await step()
 
 
 async def lifecycles(url: str, prefix: str, machines: int) -> dict[str, Any]:

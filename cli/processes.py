@@ -166,25 +166,42 @@ class Child:
         return f"{last_line(self.log_path)}; see {self.log_path}"
 
 
-def serve_on_free_port(child_for: Callable[[int], Child], ready: Callable[[int], bool], timeout_s: float,
-                       attempts: int = 3) -> tuple[Child, int]:
-    """A child started on a port free when picked and serving; started again on another port when it exits with
-    "address already in use": picking a port and binding it are two steps, and a parallel test's server can bind
-    it in between (CI saw the emulator exit so)."""
+# How a child says a port it was given is bound already: the OS's words, and azmc's own check (require_free_ports).
+_PORT_TAKEN = ("address already in use", "port in use")
+
+
+def serve_on_free_ports(child_for: Callable[[list[int]], Child], count: int, ready: Callable[[list[int]], bool],
+                        timeout_s: float, attempts: int = 3) -> tuple[Child, list[int]]:
+    """A child started on `count` ports free when picked, and serving; started again on other ports when it exits
+    because one was bound already: picking a port and binding it are two steps, and a parallel test's server can
+    bind it in between (CI saw the emulator exit so). Any other failure is raised at once."""
     for attempt in range(1, attempts + 1):
-        port = free_port()
-        child = child_for(port)
+        ports = [free_port() for _ in range(count)]
+        child = child_for(ports)
         child.start()
         try:
-            child.wait_ready(functools.partial(ready, port), timeout_s)
-            return child, port
+            child.wait_ready(functools.partial(ready, ports), timeout_s)
+            return child, ports
         except StackError as error:
             child.stop()
-            if attempt == attempts or "address already in use" not in str(error).lower():
+            if attempt == attempts or not any(taken in str(error).lower() for taken in _PORT_TAKEN):
                 raise
             # Said, so that a retry that happens every time shows in the logs, not only in the wall clock.
-            log.warning("%s: port %d was taken before it could bind it; starting it on another", child.name, port)
+            if count == 1:
+                log.warning("%s: port %d was taken before it could bind it; starting it on another", child.name,
+                            ports[0])
+            else:
+                log.warning("%s: a port was taken before it could bind it (one of %s); starting it on others",
+                            child.name, ", ".join(map(str, ports)))
     raise AssertionError("unreachable: the last attempt returns or raises")
+
+
+def serve_on_free_port(child_for: Callable[[int], Child], ready: Callable[[int], bool], timeout_s: float,
+                       attempts: int = 3) -> tuple[Child, int]:
+    """serve_on_free_ports with one port."""
+    child, (port,) = serve_on_free_ports(lambda ports: child_for(ports[0]), 1, lambda ports: ready(ports[0]),
+                                         timeout_s, attempts)
+    return child, port
 
 
 def last_line(log_path: Path, limit: int = 300) -> str:

@@ -15,8 +15,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cli.emulator_client import EmulatorControl
-from cli.lifeline import ends_with_parent
-from cli.processes import Child, StackError, free_port, serve_on_free_port, tcp_open, temporal_binary
+from cli.processes import (
+    Child,
+    StackError,
+    free_port,
+    serve_on_free_port,
+    serve_on_free_ports,
+    tcp_open,
+    temporal_binary,
+)
 from cli.stack import ONE_PARTITION_FLAGS, emulator_on_free_port, search_attribute_flags
 from codec.converter import azmc_data_converter
 from codec.keys import new_key_json, parse_keys
@@ -251,44 +258,33 @@ class DevRun:
 DEV_PORT_FLAGS = ("--temporal-port", "--ui-port", "--emulator-port", "--metrics-port", "--codec-port")
 
 
-def start_azmc_dev(tmp_path: Path, *flags: str, attempts: int = 3) -> tuple[subprocess.Popen[bytes], DevRun]:
+def start_azmc_dev(tmp_path: Path, *flags: str) -> tuple[Child, DevRun]:
     """`azmc dev --time-scale 0` (and `flags`) on free ports, once it says it is up (its console in
-    tmp_path/console.txt). Started again on other ports when it stops because one was taken between picking and
-    binding it; any other stop, or none within 90 s, fails at once with what it printed (a CI run once waited out the
-    90 s for an `azmc dev` that never said why)."""
-    for attempt in range(1, attempts + 1):
-        run = DevRun({flag: free_port() for flag in DEV_PORT_FLAGS},
-                     tmp_path / (".azmc" if attempt == 1 else f".azmc-{attempt}"))
-        argv = [sys.executable, "-m", "cli", "dev", "--state-dir", str(run.state_dir), "--time-scale", "0", *flags]
-        for flag, port in run.ports.items():
+    tmp_path/console.txt): started again on other ports when one was taken before it could bind it, failing at once
+    with its last words on any other stop or after 90 s (serve_on_free_ports)."""
+    console = tmp_path / "console.txt"
+    state_dirs = iter([".azmc", ".azmc-2", ".azmc-3"])  # each attempt's own
+
+    def dev_on(ports: list[int]) -> Child:
+        argv = [sys.executable, "-m", "cli", "dev", "--state-dir", str(tmp_path / next(state_dirs)),
+                "--time-scale", "0", *flags]
+        for flag, port in zip(DEV_PORT_FLAGS, ports, strict=True):
             argv += [flag, str(port)]
-        console = tmp_path / "console.txt"
-        with console.open("w") as out:
-            dev = subprocess.Popen(argv, cwd=ROOT, env={**PYTHONPATH, "PATH": "/usr/bin:/bin"}, stdout=out,
-                                   stderr=subprocess.STDOUT, preexec_fn=ends_with_parent())
-        try:
-            wait_until(lambda: "Ctrl-C stops everything" in console.read_text() or dev.poll() is not None,  # noqa: B023
-                       90, "azmc dev to be up")
-        except AssertionError as not_up:
-            dev.kill()
-            dev.wait()
-            raise AssertionError(f"{not_up}; it printed: {console.read_text()[-2000:]}") from None
-        if dev.poll() is None:
-            return dev, run
-        said = console.read_text()
-        if attempt < attempts and ("port in use" in said or "address already in use" in said.lower()):
-            log.warning("azmc dev: a port was taken before it could bind it; starting it on other ports")
-            continue
-        raise AssertionError(f"azmc dev stopped (exit code {dev.returncode}): {said[-2000:]}")
-    raise AssertionError("unreachable: the last attempt returns or raises")
+        return Child("azmc dev", argv, console, env={**PYTHONPATH, "PATH": "/usr/bin:/bin"})
+
+    dev, ports = serve_on_free_ports(dev_on, len(DEV_PORT_FLAGS),
+                                     lambda _: "Ctrl-C stops everything" in console.read_text(), timeout_s=90)
+    state_dir = Path(dev.argv[dev.argv.index("--state-dir") + 1])
+    return dev, DevRun(dict(zip(DEV_PORT_FLAGS, ports, strict=True)), state_dir)
 
 
 @contextmanager
 def azmc_dev(tmp_path: Path, *flags: str) -> Iterator[DevRun]:
     """`azmc dev` up (start_azmc_dev); Ctrl-C (SIGINT) at the end, as an operator stops it."""
     dev, run = start_azmc_dev(tmp_path, *flags)
+    assert dev.process is not None
     try:
         yield run
     finally:
-        dev.send_signal(signal.SIGINT)
-        dev.wait(timeout=60)
+        dev.process.send_signal(signal.SIGINT)
+        dev.process.wait(timeout=60)

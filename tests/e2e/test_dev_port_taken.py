@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from cli import processes
 from cli.processes import free_port
 from tests.e2e import stack
 
@@ -19,9 +20,11 @@ def test_azmc_dev_starts_again_on_other_ports_when_one_was_taken(tmp_path: Path,
         taken.listen()
         busy = taken.getsockname()[1]
         picks = iter([busy])
-        monkeypatch.setattr(stack, "free_port", lambda: next(picks, None) or free_port())
-        with caplog.at_level(logging.WARNING, logger="azmc.tests.stack"):
-            dev, run = stack.start_azmc_dev(tmp_path)
+        monkeypatch.setattr(processes, "free_port", lambda: next(picks, None) or free_port())
+        with caplog.at_level(logging.WARNING, logger="azmc.processes"):
+            child, run = stack.start_azmc_dev(tmp_path)
+        dev = child.process
+        assert dev is not None
         try:
             assert dev.poll() is None and busy not in run.ports.values()
             assert "a port was taken before it could bind it" in caplog.text

@@ -55,7 +55,8 @@ def _killed_and_gone(process: subprocess.Popen[bytes], started: dict[int, str]) 
 
 
 def test_azmc_dev_killed_takes_its_stack_with_it(tmp_path: Path) -> None:
-    dev, _ = start_azmc_dev(tmp_path)
+    dev = start_azmc_dev(tmp_path)[0].process
+    assert dev is not None
     started: dict[int, str] = {}
     try:
         started = _descendants(dev.pid)
